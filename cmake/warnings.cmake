@@ -1,0 +1,10 @@
+# Warnings every target in the project gets; errors when COMMDX_WERROR (CI) is on.
+add_library(commdx_warnings INTERFACE)
+target_compile_options(commdx_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow)
+if(COMMDX_WERROR)
+  target_compile_options(commdx_warnings INTERFACE -Werror)
+endif()
+if(COMMDX_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=address,undefined)
+endif()

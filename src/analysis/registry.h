@@ -1,0 +1,33 @@
+// The one list of analyzers. Each is a pure function Job -> Findings, in its own file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/finding.h"
+#include "model/job.h"
+
+namespace commdx::analysis {
+
+struct Options {
+  // Room for thresholds that users may tune; defaults are documented in docs/findings.md.
+  double few_channels_threshold = 4;
+};
+
+struct Analyzer {
+  const char* name;
+  const char* description;
+  const char* source;  // "logs", "trace", "topo", "env", "bench"
+  std::vector<Finding> (*run)(const Job& job, const Options& options);
+};
+
+const std::vector<Analyzer>& Analyzers();
+
+// Runs every analyzer whose source is in `sources` (all if empty), in registry order.
+std::vector<Finding> RunAnalyzers(const Job& job, const Options& options,
+                                  const std::vector<std::string>& sources = {});
+
+// Fills severity/title/step from the catalogue where an analyzer left them default.
+void ApplyCatalogueDefaults(Finding& finding);
+
+}  // namespace commdx::analysis

@@ -1,0 +1,48 @@
+#include "base/diagnostics.h"
+
+namespace commdx {
+
+const char* DiagSeverityName(DiagSeverity s) {
+  switch (s) {
+    case DiagSeverity::kNote:
+      return "note";
+    case DiagSeverity::kWarning:
+      return "warning";
+    case DiagSeverity::kError:
+      return "error";
+  }
+  return "note";
+}
+
+void Diagnostics::Add(std::string_view id, DiagSeverity severity, std::string_view message,
+                      const SourceLoc& where) {
+  for (auto& e : entries_) {
+    if (e.id == id) {
+      ++e.count;
+      return;
+    }
+  }
+  entries_.push_back(DiagEntry{std::string(id), severity, std::string(message), where, 1});
+}
+
+void Diagnostics::Merge(const Diagnostics& other) {
+  for (const auto& o : other.entries_) {
+    bool merged = false;
+    for (auto& e : entries_) {
+      if (e.id == o.id) {
+        e.count += o.count;
+        merged = true;
+        break;
+      }
+    }
+    if (!merged) entries_.push_back(o);
+  }
+}
+
+uint64_t Diagnostics::Count(std::string_view id) const {
+  for (const auto& e : entries_)
+    if (e.id == id) return e.count;
+  return 0;
+}
+
+}  // namespace commdx

@@ -1,0 +1,149 @@
+#include "base/text.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace commdx {
+
+std::string_view TrimLeft(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && IsSpace(s[i])) ++i;
+  return s.substr(i);
+}
+
+std::string_view TrimRight(std::string_view s) {
+  size_t n = s.size();
+  while (n > 0 && IsSpace(s[n - 1])) --n;
+  return s.substr(0, n);
+}
+
+std::string_view Trim(std::string_view s) { return TrimRight(TrimLeft(s)); }
+
+bool ConsumePrefix(std::string_view& s, std::string_view p) {
+  if (!StartsWith(s, p)) return false;
+  s.remove_prefix(p.size());
+  return true;
+}
+
+std::optional<int64_t> ParseInt(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  if (s.front() == '+') s.remove_prefix(1);
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<uint64_t> ParseHex(std::string_view s) {
+  if (StartsWith(s, "0x") || StartsWith(s, "0X")) s.remove_prefix(2);
+  if (s.empty()) return std::nullopt;
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> ParseDouble(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  if (s.front() == '+') s.remove_prefix(1);
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<int64_t> ConsumeInt(std::string_view& s) {
+  size_t i = 0;
+  if (i < s.size() && s[i] == '-') ++i;
+  size_t start_digits = i;
+  while (i < s.size() && IsDigit(s[i])) ++i;
+  if (i == start_digits) return std::nullopt;
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + i, v);
+  if (ec != std::errc()) return std::nullopt;
+  s.remove_prefix(static_cast<size_t>(p - s.data()));
+  return v;
+}
+
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == sep) {
+      out.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string_view> SplitWhitespace(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && IsSpace(s[i])) ++i;
+    size_t start = i;
+    while (i < s.size() && !IsSpace(s[i])) ++i;
+    if (i > start) out.push_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
+std::string ToLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+std::string SanitizeUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      out.push_back((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f ? '?' : static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    size_t len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool ok = len > 0 && i + len <= s.size();
+    for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 0x2;
+    if (ok) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      out.push_back('?');
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string FormatBytes(double bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (std::fabs(bytes) >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", bytes, kUnits[u]);
+  return buf;
+}
+
+std::string FormatDurationNs(double ns) {
+  char buf[64];
+  if (std::fabs(ns) >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.2f s", ns / 1e9);
+  else if (std::fabs(ns) >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
+  else if (std::fabs(ns) >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.1f us", ns / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+  return buf;
+}
+
+}  // namespace commdx

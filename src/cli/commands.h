@@ -1,0 +1,15 @@
+// Each subcommand lives in its own file and registers itself on the app through one function
+// listed here. `run` is set to the action that executes after parsing.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace commdx::cli {
+
+using Action = std::function<int()>;
+
+void AddLogsCommand(CLI::App& app, Action& run);
+
+}  // namespace commdx::cli

@@ -1,0 +1,45 @@
+// A Finding: one thing commdx concluded, with the evidence that proves it and the fix.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace commdx {
+
+enum class Severity { kInfo, kWarning, kError };
+const char* SeverityName(Severity s);  // "info" | "warning" | "error"
+
+// A named number with its unit, e.g. {"busbw", 21.0, "GB/s"} or {"wait", 1.2e6, "ns"}.
+struct Metric {
+  std::string name;
+  double value = 0;
+  std::string unit;
+};
+
+// A place in an input that proves the finding: a log line (file:line + its text), or a trace
+// event described in words ("rank 1, step 3, ncclDevKernel_AllReduce... at +12.3 ms").
+struct EvidenceRef {
+  SourceLoc where;
+  std::string text;
+};
+
+struct Finding {
+  std::string id;  // stable catalogue id, e.g. "comm.socket_fallback"
+  Severity severity = Severity::kWarning;
+  std::string title;   // one line, plain words
+  std::string detail;  // what was seen and why it matters (a few sentences)
+  std::vector<Metric> metrics;
+  std::vector<EvidenceRef> refs;
+  std::string fix;
+  double confidence = 1.0;  // 0..1
+  int method_step = 0;      // DESIGN.md §1 step this belongs to (1..11), 0 = none
+  // Time this costs per training step, where it is measured (ranks findings in diagnose).
+  std::optional<double> cost_ns_per_step;
+  std::optional<int> rank;  // the rank involved, where one is
+  std::string source;       // "logs", "trace", "topo", "env", "bench"
+};
+
+}  // namespace commdx

@@ -1,0 +1,33 @@
+// The Job: every fact commdx knows about one training job (or one node), format-free.
+// Importers and probes fill it through the builders of each part; analyzers only read it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/diagnostics.h"
+#include "model/nccl_setup.h"
+
+namespace commdx {
+
+// An input file and what it was recognised as.
+struct InputFile {
+  std::string path;
+  std::string kind;  // importer name, e.g. "nccl_log"
+  uint64_t bytes = 0;
+};
+
+struct SkippedInput {
+  std::string path;
+  std::string reason;
+};
+
+struct Job {
+  std::vector<InputFile> inputs;
+  std::vector<SkippedInput> skipped;
+  NcclSetup nccl;       // from NCCL debug logs
+  Diagnostics quality;  // bad records skipped while reading, for the input-quality section
+};
+
+}  // namespace commdx

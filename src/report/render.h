@@ -1,0 +1,19 @@
+// Renderers: pure functions Report -> text.
+#pragma once
+
+#include <string>
+
+#include "report/report.h"
+
+namespace commdx::report {
+
+struct TextOptions {
+  bool color = false;    // ANSI colours (only when writing to a TTY)
+  bool verbose = false;  // all evidence lines instead of the first few
+};
+
+std::string RenderText(const Report& report, const TextOptions& options);
+std::string RenderJson(const Report& report);
+std::string RenderMarkdown(const Report& report);
+
+}  // namespace commdx::report

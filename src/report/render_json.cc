@@ -1,0 +1,150 @@
+#include "base/json_writer.h"
+#include "report/render.h"
+
+namespace commdx::report {
+
+namespace {
+
+void WriteLoc(JsonWriter& w, const SourceLoc& loc) {
+  w.BeginObject();
+  w.Key("file").String(loc.file);
+  if (loc.line) w.Key("line").Uint(loc.line);
+  if (loc.col) w.Key("col").Uint(loc.col);
+  if (loc.has_offset && !loc.line) w.Key("offset").Uint(loc.offset);
+  w.EndObject();
+}
+
+void WriteFinding(JsonWriter& w, const Finding& f) {
+  w.BeginObject();
+  w.Key("id").String(f.id);
+  w.Key("severity").String(SeverityName(f.severity));
+  w.Key("title").String(f.title);
+  w.Key("detail").String(f.detail);
+  w.Key("source").String(f.source);
+  w.Key("method_step").Int(f.method_step);
+  w.Key("confidence").Double(f.confidence, 2);
+  w.Key("rank");
+  if (f.rank)
+    w.Int(*f.rank);
+  else
+    w.Null();
+  w.Key("cost_per_step_ns");
+  if (f.cost_ns_per_step)
+    w.Double(*f.cost_ns_per_step, 0);
+  else
+    w.Null();
+  w.Key("evidence").BeginObject();
+  w.Key("metrics").BeginArray();
+  for (const auto& m : f.metrics) {
+    w.BeginObject();
+    w.Key("name").String(m.name);
+    w.Key("value").Double(m.value, 3);
+    w.Key("unit").String(m.unit);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("refs").BeginArray();
+  for (const auto& r : f.refs) {
+    w.BeginObject();
+    w.Key("where");
+    WriteLoc(w, r.where);
+    w.Key("text").String(r.text);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  w.Key("fix").String(f.fix);
+  w.EndObject();
+}
+
+void WriteTable(JsonWriter& w, const Table& t) {
+  w.Key(t.key).BeginArray();
+  for (const auto& row : t.rows) {
+    w.BeginObject();
+    for (size_t c = 0; c < row.size() && c < t.column_keys.size(); ++c) {
+      w.Key(t.column_keys[c]);
+      if (row[c].number)
+        w.Double(*row[c].number, row[c].decimals);
+      else
+        w.String(row[c].text);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+}  // namespace
+
+std::string RenderJson(const Report& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("schema_version").Int(kSchemaVersion);
+  w.Key("tool").String("commdx");
+  w.Key("tool_version").String(r.tool_version);
+  w.Key("command").String(r.command);
+  w.Key("inputs").BeginArray();
+  for (const auto& in : r.inputs) {
+    w.BeginObject();
+    w.Key("path").String(in.path);
+    w.Key("kind").String(in.kind);
+    w.Key("bytes").Uint(in.bytes);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("skipped").BeginArray();
+  for (const auto& s : r.skipped) {
+    w.BeginObject();
+    w.Key("path").String(s.path);
+    w.Key("reason").String(s.reason);
+    w.EndObject();
+  }
+  w.EndArray();
+  if (r.include_root_cause) {
+    w.Key("root_cause");
+    if (const auto& rc = r.diagnosis.root_cause) {
+      w.BeginObject();
+      w.Key("id").String(rc->id);
+      w.Key("confidence").Double(rc->confidence, 2);
+      w.Key("summary").String(rc->summary);
+      w.Key("supporting").BeginArray();
+      for (const auto& s : rc->supporting) w.String(s);
+      w.EndArray();
+      w.Key("contradicting").BeginArray();
+      for (const auto& s : rc->contradicting) w.String(s);
+      w.EndArray();
+      w.EndObject();
+    } else {
+      w.Null();
+    }
+  }
+  w.Key("findings").BeginArray();
+  for (const auto& f : r.diagnosis.findings) WriteFinding(w, f);
+  w.EndArray();
+  w.Key("data").BeginObject();
+  for (const auto& t : r.tables) WriteTable(w, t);
+  w.EndObject();
+  w.Key("input_quality").BeginArray();
+  for (const auto& e : r.quality.entries()) {
+    w.BeginObject();
+    w.Key("id").String(e.id);
+    w.Key("severity").String(DiagSeverityName(e.severity));
+    w.Key("message").String(e.message);
+    w.Key("count").Uint(e.count);
+    w.Key("first");
+    WriteLoc(w, e.first);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("not_checked").BeginArray();
+  for (const auto& g : r.diagnosis.not_checked) {
+    w.BeginObject();
+    w.Key("what").String(g.what);
+    w.Key("how").String(g.how);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return w.str() + "\n";
+}
+
+}  // namespace commdx::report

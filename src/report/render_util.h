@@ -1,0 +1,14 @@
+// Formatting shared by the renderers.
+#pragma once
+
+#include <string>
+
+#include "model/finding.h"
+
+namespace commdx::report {
+
+// "21.0 GB/s", "1.20 ms" (for unit "ns"), "3 channels".
+std::string FormatMetric(const Metric& m);
+std::string FormatPercent(double fraction);  // 0.42 -> "42%"
+
+}  // namespace commdx::report

@@ -1,0 +1,40 @@
+#include "report/report.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace commdx::report {
+
+Cell Cell::Num(double v, int decimals) {
+  Cell c;
+  char buf[64];
+  if (std::isfinite(v))
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  else
+    std::snprintf(buf, sizeof buf, "-");
+  c.text = buf;
+  c.number = v;
+  c.decimals = decimals;
+  return c;
+}
+
+Cell Cell::Int(long long v) { return Num(static_cast<double>(v), 0); }
+
+Report MakeReport(std::string command, const Job& job, diagnose::Diagnosis diagnosis) {
+  Report r;
+  r.command = std::move(command);
+  r.tool_version = COMMDX_VERSION;
+  r.inputs = job.inputs;
+  r.skipped = job.skipped;
+  r.diagnosis = std::move(diagnosis);
+  r.quality = job.quality;
+  return r;
+}
+
+bool HasErrorFindings(const Report& report) {
+  for (const auto& f : report.diagnosis.findings)
+    if (f.severity == Severity::kError) return true;
+  return false;
+}
+
+}  // namespace commdx::report

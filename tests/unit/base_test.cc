@@ -1,0 +1,130 @@
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include "base/diagnostics.h"
+#include "base/file.h"
+#include "base/json_writer.h"
+#include "base/result.h"
+#include "base/text.h"
+
+namespace commdx {
+namespace {
+
+Result<int> Half(int x) {
+  if (x % 2) return MakeError(ErrorCode::kBadInput, "odd", {"f.log", 3, 7});
+  return x / 2;
+}
+
+Result<int> Quarter(int x) {
+  COMMDX_ASSIGN_OR_RETURN(int h, Half(x));
+  return Half(h);
+}
+
+TEST(Result, PropagatesErrorWithLocation) {
+  EXPECT_EQ(*Quarter(8), 2);
+  auto r = Quarter(6);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().ToString(), "f.log:3:7: error: odd");
+  EXPECT_EQ(ExitCodeFor(r.error().code), 3);
+}
+
+TEST(Text, ParsesNumbersStrictly) {
+  EXPECT_EQ(ParseInt("42"), 42);
+  EXPECT_FALSE(ParseInt("42x"));
+  EXPECT_FALSE(ParseInt(""));
+  EXPECT_EQ(ParseHex("0x1f"), 31u);
+  EXPECT_DOUBLE_EQ(*ParseDouble("13.94"), 13.94);
+  std::string_view s = "123abc";
+  EXPECT_EQ(ConsumeInt(s), 123);
+  EXPECT_EQ(s, "abc");
+}
+
+TEST(Text, SplitsAndTrims) {
+  auto parts = SplitWhitespace("  a  bb\tc ");
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[1], "bb");
+  EXPECT_EQ(Split("a,,b", ',').size(), 3u);
+  EXPECT_EQ(Trim("  x \n"), "x");
+}
+
+TEST(Text, SanitizesInvalidUtf8) {
+  EXPECT_EQ(SanitizeUtf8("ok \xc3\xa9"), "ok \xc3\xa9");
+  EXPECT_EQ(SanitizeUtf8("a\nb"), "a\nb");
+  EXPECT_EQ(SanitizeUtf8("bad \xff\xfe"), "bad ??");
+  EXPECT_EQ(SanitizeUtf8(std::string_view("a\0b", 3)), "a?b");
+}
+
+std::string GzipString(const std::string& s) {
+  z_stream zs{};
+  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&zs, s.size()) + 32, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
+  zs.avail_in = static_cast<uInt>(s.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+TEST(File, GunzipRoundTripAndConcatenatedMembers) {
+  std::string a(100000, 'a'), b = "tail\n";
+  auto gz = GzipString(a) + GzipString(b);
+  auto r = Gunzip(gz, "x.gz");
+  ASSERT_TRUE(r) << r.error().ToString();
+  EXPECT_EQ(*r, a + b);
+}
+
+TEST(File, TruncatedGzipIsABadInputError) {
+  auto gz = GzipString(std::string(100000, 'z') + "payload");
+  auto r = Gunzip(std::string_view(gz).substr(0, gz.size() / 2), "t.gz");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(r.error().message.find("truncated"), std::string::npos);
+}
+
+TEST(File, GunzipHonoursSizeLimit) {
+  auto gz = GzipString(std::string(1 << 20, 'z'));
+  auto r = Gunzip(gz, "bomb.gz", 1000);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("limit"), std::string::npos);
+}
+
+TEST(File, LocatesOffsets) {
+  auto lc = LocateOffset("ab\ncd\nef", 4);
+  EXPECT_EQ(lc.line, 2u);
+  EXPECT_EQ(lc.col, 2u);
+}
+
+TEST(File, MissingFileIsAnError) {
+  auto r = ReadFile("/nonexistent/commdx");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().ToString(), "/nonexistent/commdx: error: no such file");
+}
+
+TEST(Diagnostics, CountsAndKeepsFirstLocation) {
+  Diagnostics d;
+  d.Add("x.bad", DiagSeverity::kWarning, "first", {"a.log", 3});
+  d.Add("x.bad", DiagSeverity::kWarning, "second", {"a.log", 9});
+  d.Add("y.bad", DiagSeverity::kNote, "other", {"b.log", 1});
+  ASSERT_EQ(d.entries().size(), 2u);
+  EXPECT_EQ(d.Count("x.bad"), 2u);
+  EXPECT_EQ(d.entries()[0].first.line, 3u);
+  EXPECT_EQ(d.entries()[0].message, "first");
+}
+
+TEST(JsonWriter, EscapesAndNests) {
+  JsonWriter w(0);
+  w.BeginObject();
+  w.Key("s").String("a\"b</script>\n");
+  w.Key("n").Double(1.0 / 3, 2);
+  w.Key("nan").Double(0.0 / 0.0);
+  w.Key("l").BeginArray().Int(1).Int(2).EndArray();
+  w.EndObject();
+  EXPECT_EQ(w.str(),
+            R"({"s":"a\"b\u003c/script>\n","n":0.33,"nan":null,"l":[1,2]})");
+}
+
+}  // namespace
+}  // namespace commdx
