@@ -15,6 +15,7 @@ int Run(int argc, char** argv) {
   app.set_version_flag("--version", std::string("commdx ") + COMMDX_VERSION);
   app.require_subcommand(1);
   Action run;
+  AddDiagnoseCommand(app, run);
   AddLogsCommand(app, run);
   try {
     app.parse(argc, argv);

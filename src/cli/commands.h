@@ -11,5 +11,6 @@ namespace commdx::cli {
 using Action = std::function<int()>;
 
 void AddLogsCommand(CLI::App& app, Action& run);
+void AddDiagnoseCommand(CLI::App& app, Action& run);
 
 }  // namespace commdx::cli

@@ -1,0 +1,14 @@
+#include "report/sources.h"
+
+#include "report/nccl_tables.h"
+
+namespace commdx::report {
+
+void AddSourceTables(const Job& job, Report& report) {
+  Table inputs{"inputs", "Inputs", {"file", "recognised as", "bytes"}, {"path", "kind", "bytes"}, {}, ""};
+  for (const auto& in : job.inputs) inputs.AddRow({in.path, in.kind, Cell::Int(static_cast<long long>(in.bytes))});
+  report.tables.push_back(std::move(inputs));
+  if (!job.nccl.empty()) AddNcclTables(job.nccl, report);
+}
+
+}  // namespace commdx::report
