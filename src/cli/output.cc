@@ -12,7 +12,7 @@ namespace commdx::cli {
 
 void AddOutputFlags(CLI::App& cmd, OutputOptions& options) {
   cmd.add_option("--format", options.format, "Output format")
-      ->check(CLI::IsMember({"text", "json", "md"}))
+      ->check(CLI::IsMember({"text", "json", "md", "html"}))
       ->capture_default_str();
   cmd.add_option("-o,--output", options.output_path, "Write the report to FILE instead of stdout");
   cmd.add_flag("-q,--quiet", options.quiet, "Print only findings at warning level and above");
@@ -32,6 +32,8 @@ int EmitReport(const report::Report& input, const OutputOptions& options) {
     text = report::RenderJson(r);
   else if (options.format == "md")
     text = report::RenderMarkdown(r);
+  else if (options.format == "html")
+    text = report::RenderHtml(r);
   else
     text = report::RenderText(r, {to_tty && !std::getenv("NO_COLOR"), options.verbose});
   if (options.output_path.empty()) {

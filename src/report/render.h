@@ -15,5 +15,8 @@ struct TextOptions {
 std::string RenderText(const Report& report, const TextOptions& options);
 std::string RenderJson(const Report& report);
 std::string RenderMarkdown(const Report& report);
+// One self-contained HTML file: inline CSS and SVG, no script, no network. Every input string is
+// escaped.
+std::string RenderHtml(const Report& report);
 
 }  // namespace commdx::report

@@ -9,6 +9,7 @@
 #include "base/diagnostics.h"
 #include "diagnose/diagnosis.h"
 #include "model/job.h"
+#include "report/charts.h"
 
 namespace commdx::report {
 
@@ -46,6 +47,7 @@ struct Report {
   std::vector<Table> tables;
   diagnose::Diagnosis diagnosis;
   Diagnostics quality;
+  Charts charts;  // drawn by the HTML renderer only
   bool include_root_cause = true;  // diagnose shows it; single-source commands may too
 };
 
