@@ -50,16 +50,6 @@ std::vector<Finding> MergeDuplicates(std::vector<Finding> findings) {
   return out;
 }
 
-std::optional<RootCause> PickRootCause(const std::vector<Finding>& ranked) {
-  if (ranked.empty() || ranked.front().severity == Severity::kInfo) return std::nullopt;
-  const Finding& top = ranked.front();
-  RootCause rc;
-  rc.id = top.id;
-  rc.confidence = top.confidence;
-  rc.summary = top.title + (top.fix.empty() ? "" : ". Fix: " + top.fix);
-  return rc;
-}
-
 std::vector<Gap> FindGaps(const Job& job) {
   std::vector<Gap> gaps;
   if (job.nccl.empty())
@@ -73,7 +63,7 @@ Diagnosis Diagnose(const Job& job, std::vector<Finding> findings) {
   Diagnosis d;
   d.findings = MergeDuplicates(std::move(findings));
   RankFindings(d.findings);
-  d.root_cause = PickRootCause(d.findings);
+  d.root_cause = PickRootCause(d.findings, SourcesRead(job));
   d.not_checked = FindGaps(job);
   return d;
 }

@@ -36,7 +36,16 @@ void RankFindings(std::vector<Finding>& findings);
 // Merges findings with the same id and rank (keeps the strongest, unions the evidence).
 std::vector<Finding> MergeDuplicates(std::vector<Finding> findings);
 
-std::optional<RootCause> PickRootCause(const std::vector<Finding>& ranked);
+// Picks the root cause among ranked findings with the cause → symptom rules (causes.h):
+// a cause that explains symptoms from other sources inherits their cost and gains confidence.
+// Moves the root cause to the front and notes on each explained symptom what explains it.
+// `sources_read` names the sources present ("logs", "trace", "bench", "topo", "env") so an
+// expected symptom that is absent from a source that was read counts as contradicting evidence.
+std::optional<RootCause> PickRootCause(std::vector<Finding>& ranked,
+                                       const std::vector<std::string>& sources_read = {});
+
+// The sources a job's inputs cover: "logs", "trace", "bench", "topo", "env".
+std::vector<std::string> SourcesRead(const Job& job);
 
 std::vector<Gap> FindGaps(const Job& job);
 

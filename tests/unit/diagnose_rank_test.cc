@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "diagnose/diagnosis.h"
 
 namespace commdx::diagnose {
@@ -41,6 +43,71 @@ TEST(PickRootCause, NoneWhenOnlyInfo) {
   auto rc = PickRootCause({F("comm.socket_fallback", Severity::kError)});
   ASSERT_TRUE(rc);
   EXPECT_EQ(rc->id, "comm.socket_fallback");
+}
+
+}  // namespace
+}  // namespace commdx::diagnose
+
+namespace commdx::diagnose {
+namespace {
+
+TEST(PickRootCause, JoinsCauseWithSymptomsFromOtherSources) {
+  auto exposed = F("trace.exposed_comm", Severity::kWarning, 8e6);
+  exposed.source = "trace";
+  auto shm = F("comm.shm_transport", Severity::kWarning);
+  shm.source = "logs";
+  auto p2p = F("comm.p2p_disabled", Severity::kError, std::nullopt, 0.8);
+  p2p.source = "logs";
+  p2p.fix = "unset NCCL_P2P_DISABLE";
+  std::vector<Finding> v = {exposed, shm, p2p};
+  RankFindings(v);
+  auto rc = PickRootCause(v, {"logs", "trace"});
+  ASSERT_TRUE(rc);
+  EXPECT_EQ(rc->id, "comm.p2p_disabled");
+  EXPECT_EQ(v.front().id, "comm.p2p_disabled");
+  EXPECT_DOUBLE_EQ(*v.front().cost_ns_per_step, 8e6);  // inherits the exposed time it causes
+  EXPECT_NEAR(rc->confidence, 0.9, 1e-9);              // two sources agree
+  EXPECT_NE(std::find(rc->supporting.begin(), rc->supporting.end(), "trace.exposed_comm"),
+            rc->supporting.end());
+  EXPECT_TRUE(rc->contradicting.empty());
+  EXPECT_NE(rc->summary.find("unset NCCL_P2P_DISABLE"), std::string::npos);
+}
+
+TEST(PickRootCause, AbsentSymptomInAReadSourceIsContradicting) {
+  auto p2p = F("comm.p2p_disabled", Severity::kError);
+  p2p.source = "logs";
+  std::vector<Finding> v = {p2p};
+  auto rc = PickRootCause(v, {"logs", "trace"});
+  ASSERT_TRUE(rc);
+  ASSERT_EQ(rc->contradicting.size(), 1u);
+  EXPECT_NE(rc->contradicting[0].find("trace"), std::string::npos);
+}
+
+TEST(PickRootCause, SameRankRuleIgnoresOtherRanks) {
+  auto stall = F("trace.data_stall", Severity::kWarning, 2e6);
+  stall.rank = 1;
+  auto skew = F("trace.arrival_skew", Severity::kWarning, 9e6);
+  skew.rank = 0;
+  std::vector<Finding> v = {skew, stall};
+  auto rc = PickRootCause(v, {"trace"});
+  ASSERT_TRUE(rc);
+  EXPECT_EQ(rc->id, "trace.data_stall");
+  EXPECT_TRUE(rc->supporting.empty());
+  skew.rank = 1;
+  std::vector<Finding> w = {skew, stall};
+  rc = PickRootCause(w, {"trace"});
+  EXPECT_EQ(rc->supporting.size(), 1u);
+  EXPECT_DOUBLE_EQ(*w.front().cost_ns_per_step, 2e6);  // keeps its own measured cost
+}
+
+TEST(PickRootCause, OnlySymptomsNamesTheStrongestWithLowerConfidence) {
+  auto skew = F("trace.arrival_skew", Severity::kWarning, 9e6);
+  skew.rank = 1;
+  std::vector<Finding> v = {F("trace.pattern", Severity::kInfo), skew};
+  auto rc = PickRootCause(v, {"trace"});
+  ASSERT_TRUE(rc);
+  EXPECT_EQ(rc->id, "trace.arrival_skew");
+  EXPECT_LT(rc->confidence, 0.8);
 }
 
 }  // namespace

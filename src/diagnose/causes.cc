@@ -1,0 +1,39 @@
+#include "diagnose/causes.h"
+
+namespace commdx::diagnose {
+
+const std::vector<CauseRule>& CauseRules() {
+  // The symptoms of a slow transport: communication shows up exposed in the trace, collectives
+  // move fewer bytes per second than the link allows, and a benchmark confirms it.
+  static const std::vector<CauseRule> kRules = {
+      {"comm.socket_fallback",
+       {"trace.exposed_comm", "trace.slow_collective_bw", "bench.low_busbw", "comm.shm_transport",
+        "comm.p2p_disabled", "comm.few_channels", "comm.env_override"}},
+      {"comm.p2p_disabled",
+       {"trace.exposed_comm", "trace.slow_collective_bw", "bench.low_busbw", "comm.shm_transport",
+        "comm.env_override"}},
+      {"comm.few_channels",
+       {"trace.exposed_comm", "trace.slow_collective_bw", "bench.low_busbw", "comm.env_override"}},
+      {"comm.gdr_disabled", {"trace.slow_collective_bw", "bench.low_busbw", "trace.exposed_comm"}},
+      {"comm.env_override", {"trace.slow_collective_bw", "bench.low_busbw", "trace.exposed_comm"}},
+      {"comm.shm_too_small", {"comm.nccl_warn"}},
+      {"topo.nvlink_degraded", {"trace.slow_collective_bw", "bench.low_busbw", "trace.exposed_comm"}},
+      {"topo.pcie_only", {"trace.slow_collective_bw", "bench.low_busbw"}},
+      {"topo.pcie_downtrained", {"trace.slow_collective_bw", "bench.low_busbw"}},
+      {"topo.acs_enabled", {"trace.slow_collective_bw", "bench.low_busbw", "comm.p2p_disabled"}},
+      {"trace.small_collectives", {"trace.exposed_comm", "trace.slow_collective_bw"}},
+      {"trace.data_stall", {"trace.arrival_skew", "trace.launch_bound"}, true},
+      {"trace.host_sync", {"trace.launch_bound", "trace.arrival_skew"}, true},
+      {"env.omp_oversubscribed", {"trace.launch_bound"}},
+      {"trace.comm_serialized", {"trace.exposed_comm"}},
+  };
+  return kRules;
+}
+
+bool IsSymptom(std::string_view id) {
+  return id == "trace.exposed_comm" || id == "trace.slow_collective_bw" ||
+         id == "bench.low_busbw" || id == "trace.arrival_skew" || id == "trace.launch_bound" ||
+         id == "comm.nccl_warn" || id == "trace.pattern";
+}
+
+}  // namespace commdx::diagnose

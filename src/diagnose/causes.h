@@ -1,0 +1,23 @@
+// What explains what: the cause → symptom rules the diagnosis uses to join findings from
+// different sources into one root cause (DESIGN.md §5: exposed communication in the trace +
+// `via SHM` in the logs + P2P possible per topology → "P2P disabled").
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace commdx::diagnose {
+
+struct CauseRule {
+  const char* cause;                   // a finding id that can be a root cause
+  std::vector<const char*> explains;   // symptom ids it accounts for when present with it
+  bool same_rank = false;              // symptoms only count when they name the same rank
+};
+
+const std::vector<CauseRule>& CauseRules();
+
+// A finding that only describes an effect (slow, exposed, skewed) and is never a root cause on
+// its own while a cause that explains it is present.
+bool IsSymptom(std::string_view id);
+
+}  // namespace commdx::diagnose

@@ -1,0 +1,122 @@
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "base/text.h"
+#include "diagnose/causes.h"
+#include "diagnose/diagnosis.h"
+
+namespace commdx::diagnose {
+
+namespace {
+
+const CauseRule* RuleFor(std::string_view id) {
+  for (const auto& r : CauseRules())
+    if (id == r.cause) return &r;
+  return nullptr;
+}
+
+std::string SourceOfId(std::string_view id) {
+  auto dot = id.find('.');
+  std::string_view prefix = id.substr(0, dot);
+  if (prefix == "comm") return "logs";
+  if (prefix == "health") return "topo";
+  return std::string(prefix);
+}
+
+struct Candidate {
+  size_t index;
+  std::vector<size_t> explained;
+  double cost_ns;
+  std::set<std::string> sources;
+};
+
+Candidate Evaluate(const std::vector<Finding>& v, size_t i) {
+  Candidate c{i, {}, v[i].cost_ns_per_step.value_or(0), {v[i].source.empty() ? SourceOfId(v[i].id) : v[i].source}};
+  const CauseRule* rule = RuleFor(v[i].id);
+  if (!rule) return c;
+  for (size_t j = 0; j < v.size(); ++j) {
+    if (j == i) continue;
+    bool listed = std::any_of(rule->explains.begin(), rule->explains.end(),
+                              [&](const char* s) { return v[j].id == s; });
+    if (!listed) continue;
+    if (rule->same_rank && v[i].rank && v[j].rank && *v[i].rank != *v[j].rank) continue;
+    c.explained.push_back(j);
+    c.cost_ns = std::max(c.cost_ns, v[j].cost_ns_per_step.value_or(0));
+    c.sources.insert(v[j].source.empty() ? SourceOfId(v[j].id) : v[j].source);
+  }
+  return c;
+}
+
+int Sev(Severity s) { return s == Severity::kError ? 2 : s == Severity::kWarning ? 1 : 0; }
+
+bool Better(const std::vector<Finding>& v, const Candidate& a, const Candidate& b) {
+  int sa = Sev(v[a.index].severity), sb = Sev(v[b.index].severity);
+  if (sa != sb) return sa > sb;
+  if (a.cost_ns != b.cost_ns) return a.cost_ns > b.cost_ns;
+  if (a.explained.size() != b.explained.size()) return a.explained.size() > b.explained.size();
+  return a.index < b.index;
+}
+
+}  // namespace
+
+std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
+                                       const std::vector<std::string>& sources_read) {
+  std::optional<Candidate> best;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i].severity == Severity::kInfo || IsSymptom(v[i].id)) continue;
+    Candidate c = Evaluate(v, i);
+    if (!best || Better(v, c, *best)) best = c;
+  }
+  if (!best) {  // only symptoms: the strongest one is named, with its own confidence
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i].severity != Severity::kInfo && v[i].id != "trace.pattern") {
+        best = Evaluate(v, i);
+        break;
+      }
+  }
+  if (!best) return std::nullopt;
+
+  Finding& root = v[best->index];
+  RootCause rc;
+  rc.id = root.id;
+  // Each independent source that shows an effect of this cause raises the confidence.
+  rc.confidence = std::min(0.98, root.confidence * (IsSymptom(root.id) ? 0.7 : 1.0) +
+                                     0.1 * static_cast<double>(best->sources.size() - 1));
+  for (size_t j : best->explained) rc.supporting.push_back(v[j].id);
+  if (const CauseRule* rule = RuleFor(root.id)) {
+    std::set<std::string> predicted;
+    for (const char* s : rule->explains) predicted.insert(SourceOfId(s));
+    for (const auto& src : sources_read)
+      if (predicted.count(src) && !best->sources.count(src) && src != SourceOfId(root.id))
+        rc.contradicting.push_back(src + " was read but shows no effect of " + root.id);
+  }
+  rc.summary = root.title;
+  if (root.rank) rc.summary += " (rank " + std::to_string(*root.rank) + ")";
+  if (!rc.supporting.empty()) {
+    rc.summary += ". It explains: ";
+    for (size_t k = 0; k < rc.supporting.size(); ++k) rc.summary += (k ? ", " : "") + rc.supporting[k];
+  }
+  if (best->cost_ns > 0) rc.summary += ". Costs about " + FormatDurationNs(best->cost_ns) + " per step";
+  if (!root.fix.empty()) rc.summary += ". Fix: " + root.fix;
+
+  if (!root.cost_ns_per_step && best->cost_ns > 0) root.cost_ns_per_step = best->cost_ns;
+  for (size_t j : best->explained)
+    v[j].detail += (v[j].detail.empty() ? "" : " ") + std::string("(Explained by ") + root.id + ".)";
+  std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(best->index),
+              v.begin() + static_cast<std::ptrdiff_t>(best->index) + 1);
+  return rc;
+}
+
+std::vector<std::string> SourcesRead(const Job& job) {
+  std::set<std::string> s;
+  for (const auto& in : job.inputs) {
+    if (in.kind == "nccl_log") s.insert("logs");
+    else if (StartsWith(in.kind, "kineto") || StartsWith(in.kind, "trace")) s.insert("trace");
+    else if (StartsWith(in.kind, "nccl_tests") || StartsWith(in.kind, "bench")) s.insert("bench");
+    else if (StartsWith(in.kind, "smi") || StartsWith(in.kind, "snapshot")) s.insert("topo");
+  }
+  return {s.begin(), s.end()};
+}
+
+}  // namespace commdx::diagnose
