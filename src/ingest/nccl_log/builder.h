@@ -1,0 +1,105 @@
+// Collects the facts of one NCCL log file while it is read line by line, and writes them into the
+// Job's NcclSetup when the file ends. Lines without a communicator pointer (connections, rings,
+// channel counts) are tied to the communicator being initialised on the same process and device:
+// the latest "Init START" (2.18.3+), or else the next "Init COMPLETE" (older versions print the
+// connections before COMPLETE).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/file.h"
+#include "ingest/nccl_log/line.h"
+#include "model/job.h"
+
+namespace commdx::ingest::nccl_log {
+
+// A communicator init line: "comm 0x.. rank R nranks N cudaDev D nvmlDev P busId B commId C -
+// Init START|COMPLETE" (fields missing in older versions stay empty / -1).
+struct CommInit {
+  std::string_view ptr;  // "0x55fa4b963350"
+  int rank = -1;
+  int nranks = -1;
+  int cuda_dev = -1;
+  int nvml_dev = -1;
+  std::string_view bus_id;
+  std::string_view comm_id;
+  bool start = false;     // "Init START"
+  bool complete = false;  // "Init COMPLETE" (false for the pre-2.4 "comm 0x.. rank 0 nranks 2")
+};
+
+// "comm 0x.. rank 7 nRanks 16 nNodes 2 localRanks 8 localRank 7 MNNVL 0" (2.20+).
+struct CommNodes {
+  std::string_view ptr;
+  int rank = -1;
+  int nranks = -1;
+  int nnodes = -1;
+  int local_rank = -1;
+};
+
+// "16 coll channels, 0 collnet channels, 16 nvls channels, 16 p2p channels, 2 p2p channels per
+// peer" and its older shorter forms; -1 where not logged.
+struct ChannelCounts {
+  int coll = -1;
+  int collnet = -1;
+  int nvls = -1;
+  int p2p = -1;
+};
+
+class Builder {
+ public:
+  Builder(const FileText& file, Job& job);
+  ~Builder();
+
+  // Facts of the process that wrote `li` (created on first use).
+  NcclProcess& Process(const LineInfo& li);
+  NcclNetInfo& Net(const LineInfo& li);
+  NcclLineRef Ref(const LineInfo& li) const;
+  SourceLoc Loc(const LineInfo& li) const;
+  const std::string& path() const { return file_.path; }
+
+  // Communicator-scoped facts.
+  void AddCommInit(const LineInfo& li, const CommInit& init);
+  void AddCommNodes(const LineInfo& li, const CommNodes& nodes);
+  void AddConnection(const LineInfo& li, NcclConnection conn);
+  // True (and counted) when the same connection line of the same communicator was already seen:
+  // lets the parser skip the work for the repeated lines of long logs.
+  bool CountDuplicateConnection(const LineInfo& li);
+  void AddRingOrder(const LineInfo& li, int channel, int nchannels, std::string_view order);
+  void AddTrees(const LineInfo& li, std::string_view body);
+  void AddChannelCounts(const LineInfo& li, const ChannelCounts& counts);
+
+  // Process-scoped facts.
+  void SetVersion(const LineInfo& li, std::string_view full);
+  void AddOverride(const LineInfo& li, std::string_view name, std::string_view value,
+                   bool from_command_line);
+  void AddWarning(const LineInfo& li, std::string_view text, bool from_framework);
+  void AddNote(const LineInfo& li, std::string_view kind, std::string_view text, int code = -1);
+
+  // Input quality, counted locally and written to job.quality at Finish.
+  void Quality(std::string_view id, DiagSeverity severity, std::string_view message,
+               const LineInfo& li);
+
+  // The NIC list a following continuation line ("[1]br-05ab815fa14e:172.19.0.1<0>") extends.
+  NcclNetInfo* open_nic_list = nullptr;  // stable: nets live in a deque
+  std::string open_nic_role;
+  uint64_t open_nic_line = 0;
+
+  // Counts a recognised NCCL line and registers its process and device.
+  void CountNcclLine(const LineInfo& li);
+  void Finish();
+
+ private:
+  struct Impl;
+  const FileText& file_;
+  Job& job_;
+  uint64_t nccl_lines_ = 0;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace commdx::ingest::nccl_log

@@ -1,0 +1,174 @@
+// End of one file: lines still waiting for a communicator are tied to one, communicators get
+// their job-wide identity (commId, or size + order where no commId is logged), and everything is
+// merged into the Job's NcclSetup.
+#include <algorithm>
+
+#include "base/text.h"
+#include "ingest/nccl_log/builder.h"
+#include "ingest/nccl_log/builder_impl.h"
+
+namespace commdx::ingest::nccl_log {
+
+namespace {
+
+std::string ConnKey(const NcclConnection& c) {
+  return std::to_string(c.channel) + '|' + std::to_string(c.from_rank) + '|' +
+         std::to_string(c.to_rank) + '|' + std::to_string(c.direction) + '|' + c.transport + '|' +
+         c.host + '|' + std::to_string(c.pid);
+}
+
+NcclCommunicator& FindOrAddComm(NcclSetup& setup, const std::string& id) {
+  for (auto& c : setup.communicators)
+    if (c.comm_id == id) return c;
+  setup.communicators.emplace_back();
+  setup.communicators.back().comm_id = id;
+  return setup.communicators.back();
+}
+
+void MergeConnections(std::vector<NcclConnection>& into, std::vector<NcclConnection>& from) {
+  std::unordered_map<std::string, size_t> seen;
+  for (size_t i = 0; i < into.size(); ++i) seen.emplace(ConnKey(into[i]), i);
+  for (auto& c : from) {
+    auto [it, inserted] = seen.emplace(ConnKey(c), into.size());
+    if (inserted) into.push_back(std::move(c));
+    else into[it->second].count += c.count;
+  }
+}
+
+void MergeRec(CommRec& rec, NcclCommunicator& comm) {
+  comm.nranks = std::max(comm.nranks, rec.nranks);
+  comm.nnodes = std::max(comm.nnodes, rec.nnodes);
+  if (rec.rank.rank >= 0) {
+    auto& r = comm.ranks[rec.rank.rank];
+    if (r.rank < 0 || r.ref.line.empty()) r = rec.rank;
+  }
+  // Ranks known only from connection lines: the printer is the sender, or the receiver of a
+  // "[receive]" line; 2.5 - 2.17 put the busId in the brackets.
+  for (const auto& c : rec.conns) {
+    int printer = c.direction == 2 ? c.to_rank : c.from_rank;
+    const std::string& id = c.direction == 2 ? c.to_id : c.from_id;
+    if (printer < 0 || comm.ranks.count(printer)) continue;
+    NcclRankInfo r;
+    r.rank = printer;
+    r.host = c.host;
+    r.pid = c.pid;
+    r.ref = c.ref;
+    if (id.size() >= 4) r.bus_id = id;
+    comm.ranks[printer] = std::move(r);
+  }
+  MergeConnections(comm.connections, rec.conns);
+  int ring_count = static_cast<int>(rec.rings.size());
+  comm.ring_channels = std::max({comm.ring_channels, rec.ring_nchannels, ring_count});
+  if (comm.rings.empty())
+    for (auto& [ch, order] : rec.rings) comm.rings.push_back(order);
+  if (comm.trees.empty()) comm.trees = std::move(rec.trees);
+  if (rec.counts.coll > comm.coll_channels) {
+    comm.coll_channels = rec.counts.coll;
+    comm.channels_ref = rec.counts_ref;
+  }
+  comm.nvls_channels = std::max(comm.nvls_channels, rec.counts.nvls);
+  comm.collnet_channels = std::max(comm.collnet_channels, rec.counts.collnet);
+  comm.p2p_channels = std::max(comm.p2p_channels, rec.counts.p2p);
+  comm.init_start += rec.starts;
+  comm.init_complete += rec.completes;
+  for (auto& r : rec.init_refs)
+    if (comm.init_refs.size() < 8) comm.init_refs.push_back(std::move(r));
+}
+
+template <class T>
+void MoveAll(std::vector<T>& from, std::vector<T>& into) {
+  for (auto& x : from) into.push_back(std::move(x));
+  from.clear();
+}
+
+}  // namespace
+
+void Builder::Finish() {
+  Impl& im = *impl_;
+  // Lines still waiting: the communicator last completed on their device, else the only
+  // communicator of the process, else none.
+  for (auto& st : im.states) {
+    for (auto& [dev, ds] : st.devs) {
+      if (ds.pending.empty()) continue;
+      size_t target = ds.complete_comm != kNone ? ds.complete_comm
+                      : st.comms.size() == 1   ? st.comms.front()
+                                               : 0;
+      CommRec& rec = im.comms[target];
+      for (auto& p : ds.pending) {
+        if (p.type == Pending::kConn) rec.conns.push_back(std::move(p.conn));
+        else if (p.type == Pending::kRing) rec.rings[p.channel] = std::move(p.text), rec.ring_nchannels = std::max(rec.ring_nchannels, p.nchannels);
+        else if (p.type == Pending::kTrees) rec.trees.push_back(std::move(p.text));
+        else rec.counts = p.counts, rec.counts_ref = std::move(p.ref);
+      }
+      ds.pending.clear();
+    }
+  }
+  // Connections naming ranks outside their communicator were tied wrongly: keep them unowned.
+  for (size_t i = 1; i < im.comms.size(); ++i) {
+    CommRec& rec = im.comms[i];
+    auto bad = [&](const NcclConnection& c) {
+      return c.from_rank >= rec.nranks || c.to_rank >= rec.nranks;
+    };
+    for (auto& c : rec.conns)
+      if (bad(c)) im.comms[0].conns.push_back(std::move(c));
+    std::erase_if(rec.conns, [&](const NcclConnection& c) { return c.transport.empty() || bad(c); });
+  }
+  NcclSetup& setup = job_.nccl;
+  // Identity: commId, else "nranks=N#k" for the k-th communicator of that size on the device.
+  std::map<std::tuple<size_t, int, int>, int> ordinal;
+  for (size_t i = 1; i < im.comms.size(); ++i) {
+    CommRec& rec = im.comms[i];
+    std::string id = rec.comm_id;
+    if (id.empty()) {
+      int k = ordinal[{rec.proc, rec.dev, rec.nranks}]++;
+      id = "nranks=" + std::to_string(rec.nranks) + "#" + std::to_string(k);
+    }
+    MergeRec(rec, FindOrAddComm(setup, id));
+  }
+  CommRec& orphan = im.comms[0];
+  if (!orphan.conns.empty() || !orphan.rings.empty() || orphan.counts.coll >= 0) {
+    for (const auto& c : orphan.conns)
+      orphan.nranks = std::max({orphan.nranks, c.from_rank + 1, c.to_rank + 1});
+    for (const auto& [ch, order] : orphan.rings)
+      orphan.nranks = std::max(orphan.nranks, static_cast<int>(SplitWhitespace(order).size()));
+    NcclCommunicator& comm = FindOrAddComm(setup, "?");
+    comm.identified = false;
+    MergeRec(orphan, comm);
+  }
+  // A bare banner in a file of one process belongs to it.
+  for (auto& v : im.loose_versions) {
+    if (v.host.empty() && v.pid == 0 && im.procs.size() == 1 && im.procs[0].version.empty()) {
+      NcclProcess& p = im.procs[0];
+      p.version = v.version;
+      p.version_loc = v.ref.loc;
+      p.version_line = v.ref.line;
+      continue;
+    }
+    setup.loose_versions.push_back(std::move(v));
+  }
+  for (auto& p : im.procs) {
+    p.file = file_.path;
+    bool merged = false;
+    for (auto& q : setup.processes) {
+      if (q.host == p.host && q.pid == p.pid && !p.host.empty()) {
+        if (q.version.empty()) q.version = p.version, q.version_loc = p.version_loc;
+        merged = true;
+      }
+    }
+    if (!merged) setup.processes.push_back(std::move(p));
+  }
+  for (auto& n : im.nets) setup.nets.push_back(std::move(n));
+  MoveAll(im.overrides, setup.overrides);
+  MoveAll(im.warnings, setup.warnings);
+  MoveAll(im.notes, setup.notes);
+  setup.files.push_back(file_.path);
+  setup.nccl_lines += nccl_lines_;
+  // Diagnostics counts one Add at a time; a table of one entry keeps that cheap for big counts.
+  for (const auto& q : im.quality) {
+    Diagnostics one;
+    for (uint64_t i = 0; i < q.count; ++i) one.Add(q.id, q.severity, q.message, q.first);
+    job_.quality.Merge(one);
+  }
+}
+
+}  // namespace commdx::ingest::nccl_log

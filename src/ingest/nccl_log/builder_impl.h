@@ -1,0 +1,104 @@
+// Private to builder.cc / builder_finish.cc: the per-file state of the NCCL log builder.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ingest/nccl_log/builder.h"
+
+namespace commdx::ingest::nccl_log {
+
+constexpr size_t kNone = static_cast<size_t>(-1);
+
+// A connection, ring or count line not yet tied to a communicator.
+struct Pending {
+  enum Type { kConn, kRing, kTrees, kCounts } type;
+  NcclConnection conn;
+  int channel = -1;
+  int nchannels = -1;
+  std::string text;
+  ChannelCounts counts;
+  NcclLineRef ref;
+};
+
+struct DevState {
+  size_t start_comm = kNone;     // latest Init START (or pre-2.4 "comm .. rank .. nranks ..")
+  size_t complete_comm = kNone;  // latest Init COMPLETE
+  std::vector<Pending> pending;
+};
+
+struct ProcState {
+  size_t proc = kNone;  // index into procs
+  size_t net = kNone;   // index into nets
+  std::map<int, DevState> devs;
+  std::vector<size_t> comms;
+};
+
+struct CommRec {
+  size_t proc = kNone;
+  int dev = -1;
+  std::string ptr;
+  std::string comm_id;
+  int nranks = 0;
+  int nnodes = 0;
+  NcclRankInfo rank;
+  std::vector<NcclConnection> conns;
+  std::unordered_map<std::string_view, uint32_t> conn_by_msg;  // views into the file text
+  std::map<int, std::string> rings;
+  int ring_nchannels = -1;
+  std::vector<std::string> trees;
+  ChannelCounts counts;
+  NcclLineRef counts_ref;
+  int starts = 0;
+  int completes = 0;
+  std::vector<NcclLineRef> init_refs;
+};
+
+struct QualityCount {
+  std::string id;
+  DiagSeverity severity;
+  std::string message;
+  SourceLoc first;
+  uint64_t count = 0;
+};
+
+struct Builder::Impl {
+  std::deque<NcclProcess> procs;
+  std::deque<NcclNetInfo> nets;
+  std::vector<ProcState> states;
+  std::unordered_map<std::string, size_t> state_by_key;  // host '\n' pid -> states index
+  size_t last_state = kNone;
+  std::vector<CommRec> comms;  // comms[0] is the orphan record ("?")
+  std::map<std::pair<size_t, std::string>, size_t> comm_by_ptr;
+  std::vector<NcclVersionSeen> loose_versions;
+  std::vector<NcclEnvOverride> overrides;
+  std::vector<NcclWarning> warnings;
+  std::vector<NcclNote> notes;
+  std::unordered_map<std::string, size_t> dedupe;  // overrides/warnings/notes by text
+  std::vector<QualityCount> quality;
+
+  ProcState& State(const LineInfo& li) {
+    if (last_state != kNone) {
+      const NcclProcess& p = procs[states[last_state].proc];
+      if (p.pid == li.pid && p.host == li.host) return states[last_state];
+    }
+    std::string key = std::string(li.host) + '\n' + std::to_string(li.pid);
+    auto [it, inserted] = state_by_key.emplace(key, states.size());
+    if (inserted) {
+      NcclProcess p;
+      p.host = std::string(li.host);
+      p.pid = li.pid;
+      procs.push_back(std::move(p));
+      ProcState st;
+      st.proc = procs.size() - 1;
+      states.push_back(std::move(st));
+    }
+    last_state = it->second;
+    return states[last_state];
+  }
+};
+
+}  // namespace commdx::ingest::nccl_log
