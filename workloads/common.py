@@ -100,7 +100,15 @@ CAUSES = {
         note="NCCL_MAX_NCHANNELS=1: every collective on one channel (one SM pair of rings)"),
     "algo_tree": dict(
         kind="env", env={"NCCL_ALGO": "Tree"}, finding="comm.env_override", rank=None,
-        note="NCCL_ALGO=Tree forced"),
+        note="NCCL_ALGO=Tree forced for every collective. With NCCL 2.28.9 this run does not "
+             "start: DDP's parameter-shape check is an AllGather, which has no Tree algorithm "
+             "('NCCL WARN Error : no algorithm/protocol available for function AllGather'); "
+             "comm.nccl_warn is what the log can show"),
+    "algo_tree_allreduce": dict(
+        kind="env", env={"NCCL_ALGO": "allreduce:tree"}, finding="comm.env_override",
+        rank=None,
+        note="NCCL_ALGO=allreduce:tree (per-collective syntax, NCCL >= 2.24): Tree forced for "
+             "all-reduce only"),
     "proto_simple": dict(
         kind="env", env={"NCCL_PROTO": "Simple"}, finding="comm.env_override", rank=None,
         note="NCCL_PROTO=Simple forced (small messages lose the LL protocols)"),

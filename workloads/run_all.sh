@@ -6,7 +6,8 @@
 #
 # Knobs (environment): PYTHON (python3), NPROC (2), SCENARIO_TIMEOUT (60 s each),
 # TOTAL_BUDGET_S (450: no scenario is started after that many seconds), EXTRA_ARGS (passed to
-# every workload, e.g. "--tiny" for a CPU smoke test), ONLY (space-separated scenario names).
+# every workload, e.g. "--tiny" for a CPU smoke test), ONLY (space-separated scenario names),
+# SKIP_SYSTEM (non-empty: no system facts).
 # Each scenario runs under `timeout`; a failure is recorded in OUTDIR/summary.tsv and the run goes
 # on with the next one.
 
@@ -90,8 +91,17 @@ run ddp_find_unused        ddp.py      find_unused     ""
 run ddp_algo_tree          ddp.py      algo_tree       ""  NCCL_ALGO=Tree
 run ddp_proto_simple       ddp.py      proto_simple    ""  NCCL_PROTO=Simple
 run ddp_omp_256            ddp.py      omp_256         ""  OMP_NUM_THREADS=256
+run ddp_algo_tree_allreduce ddp.py     algo_tree_allreduce "" NCCL_ALGO=allreduce:tree
+# Healthy again with 8x the batch: GPU-bound even under the profiler (at --batch 8 the profiled
+# steps are CPU-bound: profiler overhead), a cleaner baseline for the trace analyses.
+run ddp_healthy_b64        ddp.py      none            "--batch 64"
 
 echo "=== scenarios done in $((SECONDS - T_START))s; capturing system facts"
+if [[ -n ${SKIP_SYSTEM:-} ]]; then
+  tar -czf "$OUTDIR.tar.gz" -C "$(dirname "$OUTDIR")" "$(basename "$OUTDIR")"
+  cat "$SUMMARY"
+  exit 0
+fi
 
 # ---- system facts --------------------------------------------------------------------------------
 S=$OUTDIR/system
