@@ -12,5 +12,6 @@ using Action = std::function<int()>;
 
 void AddLogsCommand(CLI::App& app, Action& run);
 void AddDiagnoseCommand(CLI::App& app, Action& run);
+void AddCompareCommand(CLI::App& app, Action& run);
 
 }  // namespace commdx::cli

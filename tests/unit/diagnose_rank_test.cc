@@ -39,8 +39,10 @@ TEST(MergeDuplicates, KeepsOneWithUnionOfEvidence) {
 }
 
 TEST(PickRootCause, NoneWhenOnlyInfo) {
-  EXPECT_FALSE(PickRootCause({F("trace.pattern", Severity::kInfo)}));
-  auto rc = PickRootCause({F("comm.socket_fallback", Severity::kError)});
+  std::vector<Finding> info = {F("trace.pattern", Severity::kInfo)};
+  EXPECT_FALSE(PickRootCause(info));
+  std::vector<Finding> sock = {F("comm.socket_fallback", Severity::kError)};
+  auto rc = PickRootCause(sock);
   ASSERT_TRUE(rc);
   EXPECT_EQ(rc->id, "comm.socket_fallback");
 }

@@ -1,0 +1,120 @@
+#include "ingest/saved_result/saved_result_reader.h"
+
+#include <simdjson.h>
+
+#include <array>
+
+namespace commdx::ingest {
+
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+// Array elements are named by an identifying field when they have one, so that two results whose
+// arrays differ in order or length still line up ("busbw[size_bytes=1048576]", not "busbw[7]").
+constexpr std::array<const char*, 12> kIdentityKeys = {
+    "id", "key", "name", "rank", "size_bytes", "bytes", "pair", "gpu", "comm_id", "path",
+    "collective", "index"};
+
+std::string ElementName(element e, size_t index) {
+  if (e.type() == element_type::OBJECT) {
+    for (const char* k : kIdentityKeys) {
+      element v;
+      if (e[k].get(v) != simdjson::SUCCESS) continue;
+      if (v.type() == element_type::STRING) return std::string(k) + "=" + std::string(std::string_view(v));
+      if (v.type() == element_type::INT64) return std::string(k) + "=" + std::to_string(int64_t(v));
+      if (v.type() == element_type::UINT64) return std::string(k) + "=" + std::to_string(uint64_t(v));
+    }
+  }
+  return std::to_string(index);
+}
+
+void Flatten(element e, const std::string& path, SavedResult& out) {
+  switch (e.type()) {
+    case element_type::OBJECT: {
+      simdjson::dom::object obj;
+      if (e.get(obj) != simdjson::SUCCESS) break;
+      for (auto field : obj)
+        Flatten(field.value, path.empty() ? std::string(field.key) : path + "." + std::string(field.key), out);
+      break;
+    }
+    case element_type::ARRAY: {
+      simdjson::dom::array arr;
+      if (e.get(arr) != simdjson::SUCCESS) break;
+      size_t i = 0;
+      for (element v : arr) Flatten(v, path + "[" + ElementName(v, i++) + "]", out);
+      break;
+    }
+    case element_type::INT64:
+      out.numbers.emplace_back(path, static_cast<double>(int64_t(e)));
+      break;
+    case element_type::UINT64:
+      out.numbers.emplace_back(path, static_cast<double>(uint64_t(e)));
+      break;
+    case element_type::DOUBLE:
+      out.numbers.emplace_back(path, double(e));
+      break;
+    case element_type::STRING:
+      out.strings.emplace_back(path, std::string(std::string_view(e)));
+      break;
+    case element_type::BOOL:
+      out.strings.emplace_back(path, bool(e) ? "true" : "false");
+      break;
+    case element_type::NULL_VALUE:
+      break;
+  }
+}
+
+Severity SeverityFrom(std::string_view s) {
+  if (s == "error") return Severity::kError;
+  if (s == "warning") return Severity::kWarning;
+  return Severity::kInfo;
+}
+
+}  // namespace
+
+Result<SavedResult> ReadSavedResult(const FileText& file) {
+  simdjson::dom::parser parser;
+  element doc;
+  if (auto err = parser.parse(file.data).get(doc); err != simdjson::SUCCESS) {
+    return MakeError(ErrorCode::kBadInput,
+                     std::string("not a commdx JSON result: ") + simdjson::error_message(err),
+                     {file.path});
+  }
+  SavedResult r;
+  r.path = file.path;
+  int64_t version = 0;
+  if (doc["schema_version"].get(version) != simdjson::SUCCESS)
+    return MakeError(ErrorCode::kBadInput,
+                     "JSON without \"schema_version\": expected a result written by commdx "
+                     "(--format json or --save)",
+                     {file.path});
+  r.schema_version = static_cast<int>(version);
+  std::string_view command;
+  if (doc["command"].get(command) == simdjson::SUCCESS) r.command = std::string(command);
+  simdjson::dom::array findings;
+  if (doc["findings"].get(findings) == simdjson::SUCCESS) {
+    for (element f : findings) {
+      SavedFinding sf;
+      std::string_view s;
+      if (f["id"].get(s) == simdjson::SUCCESS) sf.id = std::string(s);
+      if (f["severity"].get(s) == simdjson::SUCCESS) sf.severity = SeverityFrom(s);
+      if (f["title"].get(s) == simdjson::SUCCESS) sf.title = std::string(s);
+      int64_t rank = 0;
+      if (f["rank"].get(rank) == simdjson::SUCCESS) sf.rank = static_cast<int>(rank);
+      if (!sf.id.empty()) r.findings.push_back(std::move(sf));
+    }
+  }
+  simdjson::dom::object top;
+  if (doc.get(top) != simdjson::SUCCESS)
+    return MakeError(ErrorCode::kBadInput, "expected a JSON object at the top level", {file.path});
+  for (auto field : top) {
+    std::string_view key = field.key;
+    if (key == "findings" || key == "inputs" || key == "skipped" || key == "tool_version") continue;
+    Flatten(field.value, std::string(key), r);
+  }
+  return r;
+}
+
+}  // namespace commdx::ingest
