@@ -1,6 +1,7 @@
 #include "ingest/registry.h"
 
 #include "ingest/nccl_log/nccl_log_importer.h"
+#include "ingest/smi_topo/smi_topo.h"
 
 namespace commdx::ingest {
 
@@ -8,6 +9,12 @@ const std::vector<Importer>& Importers() {
   static const std::vector<Importer> kImporters = {
       {"nccl_log", "NCCL debug log (NCCL_DEBUG=INFO), any version 2.2+, plain or mixed output",
        &SniffNcclLog, &ParseNcclLog},
+      {"smi_topo", "nvidia-smi topo -m: GPU/NIC connection matrix, CPU/NUMA affinity, NIC legend",
+       &SniffSmiTopoMatrix, &ParseSmiTopoMatrix},
+      {"smi_p2p", "nvidia-smi topo -p2p r|w|n|a|p: P2P status matrix", &SniffSmiP2PMatrix,
+       &ParseSmiP2PMatrix},
+      {"smi_nvlink", "nvidia-smi nvlink -s (or -L): GPUs, NVLink state and speed per link",
+       &SniffSmiNvlinkStatus, &ParseSmiNvlinkStatus},
   };
   return kImporters;
 }

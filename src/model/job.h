@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "base/diagnostics.h"
+#include "model/environment.h"
 #include "model/nccl_setup.h"
+#include "model/topology.h"
 
 namespace commdx {
 
@@ -27,6 +29,8 @@ struct Job {
   std::vector<InputFile> inputs;
   std::vector<SkippedInput> skipped;
   NcclSetup nccl;       // from NCCL debug logs
+  Topology topo;        // GPUs, links, NUMA, NICs (live probe, nvidia-smi text, snapshot)
+  EnvSnapshot env;      // environment of the node (live probe or snapshot)
   Diagnostics quality;  // bad records skipped while reading, for the input-quality section
 };
 

@@ -1,0 +1,77 @@
+// What the environment of a node looks like to a distributed job, format-free: the variables
+// that steer NCCL/PyTorch/OpenMP, /dev/shm, locked-memory limit, container signs, driver and
+// CUDA versions, which libnccl.so.2 would load, GPUDirect RDMA prerequisites, IOMMU. Filled live
+// by probe/ or offline from a snapshot; analyzers only read it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace commdx {
+
+struct EnvVar {
+  std::string name;
+  std::string value;
+};
+
+// A libnccl.so.2 a process could load, in the search order of DESIGN.md §6.
+struct NcclLibrary {
+  std::string path;     // resolved file
+  std::string origin;   // "COMMDX_NCCL_LIB", "loader", "pytorch"
+  std::string version;  // "2.28.9", empty when it could not be read
+  std::string error;    // why it could not be loaded/read
+  bool chosen = false;  // the one a plain dlopen("libnccl.so.2") (or --nccl-lib) gives
+};
+
+struct ContainerSign {
+  std::string what;      // "docker", "kubernetes", "ipc namespace", "cgroup cpuset"
+  std::string evidence;  // "/.dockerenv exists", "/proc/1/cgroup: .../kubepods/..."
+};
+
+inline constexpr uint64_t kUnlimited = UINT64_MAX;
+
+struct EnvSnapshot {
+  bool captured = false;
+  std::string host;
+  std::vector<EnvVar> vars;  // NCCL_*, TORCH_NCCL_*, CUDA_*, OMP_*, rank variables, ...
+
+  std::optional<uint64_t> shm_total_bytes;  // /dev/shm size
+  std::optional<uint64_t> shm_free_bytes;
+  std::string shm_source;                   // "statvfs(/dev/shm)", "/proc/mounts"
+  std::optional<uint64_t> memlock_soft_bytes;  // RLIMIT_MEMLOCK; kUnlimited = unlimited
+  std::optional<uint64_t> memlock_hard_bytes;
+
+  int online_cpus = 0;
+  std::string cpus_allowed;  // this process's Cpus_allowed_list (cgroup cpuset shows here)
+
+  std::vector<ContainerSign> container_signs;
+  bool in_container = false;
+
+  std::string driver_version;  // "580.159.04" (/proc/driver/nvidia/version or NVML)
+  int cuda_driver_version = 0; // 13000 = the newest CUDA the driver supports (NVML)
+  std::string cuda_runtime_version;  // "12.8" (PyTorch's build, or /usr/local/cuda)
+  std::string cuda_runtime_source;   // where that came from
+  std::string torch_version;         // "2.11.0+cu128"
+  std::string torch_path;            // site-packages/torch
+
+  std::vector<NcclLibrary> nccl_libs;
+
+  bool ib_present = false;
+  std::vector<std::string> ib_devices;          // mlx5_0, ...
+  std::optional<bool> peermem_loaded;           // nvidia_peermem (or nv_peer_mem) module
+  std::string peermem_module;
+
+  std::optional<bool> iommu_enabled;  // /sys/class/iommu has entries
+  std::string iommu_mode;             // default domain type of a GPU's group: "identity", "DMA"
+  std::string kernel_iommu_args;      // iommu-related words of /proc/cmdline
+
+  const EnvVar* Find(std::string_view name) const {
+    for (const auto& v : vars)
+      if (v.name == name) return &v;
+    return nullptr;
+  }
+};
+
+}  // namespace commdx

@@ -1,0 +1,164 @@
+// The nvidia-smi text importers: topo -m, nvlink -s, topo -p2p.
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "ingest/load_job.h"
+#include "ingest/registry.h"
+#include "ingest/smi_topo/smi_matrix.h"
+#include "ingest/smi_topo/smi_topo.h"
+
+namespace commdx {
+namespace {
+
+std::string Data(const std::string& name) {
+  return std::string(COMMDX_SOURCE_DIR) + "/tests/data/smi/" + name;
+}
+
+Job Load(const std::vector<std::string>& names) {
+  std::vector<std::string> paths;
+  for (const auto& n : names) paths.push_back(Data(n));
+  auto job = ingest::LoadJob(paths, {});
+  EXPECT_TRUE(job) << (job ? "" : job.error().ToString());
+  return job ? std::move(job).value() : Job{};
+}
+
+TEST(SmiTopo, RealH200MatrixAndNvlinkStatus) {
+  Job job = Load({"h200x2-topo-m.txt", "h200x2-nvlink-s.txt"});
+  ASSERT_EQ(job.inputs.size(), 2u);
+  EXPECT_EQ(job.inputs[0].kind, "smi_topo");
+  EXPECT_EQ(job.inputs[1].kind, "smi_nvlink");
+  const Topology& t = job.topo;
+  ASSERT_EQ(t.gpus.size(), 2u);
+  ASSERT_EQ(t.pairs.size(), 1u);
+  EXPECT_EQ(t.pairs[0].path, PathType::kNvLink);
+  EXPECT_EQ(t.pairs[0].nvlinks, 18);
+  EXPECT_EQ(t.gpus[1].cpu_affinity, "0-31");
+  EXPECT_EQ(t.gpus[1].numa_node, 0);
+  EXPECT_EQ(t.gpus[0].name, "NVIDIA H200");
+  EXPECT_EQ(t.gpus[1].uuid, "GPU-c1a9aac7-13bf-e643-1ac8-6b2bad512073");
+  ASSERT_EQ(t.gpus[0].nvlinks.size(), 18u);
+  EXPECT_EQ(t.gpus[0].ActiveNvLinks(), 18);
+  EXPECT_DOUBLE_EQ(t.gpus[0].nvlinks[17].speed_gbps, 26.562);
+  EXPECT_EQ(t.gpus[0].nvlinks[0].version, 4);
+  EXPECT_TRUE(job.quality.empty());
+}
+
+TEST(SmiTopo, PcieOnlyBoxWithNicLegendAndAnsiHeader) {
+  Job job = Load({"pcie8-topo-m.txt"});
+  const Topology& t = job.topo;
+  ASSERT_EQ(t.gpus.size(), 8u);
+  EXPECT_EQ(t.pairs.size(), 28u);
+  EXPECT_EQ(t.FindPair(0, 1)->path, PathType::kPix);
+  EXPECT_EQ(t.FindPair(1, 2)->path, PathType::kNode);
+  EXPECT_EQ(t.FindPair(7, 0)->path, PathType::kSys);
+  EXPECT_EQ(t.FindPair(0, 7)->pcie_path, PathType::kSys);
+  EXPECT_EQ(t.FindPair(0, 1)->nvlinks, 0);
+  EXPECT_EQ(t.gpus[5].numa_node, 1);
+  EXPECT_EQ(t.gpus[5].cpu_affinity, "32-63,96-127");
+  ASSERT_EQ(t.nics.size(), 2u);
+  EXPECT_EQ(t.nics[0].legend, "NIC0");
+  EXPECT_EQ(t.nics[0].name, "mlx5_0");
+  EXPECT_EQ(t.nics[1].name, "mlx5_1");
+  ASSERT_EQ(t.nics[1].gpu_paths.size(), 8u);
+  EXPECT_EQ(t.nics[1].gpu_paths[4], PathType::kPix);
+  EXPECT_EQ(t.nics[1].gpu_paths[0], PathType::kSys);
+  // The pair's location points at the GPU0 row (line 2).
+  EXPECT_EQ(t.FindPair(0, 1)->loc.line, 2u);
+}
+
+TEST(SmiTopo, OldDriverLayoutNamesNicsByDevice) {
+  Job job = Load({"a100x8-old-topo-m.txt"});
+  const Topology& t = job.topo;
+  ASSERT_EQ(t.gpus.size(), 8u);
+  EXPECT_EQ(t.FindPair(2, 6)->nvlinks, 12);
+  ASSERT_EQ(t.nics.size(), 2u);
+  EXPECT_EQ(t.nics[0].name, "mlx5_0");
+  EXPECT_EQ(t.nics[0].kind, NicKind::kInfiniband);
+  EXPECT_EQ(t.nics[0].gpu_paths[3], PathType::kPxb);
+  EXPECT_EQ(t.gpus[7].numa_node, 1);
+}
+
+TEST(SmiTopo, DegradedNvSwitchGpuAndInactiveLinks) {
+  Job job = Load({"h100x8-nv16-topo-m.txt", "h100x8-nvlink-s.txt"});
+  const Topology& t = job.topo;
+  EXPECT_EQ(t.FindPair(3, 5)->nvlinks, 16);
+  EXPECT_EQ(t.FindPair(2, 5)->nvlinks, 18);
+  EXPECT_EQ(t.gpus[3].ActiveNvLinks(), 16);
+  EXPECT_EQ(t.gpus[2].ActiveNvLinks(), 18);
+  EXPECT_FALSE(*t.gpus[3].nvlinks[17].active);
+  EXPECT_EQ(t.gpus[3].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(t.nics.size(), 4u);
+}
+
+TEST(SmiTopo, P2PCapabilityFromFileNameAndCommandLines) {
+  Job job = Load({"pcie8-p2p-r.txt", "p2p-combined.txt"});
+  ASSERT_EQ(job.inputs.size(), 2u);
+  EXPECT_EQ(job.inputs[0].kind, "smi_p2p");
+  const Topology& t = job.topo;
+  EXPECT_EQ(t.FindPair(0, 3)->p2p_read, P2PStatus::kOk);
+  EXPECT_EQ(t.FindPair(0, 4)->p2p_read, P2PStatus::kChipsetNotSupported);
+  EXPECT_EQ(t.FindPair(0, 4)->p2p_write, P2PStatus::kUnknown);
+  // The combined file is about GPUs 0 and 1 (write and atomics under their command lines).
+  EXPECT_EQ(t.FindPair(0, 1)->p2p_write, P2PStatus::kOk);
+  EXPECT_EQ(t.FindPair(0, 1)->p2p_atomics, P2PStatus::kNotSupported);
+  EXPECT_EQ(job.quality.Count("smi_p2p.capability_unknown"), 0u);
+}
+
+TEST(SmiTopo, P2PWithoutCapabilityIsNotedAndReadAssumed) {
+  FileText f{"/tmp/some-matrix.txt",
+             "\tGPU0\tGPU1\n GPU0\tX\tTNS\t\n GPU1\tTNS\tX\t\n\nLegend:\n\n  X    = Self\n"
+             "  OK   = Status Ok\n  CNS  = Chipset not supported\n"};
+  ASSERT_TRUE(ingest::SniffSmiP2PMatrix(f.data));
+  Job job;
+  ASSERT_TRUE(ingest::ParseSmiP2PMatrix(f, job));
+  EXPECT_EQ(job.topo.FindPair(0, 1)->p2p_read, P2PStatus::kTopologyNotSupported);
+  EXPECT_EQ(job.quality.Count("smi_p2p.capability_unknown"), 1u);
+}
+
+TEST(SmiTopo, SniffersTellTheFormatsApart) {
+  auto text = [](const std::string& n) { return ReadFile(Data(n))->data; };
+  EXPECT_EQ(std::string(ingest::SniffImporter(text("pcie8-topo-m.txt"))->name), "smi_topo");
+  EXPECT_EQ(std::string(ingest::SniffImporter(text("pcie8-p2p-r.txt"))->name), "smi_p2p");
+  EXPECT_EQ(std::string(ingest::SniffImporter(text("h100x8-nvlink-s.txt"))->name), "smi_nvlink");
+  EXPECT_FALSE(ingest::SniffSmiTopoMatrix(text("pcie8-p2p-r.txt")));
+  EXPECT_FALSE(ingest::SniffSmiNvlinkStatus("host:1:2 [0] NCCL INFO Bootstrap\n"));
+}
+
+TEST(SmiTopo, LegendWithoutMatrixIsAStructuralError) {
+  auto f = ReadFile(Data("bad-legend-only.txt"));
+  ASSERT_TRUE(f);
+  Job job;
+  auto st = ingest::ParseSmiTopoMatrix(*f, job);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(ExitCodeFor(st.error().code), 3);
+  EXPECT_NE(st.error().ToString().find("bad-legend-only.txt:1:1: error: no GPU matrix"),
+            std::string::npos)
+      << st.error().ToString();
+}
+
+TEST(SmiTopo, UnknownCellsAndShortRowsAreCounted) {
+  FileText f{"m.txt",
+             "\tGPU0\tGPU1\tGPU2\tCPU Affinity\tNUMA Affinity\n"
+             "GPU0\t X \tNVX\tPIX\t0-7\t0\n"
+             "GPU1\tNVX\t X \n"
+             "GPU2\tPIX\tPHB\t X \t0-7\t0\n\nLegend:\n\n  X    = Self\n  NV#  = ...\n"};
+  Job job;
+  ASSERT_TRUE(ingest::ParseSmiTopoMatrix(f, job));
+  EXPECT_EQ(job.quality.Count("smi_topo.unknown_cell"), 2u);
+  EXPECT_EQ(job.quality.Count("smi_topo.short_row"), 1u);
+  EXPECT_EQ(job.topo.FindPair(1, 2)->path, PathType::kPhb);
+  ASSERT_NE(job.topo.FindPair(0, 1), nullptr);
+  EXPECT_EQ(job.topo.FindPair(0, 1)->path, PathType::kUnknown);
+}
+
+TEST(SmiMatrix, StripsAnsiAndParsesCpuLists) {
+  EXPECT_EQ(ingest::smi::StripAnsi("\x1b[4mGPU0\x1b[0m\tX"), "GPU0\tX");
+  EXPECT_EQ(FormatCpuList(*ParseCpuList("0-3,8,9,10,12")), "0-3,8-10,12");
+  EXPECT_FALSE(ParseCpuList("3-1"));
+  EXPECT_FALSE(ParseCpuList("a"));
+  EXPECT_EQ(NormalizeBusId("00000000:1B:00.0"), "0000:1b:00.0");
+  EXPECT_EQ(NormalizeBusId("1b:00.0"), "0000:1b:00.0");
+}
+
+}  // namespace
+}  // namespace commdx
