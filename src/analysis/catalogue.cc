@@ -54,6 +54,7 @@ const std::vector<CatalogueEntry>& Catalogue() {
       {"bench.low_busbw", kE, 5, "Measured bus bandwidth is well below what the topology should give"},
       {"bench.high_latency", kW, 5, "Small-message latency is high"},
       {"bench.asymmetric_pair", kW, 5, "One GPU pair is slower than its peers"},
+      {"bench.wrong_results", kE, 5, "A benchmarked collective produced wrong values"},
   };
   return kEntries;
 }

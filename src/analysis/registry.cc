@@ -2,12 +2,17 @@
 
 #include <algorithm>
 
+#include "analysis/bench_analyzers.h"
 #include "analysis/catalogue.h"
 
 namespace commdx::analysis {
 
 const std::vector<Analyzer>& Analyzers() {
   static const std::vector<Analyzer> kAnalyzers = {
+      {"bench_low_busbw", "benchmark plateau busbw vs the link's line rate", "bench", &FindBenchLowBusbw},
+      {"bench_high_latency", "benchmark small-message latency floor", "bench", &FindBenchHighLatency},
+      {"bench_asymmetric_pair", "P2P pair slower than its peers", "bench", &FindBenchAsymmetricPair},
+      {"bench_wrong_results", "collective results checked wrong", "bench", &FindBenchWrongResults},
   };
   return kAnalyzers;
 }

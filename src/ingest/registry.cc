@@ -1,12 +1,15 @@
 #include "ingest/registry.h"
 
 #include "ingest/nccl_log/nccl_log_importer.h"
+#include "ingest/nccl_tests/nccl_tests_importer.h"
 #include "ingest/smi_topo/smi_topo.h"
 
 namespace commdx::ingest {
 
 const std::vector<Importer>& Importers() {
   static const std::vector<Importer> kImporters = {
+      {"nccl_tests", "nccl-tests output (all_reduce_perf, sendrecv_perf, ...), any version's table",
+       &SniffNcclTests, &ParseNcclTests},
       {"nccl_log", "NCCL debug log (NCCL_DEBUG=INFO), any version 2.2+, plain or mixed output",
        &SniffNcclLog, &ParseNcclLog},
       {"smi_topo", "nvidia-smi topo -m: GPU/NIC connection matrix, CPU/NUMA affinity, NIC legend",

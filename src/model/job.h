@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/diagnostics.h"
+#include "model/bench_result.h"
 #include "model/environment.h"
 #include "model/nccl_setup.h"
 #include "model/topology.h"
@@ -31,6 +32,7 @@ struct Job {
   NcclSetup nccl;       // from NCCL debug logs
   Topology topo;        // GPUs, links, NUMA, NICs (live probe, nvidia-smi text, snapshot)
   EnvSnapshot env;      // environment of the node (live probe or snapshot)
+  std::vector<BenchResult> bench;  // live `commdx bench` runs and nccl-tests outputs
   Diagnostics quality;  // bad records skipped while reading, for the input-quality section
 };
 

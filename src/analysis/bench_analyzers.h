@@ -1,0 +1,27 @@
+// Analyzers over benchmark results (live `commdx bench` runs and nccl-tests files).
+// Thresholds are documented in docs/findings/bench.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/registry.h"
+#include "model/bench_result.h"
+
+namespace commdx::analysis {
+
+// Plateau busbw below 50% (warning) / 35% (error) of the link's line rate.
+std::vector<Finding> FindBenchLowBusbw(const Job& job, const Options& options);
+// Small-message latency floor above 25 us on one node (60 us across nodes).
+std::vector<Finding> FindBenchHighLatency(const Job& job, const Options& options);
+// A directed GPU pair copying below 80% of the best pair of the same method and direction mode.
+std::vector<Finding> FindBenchAsymmetricPair(const Job& job, const Options& options);
+// Wrong elements after a collective (#wrong, or nccl-tests' out-of-bounds count).
+std::vector<Finding> FindBenchWrongResults(const Job& job, const Options& options);
+
+// "all_reduce (nccl-tests, reference/allreduce.txt)" / "all_reduce (commdx bench, 2 ranks)"
+std::string BenchLabel(const BenchResult& result);
+// Evidence pointing at one row: its file:line for an nccl-tests file, words for a live run.
+EvidenceRef BenchRowRef(const BenchResult& result, const BenchRow& row, const std::string& what);
+
+}  // namespace commdx::analysis

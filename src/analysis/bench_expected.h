@@ -1,0 +1,21 @@
+// The bandwidth a benchmark should reach on its link (DESIGN.md §6 table), from the topology
+// the benchmark recorded: live CUDA/NVML facts, or only the GPU name for an nccl-tests file.
+// Local to the bench analyzers until the shared expected_bandwidth.h lands.
+#pragma once
+
+#include <string>
+
+#include "model/bench_result.h"
+
+namespace commdx::analysis {
+
+struct ExpectedLink {
+  bool known = false;
+  double line_rate_gbps = 0;  // per GPU per direction
+  std::string basis;          // "NVLink4, 18 links x 26.56 GB/s = 478 GB/s per direction"
+  double confidence = 0;      // 0..1: lower when guessed from the GPU name alone
+};
+
+ExpectedLink ExpectedForBench(const BenchTopology& topology);
+
+}  // namespace commdx::analysis

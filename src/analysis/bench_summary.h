@@ -1,0 +1,41 @@
+// What a size sweep says, in a few numbers: the plateau bus bandwidth (the median of the
+// points within 5% of the peak — not nccl-tests' "Avg bus bandwidth", which averages every
+// size including the latency-bound ones), the latency floor, an alpha-beta fit, and the
+// efficiency against the expected line rate. Pure function of one BenchResult.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "analysis/bench_expected.h"
+#include "model/bench_result.h"
+
+namespace commdx::analysis {
+
+struct BenchSummary {
+  bool has_data = false;
+  bool in_place = false;  // numbers from the in-place column (out-of-place was not run)
+  double peak_busbw_gbps = 0;
+  uint64_t peak_bytes = 0;
+  const BenchRow* peak_row = nullptr;
+  double plateau_busbw_gbps = 0;
+  uint64_t plateau_from_bytes = 0;  // smallest size in the plateau
+  int plateau_points = 0;
+  bool saturated = false;           // the largest sizes sit on the plateau
+  double latency_floor_us = 0;      // smallest time among sizes <= 64 KiB
+  uint64_t latency_bytes = 0;
+  const BenchRow* latency_row = nullptr;
+  bool fit_ok = false;
+  double alpha_us = 0;              // t(bytes) = alpha + bytes / beta (relative least squares)
+  double beta_busbw_gbps = 0;       // beta in bus-bandwidth terms
+  int64_t wrong_total = 0;          // wrong elements over all checked points
+  ExpectedLink expected;
+  double efficiency = 0;            // plateau / expected line rate (0 when unknown)
+};
+
+// Points within this fraction of the peak belong to the plateau.
+inline constexpr double kPlateauBand = 0.95;
+
+BenchSummary SummarizeBench(const BenchResult& result);
+
+}  // namespace commdx::analysis

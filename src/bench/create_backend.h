@@ -1,0 +1,31 @@
+// Picks and creates the backend: the real CUDA/NCCL one, or the fake one (tests, demos).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+#include "bench/backend.h"
+#include "bench/fake_backend.h"
+#include "bench/launch.h"
+
+namespace commdx::bench {
+
+struct BackendOptions {
+  std::string kind = "cuda";  // "cuda" | "fake"
+  std::string nccl_lib;       // --nccl-lib
+  int ngpus = 0;              // single process: GPUs to use (0 = all visible)
+  LaunchEnv launch;
+  double connect_timeout_s = 120;
+  // Fault injection for watchdog tests: this global rank never issues its part of each
+  // collective, so its peers wait until the watchdog aborts them (-1 = off).
+  int fault_skip_rank = -1;
+  FakeOptions fake;
+};
+
+Result<std::unique_ptr<Backend>> CreateBackend(const BackendOptions& options);
+
+// The real backend (bench/cuda/), or an error saying why it is not there.
+Result<std::unique_ptr<Backend>> CreateCudaBackend(const BackendOptions& options);
+
+}  // namespace commdx::bench

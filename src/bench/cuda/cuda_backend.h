@@ -1,0 +1,98 @@
+// The real backend: CUDA runtime (linked statically) and NCCL (dlopen'ed, nccl_lib.h).
+// Single process: one communicator per local GPU from ncclCommInitAll, every operation issued
+// for all of them inside one ncclGroupStart/End. One process per GPU: the NCCL id comes from
+// rank 0 over TCP (tcp_exchange.h), ncclCommInitRank, and per-iteration times are all-gathered
+// through NCCL so every process holds the whole TimeMatrix.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "bench/backend.h"
+#include "bench/create_backend.h"
+#include "bench/cuda/nccl_lib.h"
+#include "bench/pattern.h"
+
+namespace commdx::bench {
+
+class CudaBackend final : public Backend {
+ public:
+  ~CudaBackend() override;
+  static Result<std::unique_ptr<Backend>> Make(const BackendOptions& options);
+
+  const BackendInfo& Info() const override { return info_; }
+  Status Connect() override;
+  Status Reserve(uint64_t send_bytes, uint64_t recv_bytes) override;
+  Status Prepare(const CollSpec& spec, uint64_t seed) override;
+  Result<TimeMatrix> Time(const CollSpec& spec, int iters, bool graph) override;
+  Result<std::vector<int64_t>> Check(const CollSpec& spec, uint64_t seed) override;
+  Result<TimeMatrix> TimeCopy(const CopySpec& spec, int iters) override;
+  Result<TimeMatrix> TimeRepro(const ReproSpec& spec, int iters) override;
+  std::string DescribeStuck() override;
+  void Abort() override;
+
+ private:
+  struct Dev {
+    int global = 0;
+    int dev = 0;
+    int sm_count = 1;
+    cudaStream_t stream = nullptr;   // collectives, copies, compute
+    cudaStream_t stream2 = nullptr;  // repro communication
+    ncclComm_t comm = nullptr;
+    char* send = nullptr;
+    char* recv = nullptr;
+    uint64_t send_cap = 0;
+    uint64_t recv_cap = 0;
+    std::vector<cudaEvent_t> ev;   // per-iteration boundaries on `stream`
+    std::vector<cudaEvent_t> ev2;  // repro step ends
+    std::vector<cudaEvent_t> seg;  // repro bucket-ready events
+    unsigned long long* d_count = nullptr;
+    double* d_xchg = nullptr;  // multi-process exchange buffer
+    uint64_t xchg_cap = 0;     // doubles
+    cudaGraphExec_t graph = nullptr;
+  };
+  // Events to wait for: events[first..last] of device `dev`, in order.
+  struct WaitItem {
+    size_t dev;
+    std::vector<cudaEvent_t>* events;
+    int first;
+    int last;
+  };
+
+  CudaBackend() = default;
+  Status Init(const BackendOptions& options);
+  Status Alloc(Dev& d, char** ptr, uint64_t bytes, const char* what);
+  Status EnsureEvents(std::vector<cudaEvent_t>& list, Dev& d, size_t n);
+  Status LaunchColl(const CollSpec& spec);
+  Status Capture(const CollSpec& spec, int iters);
+  void DropGraphs();
+  Status Wait(const std::vector<WaitItem>& items);
+  Status CheckAsyncErrors();
+  // Per-iteration times of the waited devices: ev[k] -> ev[k+1], or ev[k] -> (*ends)[k].
+  Result<TimeMatrix> Elapsed(const std::vector<WaitItem>& items, int iters,
+                             std::vector<cudaEvent_t> Dev::*ends = nullptr);
+  Result<TimeMatrix> Gather(const TimeMatrix& local);
+  Status Fill(Dev& d, void* ptr, uint64_t elems, const pattern::Params& p, int value_rank);
+  Result<int64_t> CountWrong(Dev& d, const void* ptr, uint64_t elems, const pattern::Params& p);
+  char* OutputPtr(const Dev& d, const CollSpec& spec) const;
+
+  std::unique_ptr<NcclLib> nccl_;
+  BackendInfo info_;
+  LaunchEnv launch_;
+  double connect_timeout_s_ = 120;
+  int fault_skip_rank_ = -1;
+  std::vector<Dev> devs_;
+  std::atomic<bool> aborted_{false};
+  std::mutex wait_mu_;
+  std::vector<WaitItem> waiting_;  // what the main thread waits for (DescribeStuck reads it)
+  // The spec and batch size the current graphs were captured for.
+  CollSpec graph_spec_;
+  int graph_iters_ = 0;
+};
+
+}  // namespace commdx::bench

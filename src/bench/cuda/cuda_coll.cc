@@ -1,0 +1,256 @@
+// CudaBackend: the collectives — buffer placement (nccl-tests' in-place layout), fill, launch,
+// per-iteration events, optional CUDA graph, and the correctness check.
+#include <algorithm>
+#include <vector>
+
+#include "bench/cuda/cuda_backend.h"
+#include "bench/cuda/cuda_util.h"
+#include "bench/cuda/kernels.h"
+#include "bench/host_codec.h"
+
+namespace commdx::bench {
+
+namespace {
+
+pattern::Params ParamsFor(const CollSpec& spec, int rank, uint64_t seed) {
+  pattern::Params p{};
+  p.coll = static_cast<int>(spec.kind);
+  p.op = static_cast<int>(spec.op);
+  p.dtype = static_cast<int>(spec.dtype);
+  p.nranks = spec.nranks;
+  p.rank = rank;
+  p.root = spec.root;
+  p.count = spec.count;
+  p.seed = seed;
+  return p;
+}
+
+// The pattern repeats every 20 elements (pattern.h: periods 5 and 4), so the host fallback
+// writes one block and doubles it on the device.
+constexpr uint64_t kPeriod = 20;
+constexpr uint64_t kHostBlockElems = kPeriod * 65536;
+constexpr uint64_t kSampleElems = 1 << 20;
+
+}  // namespace
+
+Status CudaBackend::Fill(Dev& d, void* ptr, uint64_t elems, const pattern::Params& p,
+                         int value_rank) {
+  if (elems == 0) return Ok{};
+  COMMDX_CUDA(cudaSetDevice(d.dev));
+  if (kernels::Available()) {
+    COMMDX_CUDA(kernels::Fill(ptr, elems, p, value_rank, d.stream));
+    return Ok{};
+  }
+  auto type = static_cast<DataType>(p.dtype);
+  size_t ts = DataTypeBytes(type);
+  uint64_t block = std::min(elems, kHostBlockElems);
+  std::vector<char> host(block * ts);
+  for (uint64_t i = 0; i < block; ++i)
+    EncodeValue(pattern::InputValue(p, value_rank, i), type, host.data() + i * ts);
+  char* dst = static_cast<char*>(ptr);
+  COMMDX_CUDA(cudaMemcpyAsync(dst, host.data(), block * ts, cudaMemcpyHostToDevice, d.stream));
+  for (uint64_t done = block; done < elems;) {
+    uint64_t n = std::min(done, elems - done);
+    COMMDX_CUDA(cudaMemcpyAsync(dst + done * ts, dst, n * ts, cudaMemcpyDeviceToDevice, d.stream));
+    done += n;
+  }
+  COMMDX_CUDA(cudaStreamSynchronize(d.stream));
+  return Ok{};
+}
+
+Result<int64_t> CudaBackend::CountWrong(Dev& d, const void* ptr, uint64_t elems,
+                                        const pattern::Params& p) {
+  COMMDX_CUDA(cudaSetDevice(d.dev));
+  if (kernels::Available()) {
+    COMMDX_CUDA(cudaMemsetAsync(d.d_count, 0, sizeof(unsigned long long), d.stream));
+    COMMDX_CUDA(kernels::CountWrong(ptr, elems, p, d.d_count, d.stream));
+    unsigned long long n = 0;
+    COMMDX_CUDA(cudaMemcpyAsync(&n, d.d_count, sizeof n, cudaMemcpyDeviceToHost, d.stream));
+    COMMDX_CUDA(cudaStreamSynchronize(d.stream));
+    return static_cast<int64_t>(n);
+  }
+  // Host fallback: three windows (start, middle, end) of at most kSampleElems each.
+  auto type = static_cast<DataType>(p.dtype);
+  size_t ts = DataTypeBytes(type);
+  bool integer = pattern::IsIntegerType(p.dtype);
+  int64_t wrong = 0;
+  std::vector<char> host;
+  uint64_t starts[3] = {0, elems / 2, elems > kSampleElems ? elems - kSampleElems : 0};
+  for (uint64_t s : starts) {
+    uint64_t n = std::min(kSampleElems, elems - std::min(s, elems));
+    host.resize(n * ts);
+    COMMDX_CUDA(cudaMemcpy(host.data(), static_cast<const char*>(ptr) + s * ts, n * ts,
+                           cudaMemcpyDeviceToHost));
+    for (uint64_t i = 0; i < n; ++i) {
+      double want = pattern::Expected(p, s + i, integer);
+      double diff = DecodeValue(host.data() + i * ts, type) - want;
+      if (!(diff <= pattern::Tolerance(p.dtype, want) && -diff <= pattern::Tolerance(p.dtype, want)))
+        ++wrong;
+    }
+    if (elems <= kSampleElems) break;
+  }
+  return wrong;
+}
+
+char* CudaBackend::OutputPtr(const Dev& d, const CollSpec& spec) const {
+  if (spec.in_place && spec.kind == CollKind::kReduceScatter)
+    return d.send + static_cast<uint64_t>(d.global) * spec.count * DataTypeBytes(spec.dtype);
+  return d.recv;
+}
+
+Status CudaBackend::Prepare(const CollSpec& spec, uint64_t seed) {
+  DropGraphs();
+  size_t ts = DataTypeBytes(spec.dtype);
+  for (auto& d : devs_) {
+    pattern::Params p = ParamsFor(spec, d.global, seed);
+    COMMDX_CUDA(cudaSetDevice(d.dev));
+    bool input_in_recv = spec.in_place && spec.kind != CollKind::kReduceScatter;
+    if (!input_in_recv || spec.kind == CollKind::kAllGather)
+      COMMDX_CUDA(cudaMemsetAsync(d.recv, 0xff, spec.RecvElems() * ts, d.stream));
+    if (!spec.in_place || spec.kind == CollKind::kReduceScatter) {
+      COMMDX_TRY(Fill(d, d.send, spec.SendElems(), p, d.global));
+    } else if (spec.kind == CollKind::kAllGather) {
+      COMMDX_TRY(Fill(d, d.recv + static_cast<uint64_t>(d.global) * spec.count * ts, spec.count, p,
+                      d.global));
+    } else {
+      COMMDX_TRY(Fill(d, d.recv, spec.SendElems(), p, d.global));
+    }
+  }
+  for (auto& d : devs_) COMMDX_CUDA(cudaStreamSynchronize(d.stream));
+  return Ok{};
+}
+
+Status CudaBackend::LaunchColl(const CollSpec& spec) {
+  const NcclApi& api = nccl_->api();
+  auto dt = static_cast<ncclDataType_t>(spec.dtype);
+  auto op = static_cast<ncclRedOp_t>(spec.op);
+  size_t ts = DataTypeBytes(spec.dtype);
+  uint64_t c = spec.count;
+  int n = spec.nranks;
+  ncclResult_t r = api.GroupStart();
+  for (auto& d : devs_) {
+    if (r != ncclSuccess) break;
+    if (d.global == fault_skip_rank_) continue;
+    char* send = d.send;
+    char* recv = d.recv;
+    uint64_t g = static_cast<uint64_t>(d.global);
+    if (spec.in_place) {
+      if (spec.kind == CollKind::kAllGather)
+        send = recv + g * c * ts;
+      else if (spec.kind == CollKind::kReduceScatter)
+        recv = send + g * c * ts;
+      else
+        send = recv;
+    }
+    switch (spec.kind) {
+      case CollKind::kAllReduce: r = api.AllReduce(send, recv, c, dt, op, d.comm, d.stream); break;
+      case CollKind::kAllGather: r = api.AllGather(send, recv, c, dt, d.comm, d.stream); break;
+      case CollKind::kReduceScatter:
+        r = api.ReduceScatter(send, recv, c, dt, op, d.comm, d.stream);
+        break;
+      case CollKind::kBroadcast:
+        r = api.Broadcast(send, recv, c, dt, spec.root, d.comm, d.stream);
+        break;
+      case CollKind::kReduce: r = api.Reduce(send, recv, c, dt, op, spec.root, d.comm, d.stream); break;
+      case CollKind::kAllToAll:
+        for (int p = 0; p < n && r == ncclSuccess; ++p) {
+          r = api.Send(send + static_cast<uint64_t>(p) * c * ts, c, dt, p, d.comm, d.stream);
+          if (r == ncclSuccess)
+            r = api.Recv(recv + static_cast<uint64_t>(p) * c * ts, c, dt, p, d.comm, d.stream);
+        }
+        break;
+      case CollKind::kSendRecv:
+        r = api.Send(send, c, dt, (d.global + 1) % n, d.comm, d.stream);
+        if (r == ncclSuccess) r = api.Recv(recv, c, dt, (d.global + n - 1) % n, d.comm, d.stream);
+        break;
+    }
+  }
+  ncclResult_t end = api.GroupEnd();
+  if (r == ncclSuccess) r = end;
+  if (r != ncclSuccess && r != ncclInProgress)
+    return MakeError(ErrorCode::kEnvironment,
+                     nccl_->Describe(("nccl " + spec.Describe()).c_str(), r, devs_[0].comm));
+  return Ok{};
+}
+
+void CudaBackend::DropGraphs() {
+  for (auto& d : devs_)
+    if (d.graph) {
+      cudaGraphExecDestroy(d.graph);
+      d.graph = nullptr;
+    }
+  graph_iters_ = 0;
+}
+
+Status CudaBackend::Capture(const CollSpec& spec, int iters) {
+  DropGraphs();
+  for (auto& d : devs_)
+    COMMDX_CUDA(cudaStreamBeginCapture(d.stream, cudaStreamCaptureModeThreadLocal));
+  Status launched = Ok{};
+  for (auto& d : devs_)
+    COMMDX_CUDA(cudaEventRecordWithFlags(d.ev[0], d.stream, cudaEventRecordExternal));
+  for (int k = 0; k < iters && launched; ++k) {
+    launched = LaunchColl(spec);
+    for (auto& d : devs_)
+      if (launched)
+        COMMDX_CUDA(cudaEventRecordWithFlags(d.ev[static_cast<size_t>(k) + 1], d.stream,
+                                             cudaEventRecordExternal));
+  }
+  for (auto& d : devs_) {
+    cudaGraph_t g = nullptr;
+    cudaError_t e = cudaStreamEndCapture(d.stream, &g);
+    if (launched && e != cudaSuccess) return CudaError("cudaStreamEndCapture", e, __FILE__, __LINE__, d.dev);
+    if (g) {
+      if (launched) COMMDX_CUDA(cudaGraphInstantiate(&d.graph, g, 0));
+      cudaGraphDestroy(g);
+    }
+  }
+  COMMDX_TRY(launched);
+  graph_spec_ = spec;
+  graph_iters_ = iters;
+  return Ok{};
+}
+
+Result<TimeMatrix> CudaBackend::Time(const CollSpec& spec, int iters, bool graph) {
+  if (aborted_) return MakeError(ErrorCode::kEnvironment, "communicators were aborted");
+  for (auto& d : devs_) COMMDX_TRY(EnsureEvents(d.ev, d, static_cast<size_t>(iters) + 1));
+  if (graph) {
+    bool same = graph_iters_ == iters && graph_spec_.kind == spec.kind &&
+                graph_spec_.count == spec.count && graph_spec_.in_place == spec.in_place &&
+                graph_spec_.dtype == spec.dtype && graph_spec_.op == spec.op;
+    if (!same) COMMDX_TRY(Capture(spec, iters));
+    for (auto& d : devs_) COMMDX_CUDA(cudaGraphLaunch(d.graph, d.stream));
+  } else {
+    for (auto& d : devs_) COMMDX_CUDA(cudaEventRecord(d.ev[0], d.stream));
+    for (int k = 0; k < iters; ++k) {
+      COMMDX_TRY(LaunchColl(spec));
+      for (auto& d : devs_) COMMDX_CUDA(cudaEventRecord(d.ev[static_cast<size_t>(k) + 1], d.stream));
+    }
+  }
+  std::vector<WaitItem> items;
+  for (size_t i = 0; i < devs_.size(); ++i) items.push_back({i, &devs_[i].ev, 1, iters});
+  COMMDX_TRY(Wait(items));
+  COMMDX_ASSIGN_OR_RETURN(TimeMatrix local, Elapsed(items, iters));
+  return Gather(local);
+}
+
+Result<std::vector<int64_t>> CudaBackend::Check(const CollSpec& spec, uint64_t seed) {
+  TimeMatrix local;
+  for (auto& d : devs_) {
+    pattern::Params p = ParamsFor(spec, d.global, seed);
+    double wrong = 0;
+    if (pattern::OutputChecked(p)) {
+      uint64_t elems = spec.in_place && spec.kind == CollKind::kReduceScatter ? spec.count
+                                                                               : spec.RecvElems();
+      COMMDX_ASSIGN_OR_RETURN(int64_t w, CountWrong(d, OutputPtr(d, spec), elems, p));
+      wrong = static_cast<double>(w);
+    }
+    local.push_back({wrong});
+  }
+  COMMDX_ASSIGN_OR_RETURN(TimeMatrix all, Gather(local));
+  std::vector<int64_t> out;
+  for (const auto& r : all) out.push_back(r.empty() ? -1 : static_cast<int64_t>(r[0]));
+  return out;
+}
+
+}  // namespace commdx::bench

@@ -1,0 +1,171 @@
+#include "bench/cuda/nccl_lib.h"
+
+#include <dlfcn.h>
+#include <glob.h>
+#include <link.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "base/text.h"
+
+namespace commdx::bench {
+
+namespace {
+
+bool IsFile(const std::string& p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+bool IsDir(const std::string& p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void GlobInto(const std::string& pattern, std::vector<std::string>& out) {
+  glob_t g{};
+  if (glob(pattern.c_str(), 0, nullptr, &g) == 0)
+    for (size_t i = 0; i < g.gl_pathc; ++i) {
+      std::string p = g.gl_pathv[i];
+      bool seen = false;
+      for (const auto& o : out) seen = seen || o == p;
+      if (!seen) out.push_back(p);
+    }
+  globfree(&g);
+}
+
+void AddPrefix(const std::string& prefix, std::vector<std::string>& out) {
+  if (prefix.empty()) return;
+  for (const char* pkgs : {"site-packages", "dist-packages"}) {
+    std::string base = prefix + "/lib/python3*/" + pkgs + "/nvidia/";
+    GlobInto(base + "nccl/lib/libnccl.so.2", out);
+    GlobInto(base + "cu*/lib/libnccl.so.2", out);
+  }
+}
+
+std::string LoadedPath(void* handle, const std::string& fallback) {
+  struct link_map* lm = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name) {
+    char* real = realpath(lm->l_name, nullptr);
+    std::string s = real ? real : lm->l_name;
+    std::free(real);
+    return s;
+  }
+  return fallback;
+}
+
+template <class F>
+bool Sym(void* h, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(dlsym(h, name));
+  return fn != nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> PythonNcclCandidates() {
+  std::vector<std::string> out;
+  if (const char* path = std::getenv("PATH"))
+    for (auto dir : Split(path, ':'))
+      if (!dir.empty() && IsFile(std::string(dir) + "/python3"))
+        AddPrefix(std::string(dir) + "/..", out);
+  for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
+    if (const char* v = std::getenv(var)) AddPrefix(v, out);
+  if (const char* home = std::getenv("HOME")) AddPrefix(std::string(home) + "/.local", out);
+  AddPrefix("/usr/local", out);
+  AddPrefix("/usr", out);
+  AddPrefix("/opt/conda", out);
+  return out;
+}
+
+NcclLib::~NcclLib() {
+  // NCCL keeps threads and atexit handlers; unloading it while they exist crashes, so the
+  // handle is deliberately kept until the process ends.
+}
+
+std::string NcclLib::version() const {
+  int c = version_code_;
+  // NCCL_VERSION(X,Y,Z): X*10000 + Y*100 + Z since 2.9, X*1000 + Y*100 + Z before.
+  int major = c >= 10000 ? c / 10000 : c / 1000;
+  int minor = c >= 10000 ? (c % 10000) / 100 : (c % 1000) / 100;
+  int patch = c % 100;
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+Result<std::unique_ptr<NcclLib>> NcclLib::Load(const std::string& explicit_path) {
+  struct Candidate {
+    std::string path;
+    std::string how;
+  };
+  std::vector<Candidate> tries;
+  if (!explicit_path.empty())
+    tries.push_back({IsDir(explicit_path) ? explicit_path + "/libnccl.so.2" : explicit_path,
+                     "--nccl-lib"});
+  else {
+    if (const char* env = std::getenv("COMMDX_NCCL_LIB"); env && *env)
+      tries.push_back({IsDir(env) ? std::string(env) + "/libnccl.so.2" : env, "COMMDX_NCCL_LIB"});
+    tries.push_back({"libnccl.so.2", "loader path"});
+    for (auto& p : PythonNcclCandidates()) tries.push_back({p, "PyTorch-bundled NCCL"});
+  }
+  std::string tried;
+  for (const auto& c : tries) {
+    void* h = dlopen(c.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      const char* e = dlerror();
+      tried += "\n  " + c.how + ": " + c.path + " (" + (e ? e : "not found") + ")";
+      continue;
+    }
+    auto lib = std::make_unique<NcclLib>();
+    lib->handle_ = h;
+    lib->path_ = LoadedPath(h, c.path);
+    lib->found_by_ = c.how;
+    NcclApi& a = lib->api_;
+    bool ok = Sym(h, "ncclGetVersion", a.GetVersion) && Sym(h, "ncclGetUniqueId", a.GetUniqueId) &&
+              Sym(h, "ncclCommInitRank", a.CommInitRank) && Sym(h, "ncclCommInitAll", a.CommInitAll) &&
+              Sym(h, "ncclCommDestroy", a.CommDestroy) && Sym(h, "ncclCommAbort", a.CommAbort) &&
+              Sym(h, "ncclCommGetAsyncError", a.CommGetAsyncError) &&
+              Sym(h, "ncclGetErrorString", a.GetErrorString) && Sym(h, "ncclAllReduce", a.AllReduce) &&
+              Sym(h, "ncclAllGather", a.AllGather) && Sym(h, "ncclReduceScatter", a.ReduceScatter) &&
+              Sym(h, "ncclBroadcast", a.Broadcast) && Sym(h, "ncclReduce", a.Reduce) &&
+              Sym(h, "ncclSend", a.Send) && Sym(h, "ncclRecv", a.Recv) &&
+              Sym(h, "ncclGroupStart", a.GroupStart) && Sym(h, "ncclGroupEnd", a.GroupEnd);
+    Sym(h, "ncclGetLastError", a.GetLastError);
+    if (!ok) {
+      tried += "\n  " + c.how + ": " + lib->path_ +
+               " (loaded, but it lacks symbols commdx needs: NCCL older than 2.7?)";
+      continue;
+    }
+    if (a.GetVersion(&lib->version_code_) != ncclSuccess) lib->version_code_ = 0;
+    return lib;
+  }
+  return MakeError(ErrorCode::kEnvironment,
+                   "cannot load NCCL (libnccl.so.2); tried, in order:" + tried +
+                       "\n  fix: pass --nccl-lib PATH or set COMMDX_NCCL_LIB, or install NCCL "
+                       "(e.g. the libnccl2 package or PyTorch's nvidia-nccl wheel)");
+}
+
+std::string NcclLib::Describe(const char* call, ncclResult_t r, ncclComm_t comm) const {
+  std::string s = std::string(call) + " failed: ";
+  s += api_.GetErrorString ? api_.GetErrorString(r) : ("error " + std::to_string(r));
+  if (api_.GetLastError) {
+    const char* last = api_.GetLastError(comm);
+    if (last && *last) s += std::string(" (") + last + ")";
+  }
+  switch (r) {
+    case ncclSystemError:
+      s += "; a system call or socket failed (in containers often /dev/shm too small: "
+           "docker --shm-size=1g or --ipc=host)";
+      break;
+    case ncclRemoteError:
+      s += "; a peer process failed or exited";
+      break;
+    case ncclUnhandledCudaError:
+      s += "; a CUDA call inside NCCL failed (out of memory, or a GPU fault)";
+      break;
+    default:
+      break;
+  }
+  return s + "; rerun with NCCL_DEBUG=WARN for NCCL's own message";
+}
+
+}  // namespace commdx::bench

@@ -1,0 +1,259 @@
+#include "ingest/nccl_tests/nccl_tests_importer.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/text.h"
+
+namespace commdx::ingest {
+
+namespace {
+
+struct Line {
+  std::string_view text;
+  uint64_t offset;
+};
+
+// OpenMPI --tag-output prefixes every line with "[1,0]<stdout>:".
+std::string_view StripMpiTag(std::string_view s) {
+  if (!s.empty() && s[0] == '[') {
+    size_t p = s.find("]<stdout>:");
+    if (p == s.npos) p = s.find("]<stderr>:");
+    if (p != s.npos && p < 24) return s.substr(p + 10);
+  }
+  return s;
+}
+
+// "all_reduce_perf" / "all_reduce_perf_mpi" -> "all_reduce"
+std::string CaseFromBinary(std::string_view name) {
+  name = Trim(name);
+  size_t p = name.find("_perf");
+  return std::string(p == name.npos ? name : name.substr(0, p));
+}
+
+// "22809" -> "2.28.9"; "2708" (before 2.9: X*1000+Y*100+Z) -> "2.7.8"
+std::string NcclVersionFromCode(std::string_view code) {
+  auto v = ParseInt(code);
+  if (!v || *v <= 0) return std::string(code);
+  int64_t c = *v;
+  int64_t major = c >= 10000 ? c / 10000 : c / 1000;
+  int64_t minor = c >= 10000 ? (c % 10000) / 100 : (c % 1000) / 100;
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(c % 100);
+}
+
+struct State {
+  const FileText& file;
+  Job& job;
+  BenchResult header;  // facts from the preamble, copied into each table's result
+  BenchResult current;
+  std::vector<std::string> columns;  // column header names, '#' removed
+  size_t key_columns = 0;
+  bool old_error_column = false;
+  std::set<std::string> hosts;
+  int device_lines = 0;
+
+  SourceLoc Loc(uint64_t offset) const { return LocAt(file, offset); }
+  void Flush() {
+    if (!current.rows.empty() || !columns.empty()) {
+      if (current.rows.empty())
+        current.notes.push_back("the result table has no rows (the test stopped early?)");
+      job.bench.push_back(std::move(current));
+    }
+    current = header;
+    columns.clear();
+  }
+};
+
+// # nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809
+// # nThread 1 nGpus 2 minBytes 8 maxBytes 8589934592 step: 4(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0
+// #  Rank  0 Group  0 Pid    656 on         vm device  0 [0000:00:06] NVIDIA H200
+// #   Rank  0 Pid  25375 on    dgx1v device  0 [0x06] Tesla V100-SXM2-16GB      (old)
+void ParsePreamble(std::string_view body, State& st) {
+  auto words = SplitWhitespace(body);
+  if (words.size() >= 3 && words[0] == "nccl-tests" && words[1] == "version") {
+    st.header.tool_version = std::string(words[2]);
+    for (auto w : words)
+      if (ConsumePrefix(w, "nccl-library=")) st.header.nccl_version = NcclVersionFromCode(w);
+    return;
+  }
+  if (StartsWith(body, "Collective test starting:")) {
+    st.header.case_key = CaseFromBinary(body.substr(body.find(':') + 1));
+    st.current.case_key = st.header.case_key;
+    return;
+  }
+  if (words.size() >= 2 && words[0] == "nThread") {
+    for (size_t i = 0; i + 1 < words.size(); ++i)
+      if (words[i] == "graph:") {
+        auto g = ParseInt(words[i + 1]);
+        st.header.cuda_graph = st.current.cuda_graph = g && *g > 0;
+      }
+    return;
+  }
+  if (words.size() >= 2 && words[0] == "Rank") {
+    ++st.device_lines;
+    for (size_t i = 0; i + 1 < words.size(); ++i)
+      if (words[i] == "on") st.hosts.insert(std::string(words[i + 1]));
+    size_t bracket = body.find(']');
+    if (bracket != body.npos && st.header.topology.gpu_name.empty())
+      st.header.topology.gpu_name = std::string(Trim(body.substr(bracket + 1)));
+    st.header.nranks = st.device_lines;
+    st.header.topology.nodes = static_cast<int>(st.hosts.size());
+    st.current.nranks = st.header.nranks;
+    st.current.topology = st.header.topology;
+  }
+}
+
+// #       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong
+bool ParseColumnHeader(std::string_view body, State& st) {
+  auto words = SplitWhitespace(body);
+  bool has_size = false, has_busbw = false;
+  for (auto w : words) {
+    has_size = has_size || w == "size";
+    has_busbw = has_busbw || w == "busbw";
+  }
+  if (!has_size || !has_busbw) return false;
+  if (!st.current.rows.empty()) st.Flush();
+  st.columns.clear();
+  for (auto w : words) st.columns.emplace_back(w);
+  st.key_columns = 0;
+  while (st.key_columns < st.columns.size() && st.columns[st.key_columns] != "time") ++st.key_columns;
+  st.old_error_column = false;
+  for (const auto& c : st.columns) st.old_error_column = st.old_error_column || c == "error";
+  return true;
+}
+
+bool ParsePoint(const std::vector<std::string_view>& w, size_t at, bool old_error, BenchPoint& p) {
+  auto time = ParseDouble(w[at]);
+  auto alg = ParseDouble(w[at + 1]);
+  auto bus = ParseDouble(w[at + 2]);
+  if (!time || !alg || !bus) return false;
+  p.time_us = *time;
+  p.algbw_gbps = *alg;
+  p.busbw_gbps = *bus;
+  p.valid = true;
+  if (old_error || w[at + 3] == "N/A") {
+    p.wrong = -1;  // old "error" is a max deviation, not a count
+  } else {
+    auto wrong = ParseInt(w[at + 3]);
+    if (!wrong) return false;
+    p.wrong = *wrong;
+  }
+  return true;
+}
+
+//      8388608       2097152     float     sum      -1    49.59  169.16  169.16       0    48.82  171.82  171.82       0
+//   ^size (B)    ^count (elements) ^type  ^redop  ^root  ^out-of-place: time algbw busbw #wrong, then in-place
+void ParseRow(std::string_view line, uint64_t offset, State& st) {
+  auto w = SplitWhitespace(line);
+  size_t groups = st.columns.size() > st.key_columns ? (st.columns.size() - st.key_columns) / 4 : 0;
+  BenchRow row;
+  row.loc = st.Loc(offset);
+  bool ok = !st.columns.empty() && w.size() == st.columns.size() && groups >= 1;
+  for (size_t c = 0; ok && c < st.key_columns; ++c) {
+    const std::string& name = st.columns[c];
+    if (name == "size") {
+      auto v = ParseInt(w[c]);
+      ok = v && *v >= 0;
+      if (ok) row.bytes = static_cast<uint64_t>(*v);
+    } else if (name == "count") {
+      auto v = ParseInt(w[c]);
+      ok = v && *v >= 0;
+      if (ok) row.count = static_cast<uint64_t>(*v);
+    } else if (name == "type") {
+      row.dtype = std::string(w[c]);
+    } else if (name == "redop") {
+      row.redop = std::string(w[c]);
+    } else if (name == "root") {
+      auto v = ParseInt(w[c]);
+      row.root = v ? static_cast<int>(*v) : -1;
+    }
+  }
+  if (ok) ok = ParsePoint(w, st.key_columns, st.old_error_column, row.out_of_place);
+  if (ok && groups >= 2) ok = ParsePoint(w, st.key_columns + 4, st.old_error_column, row.in_place);
+  if (!ok) {
+    st.job.quality.Add("nccl_tests.bad_row", DiagSeverity::kWarning,
+                       st.columns.empty()
+                           ? "a result row before any column header line; skipped"
+                           : "a result row that does not match the column header; skipped",
+                       row.loc);
+    return;
+  }
+  st.current.rows.push_back(std::move(row));
+}
+
+void ParseTrailer(std::string_view body, uint64_t offset, State& st) {
+  // # Out of bounds values : 0 OK
+  // # Avg bus bandwidth    : 113.77
+  size_t colon = body.find(':');
+  if (colon == body.npos) return;
+  std::string_view key = Trim(body.substr(0, colon));
+  auto value_words = SplitWhitespace(body.substr(colon + 1));
+  if (value_words.empty()) return;
+  if (key == "Avg bus bandwidth") {
+    if (auto v = ParseDouble(value_words[0])) st.current.reported_avg_busbw_gbps = *v;
+  } else if (key == "Out of bounds values") {
+    if (auto v = ParseInt(value_words[0])) {
+      st.current.reported_out_of_bounds = *v;
+      if (*v > 0)
+        st.job.quality.Add("nccl_tests.out_of_bounds", DiagSeverity::kWarning,
+                           "nccl-tests reports out-of-bounds values (wrong results)", st.Loc(offset));
+    }
+  } else if (StartsWith(key, "Collective test concluded")) {
+    st.Flush();
+  }
+}
+
+}  // namespace
+
+bool SniffNcclTests(std::string_view head) {
+  if (Contains(head, "# nccl-tests version") || Contains(head, "# Collective test starting:"))
+    return true;
+  return Contains(head, "out-of-place") && Contains(head, "in-place") && Contains(head, "busbw") &&
+         Contains(head, "algbw");
+}
+
+Status ParseNcclTests(const FileText& file, Job& job) {
+  State st{file, job, {}, {}, {}, 0, false, {}, 0};
+  st.header.source = "nccl-tests";
+  st.header.launch = "nccl-tests";
+  st.header.file = file.path;
+  st.header.case_key = "unknown";
+  st.current = st.header;
+  size_t before = job.bench.size();
+  std::string_view data = file.data;
+  uint64_t pos = 0;
+  while (pos < data.size()) {
+    size_t nl = data.find('\n', pos);
+    std::string_view raw = data.substr(pos, nl == data.npos ? data.npos : nl - pos);
+    uint64_t offset = pos;
+    pos = nl == data.npos ? data.size() : nl + 1;
+    std::string_view line = Trim(StripMpiTag(raw));
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      std::string_view body = Trim(line.substr(1));
+      if (!ParseColumnHeader(body, st)) {
+        ParsePreamble(body, st);
+        ParseTrailer(body, offset, st);
+      }
+      continue;
+    }
+    if (IsDigit(line[0])) {
+      ParseRow(line, offset, st);
+    } else if (Contains(line, "NCCL failure") || Contains(line, "CUDA failure") ||
+               Contains(line, "Test failure") || Contains(line, "Test NCCL failure")) {
+      st.current.notes.push_back("nccl-tests reported: " + std::string(line));
+      job.quality.Add("nccl_tests.failure", DiagSeverity::kWarning,
+                      "nccl-tests printed a failure: " + std::string(line), st.Loc(offset));
+    }
+  }
+  st.Flush();
+  if (job.bench.size() == before)
+    return MakeError(ErrorCode::kBadInput,
+                     "no nccl-tests result table found (expected a '#  size  count  type ... busbw' "
+                     "header followed by rows)",
+                     {file.path});
+  return Ok{};
+}
+
+}  // namespace commdx::ingest

@@ -1,0 +1,104 @@
+// Interconnect benchmark results, format-free: filled by `commdx bench` (live) or by the
+// nccl-tests importer (an nccl-tests output file). One BenchResult is one case run once:
+// a collective over a size sweep, a P2P copy matrix, or the bucketed all-reduce repro.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace commdx {
+
+// One size of one collective, one buffer placement (out-of-place or in-place).
+// Times are the slowest rank's median; p10/p90 are that rank's spread.
+struct BenchPoint {
+  double time_us = 0;  // median (nccl-tests: mean) time of one operation
+  double p10_us = 0;   // 0 when unknown (nccl-tests prints only one time)
+  double p90_us = 0;
+  double algbw_gbps = 0;  // bytes / time, decimal GB/s
+  double busbw_gbps = 0;  // algbw x the collective's bus factor
+  int64_t wrong = -1;     // wrong elements after the correctness run; -1 = not checked (N/A)
+  int iterations = 0;     // timed iterations per rank (0 = unknown)
+  int slowest_rank = -1;  // rank whose median was largest (-1 = unknown)
+  bool valid = false;     // false when this placement was not run
+};
+
+struct BenchRow {
+  uint64_t bytes = 0;  // nccl-tests "size": total bytes of the operation as nccl-tests counts them
+  uint64_t count = 0;  // nccl-tests "count": elements per rank parameter
+  std::string dtype;   // "float", "bfloat16", ...
+  std::string redop;   // "sum", "none", ...
+  int root = -1;
+  BenchPoint out_of_place;
+  BenchPoint in_place;
+  SourceLoc loc;  // line in an ingested file
+};
+
+// Link facts the expectation is computed from (live: CUDA/NVML; ingested: GPU name only).
+struct BenchTopology {
+  std::string gpu_name;    // "NVIDIA H200"
+  int compute_major = 0;   // compute capability, 0 = unknown
+  int compute_minor = 0;
+  std::string link;        // "nvlink" | "pcie" | "host" | "" (unknown)
+  int nvlink_version = 0;  // NVML NVLink version (4 = H100/H200), 0 = unknown
+  int nvlinks_per_gpu = 0; // active links on the GPU with the fewest, 0 = unknown
+  int pcie_gen = 0;
+  int pcie_width = 0;
+  int nodes = 1;
+  bool guessed = false;    // inferred from the GPU name only
+};
+
+// One directed GPU pair, one copy method (copy engine or SM kernel), one direction mode.
+struct P2pResult {
+  int src = 0;
+  int dst = 0;
+  std::string method;  // "ce" (cudaMemcpyPeerAsync) | "sm" (copy kernel)
+  bool bidirectional = false;
+  uint64_t bytes = 0;       // per direction per iteration
+  double bandwidth_gbps = 0;  // per direction (bidirectional: each direction's)
+  double latency_us = 0;      // median time of a small copy
+  double p10_gbps = 0, p90_gbps = 0;
+  std::string waived;  // non-empty: not run, and why
+};
+
+// One bucket size of the minimal repro: compute of fixed duration + bucketed all_reduce.
+struct ReproPoint {
+  uint64_t bucket_bytes = 0;
+  int buckets = 0;
+  double step_overlap_us = 0;     // all_reduce of each bucket as soon as its gradients are ready
+  double step_serial_us = 0;      // all buckets after the whole backward
+  double compute_only_us = 0;     // no communication
+  double comm_only_us = 0;        // the buckets alone
+};
+
+struct BenchResult {
+  std::string case_key;     // "all_reduce", "sendrecv", "p2p", "repro", ...
+  std::string source;       // "commdx" | "nccl-tests"
+  std::string file;         // ingested file path (empty when live)
+  std::string tool_version; // nccl-tests version, or commdx version
+  std::string nccl_version; // "2.28.9"
+  std::string nccl_library; // path of the libnccl that was loaded (live)
+  std::string launch;       // "single_process" | "torchrun" | "mpi" | "nccl-tests"
+  int nranks = 0;
+  bool cuda_graph = false;
+  BenchTopology topology;
+  std::vector<BenchRow> rows;
+  std::optional<double> reported_avg_busbw_gbps;  // nccl-tests "# Avg bus bandwidth" (a mean)
+  std::optional<int64_t> reported_out_of_bounds;  // nccl-tests "# Out of bounds values"
+  std::vector<P2pResult> p2p;
+  std::vector<ReproPoint> repro;
+  double repro_grad_bytes = 0;
+  double repro_compute_us = 0;
+  double wall_s = 0;  // wall time of the whole case (live)
+  std::vector<std::string> notes;  // waivers and caveats, one sentence each
+};
+
+// nccl-tests' bus-bandwidth factor for a collective on n ranks (DESIGN.md §6):
+// all_reduce 2(n-1)/n; all_gather, reduce_scatter, alltoall (n-1)/n; others 1.
+double BusBwFactor(std::string_view case_key, int nranks);
+
+}  // namespace commdx
