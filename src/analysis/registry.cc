@@ -4,11 +4,28 @@
 
 #include "analysis/bench_analyzers.h"
 #include "analysis/catalogue.h"
+#include "analysis/comm_analyzers.h"
 
 namespace commdx::analysis {
 
 const std::vector<Analyzer>& Analyzers() {
   static const std::vector<Analyzer> kAnalyzers = {
+      {"comm_socket_fallback", "NET/Socket where RDMA or P2P/SHM should be", "logs", &FindCommSocketFallback},
+      {"comm_p2p_disabled", "GPUs of one node not on P2P", "logs", &FindCommP2pDisabled},
+      {"comm_gdr_disabled", "RDMA without GPUDirect", "logs", &FindCommGdrDisabled},
+      {"comm_few_channels", "channel count and why", "logs", &FindCommFewChannels},
+      {"comm_env_override", "NCCL_* overrides", "logs", &FindCommEnvOverrides},
+      {"comm_version_mismatch", "NCCL versions across ranks", "logs", &FindCommVersionMismatch},
+      {"comm_duplicate_gpu", "two ranks on one GPU", "logs", &FindCommDuplicateGpu},
+      {"comm_wrong_interface", "loopback/bridge/tunnel interfaces", "logs", &FindCommWrongInterface},
+      {"comm_warnings", "every NCCL WARN explained", "logs", &FindCommWarnings},
+      {"comm_nvls", "NVLS availability", "logs", &FindCommNvls},
+      {"comm_net_plugin", "network stacks across hosts", "logs", &FindCommNetPluginMismatch},
+      {"comm_ofi_provider", "AWS OFI provider", "logs", &FindCommOfiProvider},
+      {"comm_multi_nic", "NICs listed vs used", "logs", &FindCommMultiNic},
+      {"comm_mixed_link", "IB and RoCE in one list", "logs", &FindCommMixedLinkLayers},
+      {"comm_acs", "PCIe ACS in pasted lspci output", "logs", &FindCommAcs},
+      {"comm_unsupported_gpu", "GPU not supported by the NCCL build", "logs", &FindCommUnsupportedGpu},
       {"bench_low_busbw", "benchmark plateau busbw vs the link's line rate", "bench", &FindBenchLowBusbw},
       {"bench_high_latency", "benchmark small-message latency floor", "bench", &FindBenchHighLatency},
       {"bench_asymmetric_pair", "P2P pair slower than its peers", "bench", &FindBenchAsymmetricPair},

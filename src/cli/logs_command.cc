@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <memory>
 
 #include "analysis/registry.h"
+#include "base/file.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
@@ -16,17 +18,42 @@ struct LogsOptions {
   OutputOptions output;
 };
 
+// Why a file holds no NCCL line, in words a user can act on.
+std::string WhyNotNcclLog(const std::string& path) {
+  auto file = ReadFile(path);
+  if (!file) return file.error().message;
+  const std::string& d = file->data;
+  if (d.empty()) return "empty file";
+  size_t probe = std::min<size_t>(d.size(), 4096), controls = 0;
+  for (size_t i = 0; i < probe; ++i) {
+    unsigned char c = static_cast<unsigned char>(d[i]);
+    if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t')) ++controls;
+  }
+  if (controls * 20 > probe) return "binary data, not a text log";
+  if (d.find("# Avg bus bandwidth") != std::string::npos || d.find("#  Rank") != std::string::npos)
+    return "nccl-tests output without NCCL debug lines (rerun with NCCL_DEBUG=INFO)";
+  return "no NCCL log line in it (expected lines like 'host:pid:tid [dev] NCCL INFO ...'; "
+         "rerun the job with NCCL_DEBUG=INFO)";
+}
+
 int RunLogs(const LogsOptions& o) {
   ingest::LoadOptions load;
   load.only = {"nccl_log"};
   load.force_single = false;
   auto job = ingest::LoadJob(o.paths, load);
   if (!job) return ReportError(job.error());
-  if (job->nccl.nccl_lines == 0 && job->nccl.files.empty())
-    return ReportError(MakeError(ErrorCode::kBadInput,
-                                 "no NCCL log lines found in the given input (expected lines like "
-                                 "'host:pid:tid [dev] NCCL INFO ...')",
-                                 {o.paths.size() == 1 ? o.paths[0] : std::string()}));
+  if (job->nccl.nccl_lines == 0) {
+    std::vector<std::string> files;
+    for (const auto& s : job->skipped) files.push_back(s.path);
+    for (const auto& f : job->nccl.files) files.push_back(f);
+    if (files.size() == 1)
+      return ReportError(MakeError(ErrorCode::kBadInput, WhyNotNcclLog(files[0]), {files[0]}));
+    std::string msg = "none of the " + std::to_string(files.size()) +
+                      " input files holds an NCCL log line";
+    for (size_t i = 0; i < files.size() && i < 5; ++i)
+      msg += "\n  " + files[i] + ": " + WhyNotNcclLog(files[i]);
+    return ReportError(MakeError(ErrorCode::kBadInput, msg, {}));
+  }
   auto findings = analysis::RunAnalyzers(*job, {}, {"logs"});
   auto diag = diagnose::Diagnose(*job, std::move(findings));
   diag.not_checked.clear();  // logs alone: the other sources are not expected here

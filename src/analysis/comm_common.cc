@@ -1,0 +1,117 @@
+#include "analysis/comm_common.h"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+namespace commdx::analysis {
+
+namespace {
+bool Starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+}  // namespace
+
+EvidenceRef Evidence(const NcclLineRef& ref) { return EvidenceRef{ref.loc, ref.line}; }
+
+void AddEvidence(Finding& f, const std::vector<const NcclLineRef*>& refs, size_t limit) {
+  size_t n = 0;
+  for (const auto* r : refs) {
+    if (!r || r->line.empty()) continue;
+    if (n++ < limit) f.refs.push_back(Evidence(*r));
+  }
+  if (n > limit)
+    f.refs.push_back({{}, "... and " + std::to_string(n - limit) + " more lines like these"});
+}
+
+const NcclEnvOverride* FindOverride(const NcclSetup& s, std::string_view name) {
+  for (const auto& o : s.overrides)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+bool OverrideSetTo(const NcclSetup& s, std::string_view name, std::string_view value) {
+  for (const auto& o : s.overrides)
+    if (o.name == name && o.value == value) return true;
+  return false;
+}
+
+std::string HostOfRank(const NcclCommunicator& c, int rank) {
+  auto it = c.ranks.find(rank);
+  return it == c.ranks.end() ? std::string() : it->second.host;
+}
+
+bool SameNode(const NcclCommunicator& c, int a, int b) {
+  if (c.nnodes == 1) return true;
+  std::string ha = HostOfRank(c, a), hb = HostOfRank(c, b);
+  return !ha.empty() && ha == hb;
+}
+
+std::optional<bool> SpansHosts(const NcclSetup& s) {
+  bool single_known = false;
+  for (const auto& c : s.communicators) {
+    if (c.nnodes > 1) return true;
+    if (c.nnodes == 1) single_known = true;
+  }
+  std::set<std::string> hosts;
+  for (const auto& p : s.processes)
+    if (!p.host.empty()) hosts.insert(p.host);
+  if (hosts.size() > 1) return true;
+  // A connect attempt to an address no local interface has: the peer is elsewhere.
+  std::set<std::string> local;
+  for (const auto& n : s.nets)
+    for (const auto& nic : n.nics)
+      if (!nic.address.empty()) local.insert(nic.address);
+  for (const auto& w : s.warnings) {
+    size_t at = w.text.find("onnect to ");
+    if (at == std::string::npos) continue;
+    std::string addr = w.text.substr(at + 10);
+    addr = addr.substr(0, addr.find('<'));
+    if (!addr.empty() && !local.empty() && !local.count(addr)) return true;
+  }
+  if (single_known || hosts.size() == 1) return false;
+  return std::nullopt;
+}
+
+int CompareVersions(std::string_view a, std::string_view b) {
+  auto parts = [](std::string_view v) {
+    std::vector<int> out;
+    while (!v.empty()) {
+      int x = 0;
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (ec != std::errc()) break;
+      out.push_back(x);
+      v.remove_prefix(static_cast<size_t>(p - v.data()));
+      if (!v.empty() && v[0] == '.') v.remove_prefix(1);
+      else break;
+    }
+    return out;
+  };
+  auto pa = parts(a), pb = parts(b);
+  return pa < pb ? -1 : pa > pb ? 1 : 0;
+}
+
+std::string JobVersion(const NcclSetup& s) {
+  for (const auto& p : s.processes)
+    if (!p.version.empty()) return p.version;
+  for (const auto& v : s.loose_versions)
+    if (!v.version.empty()) return v.version;
+  return {};
+}
+
+std::string SuspiciousInterface(std::string_view name, std::string_view address) {
+  if (name == "lo" || Starts(address, "127.") || address == "::1") return "loopback";
+  // A veth with a routable address is a container's own end of the pair (its main interface);
+  // the host ends (vethXXXX) carry only link-local addresses.
+  if (Starts(name, "veth") && !address.empty() && !Starts(address, "fe80:")) return {};
+  if (Starts(name, "docker") || Starts(name, "br-") || Starts(name, "virbr") ||
+      Starts(name, "veth") || Starts(name, "cni") || Starts(name, "flannel") ||
+      Starts(name, "cali") || Starts(name, "kube-"))
+    return "container/virtual bridge, local to this host";
+  if (Starts(name, "ip6tnl") || Starts(name, "tun") || Starts(name, "tap") ||
+      Starts(name, "wg") || Starts(name, "tailscale") || Starts(name, "zt") ||
+      Starts(name, "CloudflareWARP") || Starts(name, "vpn") || Starts(name, "ppp"))
+    return "tunnel/VPN interface";
+  if (Starts(address, "fe80:") || Starts(address, "169.254.")) return "link-local address";
+  return {};
+}
+
+}  // namespace commdx::analysis

@@ -1,0 +1,41 @@
+// Helpers shared by the NCCL-log analyzers: where ranks run, which overrides are set, evidence.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/finding.h"
+#include "model/nccl_setup.h"
+
+namespace commdx::analysis {
+
+EvidenceRef Evidence(const NcclLineRef& ref);
+// Adds up to `limit` refs (the rest are counted in a final "... and N more lines" ref).
+void AddEvidence(Finding& f, const std::vector<const NcclLineRef*>& refs, size_t limit = 6);
+
+// The first override of `name` (any process), or nullptr.
+const NcclEnvOverride* FindOverride(const NcclSetup& s, std::string_view name);
+// True if `name` is set to a value that changes NCCL's behaviour ("1" for *_DISABLE).
+bool OverrideSetTo(const NcclSetup& s, std::string_view name, std::string_view value);
+
+// Host of a rank, "" when unknown.
+std::string HostOfRank(const NcclCommunicator& c, int rank);
+// Both ranks known to run on one node (same host), or the communicator says nNodes 1.
+bool SameNode(const NcclCommunicator& c, int a, int b);
+
+// Whether the job's ranks span several hosts: nNodes > 1, several distinct hosts, or a connect
+// attempt to an address that none of the local interfaces has. nullopt when nothing tells.
+std::optional<bool> SpansHosts(const NcclSetup& s);
+
+// -1, 0, 1 comparing "2.19.3"-style versions; empty or unparsable sorts first.
+int CompareVersions(std::string_view a, std::string_view b);
+// The one NCCL version the logs show (first process with one, else a loose banner), or "".
+std::string JobVersion(const NcclSetup& s);
+
+// Suspicious socket interface: loopback, docker/bridges/veth/virbr, tunnels, VPNs, link-local.
+// Returns why, or "" if the interface looks like a real data NIC.
+std::string SuspiciousInterface(std::string_view name, std::string_view address);
+
+}  // namespace commdx::analysis

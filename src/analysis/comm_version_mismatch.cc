@@ -1,0 +1,38 @@
+// comm.version_mismatch: processes of one job report different NCCL versions ("NCCL version
+// 2.18.1+cuda12.1" on one host, 2.14.3 on another). Mixed versions can fail in bootstrap
+// ("connecting to address with family N is neither AF_INET nor AF_INET6") or hang.
+#include <map>
+
+#include "analysis/comm_analyzers.h"
+#include "analysis/comm_common.h"
+
+namespace commdx::analysis {
+
+std::vector<Finding> FindCommVersionMismatch(const Job& job, const Options&) {
+  const NcclSetup& s = job.nccl;
+  std::map<std::string, std::vector<NcclLineRef>> by_version;
+  for (const auto& p : s.processes)
+    if (!p.version.empty()) by_version[p.version].push_back({p.version_loc, p.version_line});
+  for (const auto& v : s.loose_versions)
+    if (!v.version.empty()) by_version[v.version].push_back(v.ref);
+  if (by_version.size() < 2) return {};
+  Finding f;
+  f.id = "comm.version_mismatch";
+  f.severity = Severity::kError;
+  f.method_step = 9;
+  std::string list;
+  for (const auto& [v, refs] : by_version) {
+    list += (list.empty() ? "" : ", ") + v;
+    f.refs.push_back(Evidence(refs.front()));
+  }
+  f.title = "Ranks run different NCCL versions: " + list;
+  f.detail = "NCCL's wire protocol and bootstrap are not compatible across versions; mixed "
+             "versions fail at init or hang. Usually one node has another container image, a "
+             "different PyTorch wheel, or LD_LIBRARY_PATH pointing at another libnccl.";
+  f.fix = "Use one NCCL build on every node (same container image / wheel); check with "
+          "`python -c 'import torch; print(torch.cuda.nccl.version())'` on each node.";
+  f.metrics.push_back({"versions", static_cast<double>(by_version.size()), "count"});
+  return {f};
+}
+
+}  // namespace commdx::analysis

@@ -1,0 +1,172 @@
+// Every NCCL WARN explained: each warning (and each framework "Last error:" text) is matched
+// against comm_warn_catalogue and grouped into one finding per cause, citing its lines. The
+// first error in a process is the root signal: peer-closed errors that follow another error of
+// the same process are marked as fallout. Unknown warnings become comm.nccl_warn. Error-return
+// traces ("file.cc:41 -> 2") without any WARN still get a finding naming the error code.
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "analysis/comm_analyzers.h"
+#include "analysis/comm_common.h"
+#include "analysis/comm_warn_catalogue.h"
+
+namespace commdx::analysis {
+
+namespace {
+
+int CompletionStatus(const std::string& text) {
+  for (const char* key : {"with error ", "status=", "error="}) {
+    size_t at = text.find(key);
+    if (at == std::string::npos) continue;
+    size_t i = at + std::string_view(key).size();
+    if (i < text.size() && !std::isdigit(static_cast<unsigned char>(text[i]))) {
+      size_t paren = text.find('(', i);  // "status=transport retry counter exceeded(12)"
+      if (paren == std::string::npos) continue;
+      i = paren + 1;
+    }
+    return std::atoi(text.c_str() + i);
+  }
+  return -1;
+}
+
+void ExplainCompletion(int status, Finding& f) {
+  if (status == 12) {
+    f.detail += " Status 12 is 'transport retry counter exceeded' (a timeout): right at the "
+                "first transfer it means the NICs cannot reach each other - on RoCE usually the "
+                "wrong GID index or RoCE version, or routing/PFC; on InfiniBand a link or subnet "
+                "manager problem.";
+    f.fix = "Check `show_gids` on both nodes and set NCCL_IB_GID_INDEX (3 is RoCEv2/IPv4 on most "
+            "setups) and NCCL_IB_TC to the class the switches expect; test with `ib_write_bw` "
+            "between the hosts.";
+  } else if (status == 4) {
+    f.detail += " Status 4 is a local protection error: the NIC could not access the registered "
+                "memory; with GPUDirect RDMA this is usually PCIe ACS or the IOMMU blocking peer "
+                "traffic between NIC and GPU.";
+    f.fix = "Disable ACS on the PCIe switches and use iommu=pt (or off); NCCL_NET_GDR_LEVEL=LOC "
+            "confirms it by turning GDR off.";
+  } else if (status == 5) {
+    f.detail += " Status 5 (work request flushed) is fallout of an earlier error on the queue "
+                "pair.";
+    f.fix = "Look for the first completion error or WARN before this one.";
+  } else {
+    f.fix = "Check the link (`ibv_devinfo`, `ibstat`), GID settings and that `ib_write_bw` works "
+            "between the hosts.";
+  }
+  if (status >= 0) f.metrics.push_back({"ib_status", static_cast<double>(status), "code"});
+}
+
+struct Group {
+  const WarnRule* rule = nullptr;
+  std::vector<const NcclWarning*> warns;
+  bool all_fallout = true;
+};
+
+}  // namespace
+
+std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
+  const NcclSetup& s = job.nccl;
+  std::map<std::string, Group> groups;  // by rule key, or by text for unknown warnings
+  std::vector<std::string> order;
+  std::map<std::pair<std::string, int64_t>, uint32_t> first_error_line;  // per process
+  for (const auto& w : s.warnings) {
+    const WarnRule* rule = MatchWarn(w.text, w.source_file);
+    if (rule && rule->severity == Severity::kInfo) continue;  // benign
+    auto proc = std::make_pair(w.host, w.pid);
+    bool fallout = false;
+    if (rule && rule->fallout) {
+      auto it = first_error_line.find(proc);
+      fallout = it != first_error_line.end() && it->second < w.ref.loc.line;
+    } else if (!first_error_line.count(proc)) {
+      first_error_line[proc] = w.ref.loc.line;
+    }
+    std::string key = rule ? rule->key : "unknown:" + w.text.substr(0, 60);
+    if (!groups.count(key)) order.push_back(key);
+    Group& g = groups[key];
+    g.rule = rule;
+    g.warns.push_back(&w);
+    g.all_fallout = g.all_fallout && fallout;
+  }
+  std::vector<Finding> out;
+  for (const auto& key : order) {
+    const Group& g = groups[key];
+    const NcclWarning& first = *g.warns.front();
+    Finding f;
+    f.method_step = 4;
+    uint64_t lines = 0;
+    std::set<std::pair<std::string, int64_t>> procs;
+    for (const auto* w : g.warns) lines += w->count, procs.insert({w->host, w->pid});
+    std::string where = std::to_string(lines) + " warning line" + (lines == 1 ? "" : "s") +
+                        " from " + std::to_string(procs.size()) + " process" +
+                        (procs.size() == 1 ? "" : "es");
+    if (g.rule) {
+      f.id = g.rule->id;
+      f.severity = g.all_fallout ? Severity::kWarning : g.rule->severity;
+      f.detail = "NCCL: \"" + first.text.substr(0, 200) + "\" (" + where + "). Meaning: " +
+                 g.rule->cause;
+      f.fix = g.rule->fix;
+      if (g.all_fallout)
+        f.detail += " Here it follows an earlier error of the same process, which is the cause.";
+      if (std::string_view(g.rule->key) == "ib_completion")
+        ExplainCompletion(CompletionStatus(first.text), f);
+    } else {
+      f.id = "comm.nccl_warn";
+      f.severity = Severity::kWarning;
+      f.confidence = 0.5;
+      f.title = "NCCL warning: " + first.text.substr(0, 100);
+      f.detail = "commdx does not know this message (" + where + ").";
+      f.fix = "Search the NCCL issue tracker for the message; rerun with "
+              "NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH,ENV on all ranks for context.";
+    }
+    std::vector<const NcclLineRef*> refs;
+    for (const auto* w : g.warns) refs.push_back(&w->ref);
+    AddEvidence(f, refs, 4);
+    f.metrics.push_back({"warning_lines", static_cast<double>(lines), "count"});
+    if (g.rule && g.rule->fixed_in && !g.all_fallout) {
+      std::string version = JobVersion(s);
+      if (version.empty() || CompareVersions(version, g.rule->fixed_in) < 0) {
+        Finding old;
+        old.id = "comm.nccl_too_old";
+        old.severity = Severity::kWarning;
+        old.method_step = 9;
+        old.title = "NCCL " + (version.empty() ? std::string("(version not in the log)") : version) +
+                    " has a bug fixed in " + g.rule->fixed_in + " that produces this warning";
+        old.detail = std::string("Known NCCL issue: ") + g.rule->cause;
+        old.fix = std::string("Upgrade NCCL to ") + g.rule->fixed_in + " or later.";
+        old.refs.push_back(f.refs.front());
+        old.confidence = version.empty() ? 0.6 : 0.9;
+        out.push_back(std::move(f));
+        out.push_back(std::move(old));
+        continue;
+      }
+    }
+    out.push_back(std::move(f));
+  }
+  // Failures without a WARN line: error-return traces or a framework's error name.
+  if (s.warnings.empty()) {
+    std::vector<const NcclLineRef*> refs;
+    int code = -1;
+    for (const auto& n : s.notes)
+      if ((n.kind == "error_return" || n.kind == "nccl_error_code") && n.code > 0) {
+        if (code < 0) code = n.code;
+        refs.push_back(&n.ref);
+      }
+    if (code > 0) {
+      Finding f;
+      f.id = code == 6 ? "comm.remote_exited" : code == 1 ? "comm.cuda_error" : "comm.nccl_warn";
+      f.severity = Severity::kError;
+      f.method_step = 4;
+      f.title = std::string("NCCL calls failed with ") + NcclResultName(code);
+      f.detail = "The log has the error-return trace but not the WARN line that names the cause "
+                 "(it is usually printed just before, possibly by another rank).";
+      f.fix = "Collect the full NCCL_DEBUG=INFO output of every rank; the first WARN names the "
+              "cause.";
+      AddEvidence(f, refs, 4);
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
+}  // namespace commdx::analysis

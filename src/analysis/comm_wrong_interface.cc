@@ -1,0 +1,93 @@
+// comm.wrong_interface: NCCL bootstraps or stripes socket traffic over an interface that does not
+// route between hosts: loopback, docker/bridge/veth/virbr, tunnels and VPNs, link-local IPv6.
+// NCCL's automatic choice only avoids docker* and lo; it takes ip6tnl0, br-*, veth*, virbr0 or a
+// VPN when they come first. Error when ranks span hosts (or a connect to a peer failed), warning
+// when the node count is unknown, info for loopback on a single node.
+#include <algorithm>
+#include <set>
+
+#include "analysis/comm_analyzers.h"
+#include "analysis/comm_common.h"
+
+namespace commdx::analysis {
+
+std::vector<Finding> FindCommWrongInterface(const Job& job, const Options&) {
+  const NcclSetup& s = job.nccl;
+  std::set<std::string> bad_names, good_names;
+  std::string first_why, first_name;
+  std::vector<const NcclLineRef*> refs;
+  size_t socket_list = 0;
+  for (const auto& n : s.nets) {
+    bool this_net_bad = false;
+    size_t sockets_here = 0;
+    for (const auto& nic : n.nics) {
+      if (nic.role == "socket") socket_list = std::max(socket_list, ++sockets_here);
+      if (nic.role != "socket" && nic.role != "bootstrap") continue;
+      // Bootstrap uses the first interface only; NET/Socket stripes over all listed.
+      if (nic.role == "bootstrap" && nic.index > 0) continue;
+      std::string why = SuspiciousInterface(nic.name, nic.address);
+      if (why.empty()) {
+        good_names.insert(nic.name);
+        continue;
+      }
+      if (first_why.empty()) first_why = why, first_name = nic.name;
+      bad_names.insert(nic.name);
+      this_net_bad = true;
+    }
+    if (this_net_bad)
+      for (const auto& r : n.nic_refs) refs.push_back(&r);
+  }
+  if (bad_names.empty()) return {};
+  bool connect_failed = false;
+  for (const auto& w : s.warnings) {
+    if (w.text.find("onnect") != std::string::npos &&
+        (w.text.find("timed out") != std::string::npos ||
+         w.text.find("refused") != std::string::npos ||
+         w.text.find("unreachable") != std::string::npos)) {
+      connect_failed = true;
+      refs.push_back(&w.ref);
+    }
+  }
+  std::optional<bool> spans = SpansHosts(s);
+  bool only_loopback = first_why == "loopback" && bad_names.size() == 1;
+  Finding f;
+  f.id = "comm.wrong_interface";
+  f.method_step = 4;
+  if (spans.value_or(false) || connect_failed) {
+    f.severity = Severity::kError;
+  } else if (!spans.has_value()) {
+    f.severity = Severity::kWarning;
+    f.confidence = 0.6;
+  } else {
+    // One node: sockets carry no inter-node traffic. Worth a note, not an alarm.
+    f.severity = Severity::kInfo;
+  }
+  std::string names;
+  size_t shown = 0;
+  for (const auto& n : bad_names)
+    if (shown++ < 4) names += (names.empty() ? "" : ", ") + n;
+  if (bad_names.size() > 4) names += " and " + std::to_string(bad_names.size() - 4) + " more";
+  f.title = "NCCL uses interface" + std::string(bad_names.size() > 1 ? "s " : " ") + names +
+            " (" + first_why + ")";
+  f.detail = only_loopback && f.severity == Severity::kInfo
+                 ? "Loopback works only while every rank is on this node."
+                 : "These interfaces do not reach other hosts (or only through a slow path). "
+                   "NCCL uses the first listed one for bootstrap and stripes NET/Socket traffic "
+                   "over every listed one, so connections time out or crawl.";
+  if (socket_list > 1 && f.severity != Severity::kInfo)
+    f.detail += " The NET/Socket list has " + std::to_string(socket_list) + " entries.";
+  f.fix = "Set NCCL_SOCKET_IFNAME to the data-network interface present on every node (e.g. "
+          "NCCL_SOCKET_IFNAME=eth0, or an exclusion like NCCL_SOCKET_IFNAME=^docker,lo,veth,br-,"
+          "virbr); check `ip -br addr` on each host.";
+  if (!good_names.empty()) {
+    std::string list;
+    for (const auto& n : good_names) list += (list.empty() ? "" : ",") + n;
+    f.fix += " The log also lists " + list + ", which looks like a routable interface: "
+             "NCCL_SOCKET_IFNAME=" + list + ".";
+  }
+  AddEvidence(f, refs, 5);
+  f.metrics.push_back({"suspicious_interfaces", static_cast<double>(bad_names.size()), "count"});
+  return {f};
+}
+
+}  // namespace commdx::analysis
