@@ -33,6 +33,12 @@ const Signature kSignatures[] = {
       "deleted it, or the ranks of one node run in different IPC/mount namespaces.",
       "Set RemoveIPC=no in /etc/systemd/logind.conf; run all ranks of a node with a shared "
       "/dev/shm (--ipc=host or one container per node)."}},
+    {{"no algorithm/protocol available", nullptr}, nullptr,
+     {"no_algo", "comm.env_override", kE, false,
+      "NCCL_ALGO / NCCL_PROTO force an algorithm or protocol that has no implementation for this "
+      "collective and data type, so the call fails (invalid usage).",
+      "Unset NCCL_ALGO / NCCL_PROTO, or restrict them to one collective with the per-collective "
+      "syntax (NCCL >= 2.24: NCCL_ALGO=allreduce:tree)."}},
     {{"Duplicate GPU detected", nullptr}, nullptr,
      {"duplicate_gpu", "comm.duplicate_gpu", kE, false,
       "two ranks selected the same GPU: the processes were not pinned to distinct devices.",

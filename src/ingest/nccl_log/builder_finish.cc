@@ -57,6 +57,11 @@ void MergeRec(CommRec& rec, NcclCommunicator& comm) {
     comm.ranks[printer] = std::move(r);
   }
   MergeConnections(comm.connections, rec.conns);
+  std::stable_sort(comm.connections.begin(), comm.connections.end(),
+                   [](const NcclConnection& a, const NcclConnection& b) {
+                     if (a.ref.loc.file != b.ref.loc.file) return a.ref.loc.file < b.ref.loc.file;
+                     return a.ref.loc.line < b.ref.loc.line;
+                   });
   int ring_count = static_cast<int>(rec.rings.size());
   comm.ring_channels = std::max({comm.ring_channels, rec.ring_nchannels, ring_count});
   if (comm.rings.empty())

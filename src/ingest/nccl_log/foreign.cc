@@ -45,6 +45,9 @@ bool ParseAssignments(std::string_view s, const LineInfo& li, Builder& b) {
            s[vend] != ';')
       ++vend;
     std::string_view value = s.substr(end + 1, vend - end - 1);
+    while (!value.empty() && (value.back() == ',' || value.back() == '.' || value.back() == ')' ||
+                              value.back() == ':'))
+      value.remove_suffix(1);  // prose: "with NCCL_ALGO=Tree, NCCL ..."
     pos = vend;
     if (StartsWith(name, "NCCL_DEBUG") || value.empty()) continue;
     b.AddOverride(li, name, value, true);

@@ -215,7 +215,8 @@ bool SplitNcclLine(std::string_view line, LineInfo& out) {
     if (pos == std::string_view::npos) continue;
     LineInfo tmp = out;
     bool warn = word[1] == 'W';
-    if (ParseLeft(line.substr(0, pos), warn, tmp) && (tmp.dev >= 0 || !tmp.host.empty())) {
+    // Every pre-2.3 line has "[dev]"; without it " INFO " is other programs' logging.
+    if (ParseLeft(line.substr(0, pos), warn, tmp) && tmp.dev >= 0) {
       out = tmp;
       out.level = warn ? Level::kWarn : Level::kInfo;
       out.msg = line.substr(pos + word.size());
