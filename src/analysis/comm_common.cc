@@ -48,7 +48,18 @@ bool SameNode(const NcclCommunicator& c, int a, int b) {
 std::optional<bool> SpansHosts(const NcclSetup& s) {
   bool single_known = false;
   for (const auto& c : s.communicators) {
-    if (c.nnodes > 1) return true;
+    if (c.nnodes > 1) {
+      // With P2P and SHM both off NCCL counts every rank as its own node (nNodes 2 on one
+      // host): believe the hosts when every rank's host is known.
+      std::set<std::string> rank_hosts;
+      bool all_known = static_cast<int>(c.ranks.size()) == c.nranks;
+      for (const auto& [r, info] : c.ranks) {
+        if (info.host.empty()) all_known = false;
+        rank_hosts.insert(info.host);
+      }
+      if (!(all_known && rank_hosts.size() == 1)) return true;
+      single_known = true;
+    }
     if (c.nnodes == 1) single_known = true;
   }
   std::set<std::string> hosts;

@@ -68,7 +68,7 @@ std::vector<Finding> FindCommSocketFallback(const Job& job, const Options&) {
     f.title = "GPUs of one node talk over TCP sockets (P2P and shared memory are both off)";
     f.detail = "Connections between ranks on the same node use NET/Socket: every byte crosses the "
                "kernel's TCP stack through the NIC or loopback, typically 10-100x slower than "
-               "NVLink/PCIe P2P.";
+               "NVLink/PCIe P2P. (NCCL then even counts each GPU as its own node.)";
     AddEvidence(f, intra_refs);
     for (const auto& o : s.overrides)
       if ((o.name == "NCCL_P2P_DISABLE" || o.name == "NCCL_SHM_DISABLE") && o.value != "0")
