@@ -5,11 +5,13 @@
 #include "analysis/bench_analyzers.h"
 #include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
+#include "analysis/trace_analyzers.h"
 
 namespace commdx::analysis {
 
 const std::vector<Analyzer>& Analyzers() {
   static const std::vector<Analyzer> kAnalyzers = {
+      {"trace", "profiler traces: step breakdown, overlap, syncs, stalls, skew, bandwidth", "trace", &FindTraceIssues},
       {"comm_socket_fallback", "NET/Socket where RDMA or P2P/SHM should be", "logs", &FindCommSocketFallback},
       {"comm_p2p_disabled", "GPUs of one node not on P2P", "logs", &FindCommP2pDisabled},
       {"comm_gdr_disabled", "RDMA without GPUDirect", "logs", &FindCommGdrDisabled},

@@ -17,6 +17,7 @@ int Run(int argc, char** argv) {
   Action run;
   AddDiagnoseCommand(app, run);
   AddLogsCommand(app, run);
+  AddTraceCommand(app, run);
   AddBenchCommand(app, run);
   AddCompareCommand(app, run);
   try {

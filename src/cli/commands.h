@@ -11,6 +11,7 @@ namespace commdx::cli {
 using Action = std::function<int()>;
 
 void AddLogsCommand(CLI::App& app, Action& run);
+void AddTraceCommand(CLI::App& app, Action& run);
 void AddBenchCommand(CLI::App& app, Action& run);
 void AddDiagnoseCommand(CLI::App& app, Action& run);
 void AddCompareCommand(CLI::App& app, Action& run);

@@ -1,5 +1,6 @@
 #include "ingest/registry.h"
 
+#include "ingest/kineto/kineto_importer.h"
 #include "ingest/nccl_log/nccl_log_importer.h"
 #include "ingest/nccl_tests/nccl_tests_importer.h"
 #include "ingest/smi_topo/smi_topo.h"
@@ -8,6 +9,8 @@ namespace commdx::ingest {
 
 const std::vector<Importer>& Importers() {
   static const std::vector<Importer> kImporters = {
+      {"kineto", "PyTorch profiler (Kineto) trace, .json or .json.gz, one file per rank",
+       &SniffKineto, &ParseKineto},
       {"nccl_tests", "nccl-tests output (all_reduce_perf, sendrecv_perf, ...), any version's table",
        &SniffNcclTests, &ParseNcclTests},
       {"nccl_log", "NCCL debug log (NCCL_DEBUG=INFO), any version 2.2+, plain or mixed output",

@@ -11,6 +11,7 @@
 #include "model/environment.h"
 #include "model/nccl_setup.h"
 #include "model/topology.h"
+#include "model/trace.h"
 
 namespace commdx {
 
@@ -30,6 +31,7 @@ struct Job {
   std::vector<InputFile> inputs;
   std::vector<SkippedInput> skipped;
   NcclSetup nccl;       // from NCCL debug logs
+  TraceSet trace;       // from PyTorch profiler (Kineto) traces, one RankTrace per file
   Topology topo;        // GPUs, links, NUMA, NICs (live probe, nvidia-smi text, snapshot)
   EnvSnapshot env;      // environment of the node (live probe or snapshot)
   std::vector<BenchResult> bench;  // live `commdx bench` runs and nccl-tests outputs

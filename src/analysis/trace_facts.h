@@ -1,0 +1,29 @@
+// Everything the trace analyzers share, computed once per job: each rank's GPU timeline, the
+// cross-rank match of collectives, the step breakdown, and per-collective bandwidth.
+#pragma once
+
+#include <vector>
+
+#include "analysis/trace_busbw.h"
+#include "analysis/trace_cross_rank.h"
+#include "analysis/trace_step_breakdown.h"
+#include "analysis/trace_timeline.h"
+#include "model/job.h"
+
+namespace commdx::analysis {
+
+struct TraceFacts {
+  std::vector<RankTimeline> timelines;  // per TraceSet::ranks index
+  CrossRank cross;
+  std::vector<StepBreakdown> steps;
+  std::vector<StepBreakdown> rank_means;  // per trace index (MeanOfRank)
+  std::vector<CollectiveBw> bandwidth;    // per matched or single-rank collective instance
+  LinkExpectation link;
+};
+
+TraceFacts ComputeTraceFacts(const Job& job);
+
+// Mean step time over the ranks that have steps (ns); 0 if none.
+double MeanStepNs(const TraceFacts& facts);
+
+}  // namespace commdx::analysis

@@ -1,0 +1,72 @@
+// trace.launch_bound: the GPU sits idle waiting for the CPU to launch work, not because of a
+// host sync (trace.host_sync) or data loading (trace.data_stall). Measured per rank as the step's
+// idle-host time minus the idle that follows blocking syncs; fires at >= 20% of the step.
+#include <algorithm>
+#include <cstdio>
+
+#include "analysis/trace_findings.h"
+#include "analysis/trace_host_sync.h"
+
+namespace commdx::analysis {
+
+namespace {
+
+constexpr double kMinStepShare = 0.20;
+constexpr int64_t kMinCostNs = 500'000;
+
+}  // namespace
+
+std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, const Options&) {
+  int worst = -1;
+  double worst_ns = 0, worst_share = 0;
+  for (size_t i = 0; i < set.ranks.size(); ++i) {
+    const StepBreakdown& m = f.rank_means[i];
+    const RankTrace& t = set.ranks[i];
+    if (m.step == 0 || t.steps.empty()) continue;
+    int64_t sync_idle = 0;
+    for (const HostSync& s : FindHostSyncs(t, static_cast<int>(i), f.timelines[i]))
+      if (s.step >= 0) sync_idle += s.gpu_idle_ns;
+    double idle = static_cast<double>(m.idle_host_ns) -
+                  static_cast<double>(sync_idle) / static_cast<double>(t.steps.size());
+    double share = idle / static_cast<double>(std::max<int64_t>(1, m.total_ns()));
+    if (idle > worst_ns) worst_ns = idle, worst_share = share, worst = static_cast<int>(i);
+  }
+  if (worst < 0 || worst_share < kMinStepShare || worst_ns < kMinCostNs) return {};
+  const RankTrace& t = set.ranks[worst];
+  const StepBreakdown& m = f.rank_means[worst];
+  std::vector<int64_t> kernel_ns;
+  uint64_t launches = 0;
+  for (const GpuOp& op : t.gpu_ops)
+    if (op.kind == GpuOpKind::kKernel) kernel_ns.push_back(op.end_ns - op.start_ns);
+  for (const RuntimeCall& rc : t.runtime) launches += (rc.flags & kHostFlagLaunch) != 0;
+  const double per_step_launches = static_cast<double>(launches) / t.steps.size();
+  const double median_kernel = static_cast<double>(Median(kernel_ns));
+  Finding x;
+  x.id = "trace.launch_bound";
+  x.rank = t.rank;
+  x.title = "Rank " + std::to_string(t.rank) + " is launch-bound: its GPU waits for the CPU " +
+            std::to_string(static_cast<int>(worst_share * 100)) + "% of the step";
+  char buf[600];
+  std::snprintf(buf, sizeof buf,
+                "The GPU of rank %d has nothing to run for %.2f ms of a %.2f ms step while its CPU "
+                "issues work (%.0f launches per step, median kernel %.1f µs). Other ranks then wait "
+                "for it at collectives. Under the profiler every CPU op is slower, so compare with "
+                "the unprofiled step time before acting.",
+                t.rank, worst_ns / 1e6, static_cast<double>(m.total_ns()) / 1e6, per_step_launches,
+                median_kernel / 1e3);
+  x.detail = buf;
+  x.metrics = {{"gpu_idle_for_cpu_per_step", worst_ns, "ns"},
+               {"step_time", static_cast<double>(m.total_ns()), "ns"},
+               {"launches_per_step", per_step_launches, "count"},
+               {"median_kernel", median_kernel, "ns"}};
+  x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank) + " mean over " +
+                                           std::to_string(m.step) + " steps"});
+  x.fix = "Give the GPU more work per launch (larger batch, fused kernels), cut Python overhead "
+          "(torch.compile, CUDA graphs), and make sure the rank's CPU cores are not shared "
+          "(CPU affinity, OMP_NUM_THREADS).";
+  x.cost_ns_per_step = worst_ns;
+  x.confidence = 0.7;
+  return {x};
+}
+
+}  // namespace commdx::analysis

@@ -1,0 +1,42 @@
+// The communication pattern per process group (DESIGN.md §1 step 1): which collectives, how many
+// per step, how many bytes, the size histogram; and what kind of parallelism that looks like
+// (all-reduce heavy: DDP; all-gather + reduce-scatter: FSDP/ZeRO; send/recv: pipeline; all-to-all:
+// MoE / expert parallel). Finding trace.pattern (info).
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "analysis/registry.h"
+#include "analysis/trace_facts.h"
+
+namespace commdx::analysis {
+
+// Size buckets: < 64 KiB, < 1 MiB, < 16 MiB, < 256 MiB, >= 256 MiB.
+inline constexpr std::array<const char*, 5> kSizeBucketNames = {"<64KiB", "64KiB-1MiB", "1-16MiB",
+                                                                 "16-256MiB", ">=256MiB"};
+int SizeBucket(uint64_t bytes);
+
+struct PatternRow {
+  std::string pg;
+  std::string pg_desc;
+  std::vector<int> ranks;
+  CollectiveType type = CollectiveType::kUnknown;
+  uint64_t count = 0;       // on the rank with the most (calls are per rank)
+  double per_step = 0;
+  uint64_t bytes_total = 0;
+  uint64_t median_bytes = 0;
+  int64_t time_ns = 0;      // kernel time on that rank
+  int median_channels = 0;
+  std::array<uint64_t, 5> histogram{};
+};
+
+std::vector<PatternRow> CommPattern(const TraceSet& set);
+
+// "DDP-like (all-reduce)", "FSDP/ZeRO-like (all-gather + reduce-scatter)", ...
+std::string PatternName(const std::vector<PatternRow>& rows);
+
+std::vector<Finding> FindPattern(const TraceSet& set, const TraceFacts& facts, const Options& o);
+
+}  // namespace commdx::analysis

@@ -1,0 +1,77 @@
+#include "analysis/trace_step_breakdown.h"
+
+namespace commdx::analysis {
+
+StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64_t a, int64_t b) {
+  StepBreakdown s;
+  s.start_ns = a;
+  s.end_ns = b;
+  const int64_t compute = LengthIn(tl.compute, a, b);
+  const int64_t comm = LengthIn(tl.comm, a, b);
+  const int64_t both = OverlapIn(tl.compute, tl.comm, a, b);
+  const int64_t busy = LengthIn(tl.busy, a, b);
+  s.compute_ns = compute - both;
+  s.comm_overlapped_ns = both;
+  s.comm_exposed_ns = comm - both;
+  s.other_gpu_ns = busy - (compute + comm - both);
+  // Waiting lies inside NCCL kernels; the exposed part of it is what no compute hides.
+  s.comm_exposed_wait_ns = LengthIn(wait, a, b) - OverlapIn(wait, tl.compute, a, b);
+  s.comm_exposed_wait_ns = std::max<int64_t>(0, std::min(s.comm_exposed_wait_ns, s.comm_exposed_ns));
+  const int64_t idle = (b - a) - busy;
+  const int64_t data = LengthIn(tl.data_loading, a, b) - OverlapIn(tl.data_loading, tl.busy, a, b);
+  s.idle_data_ns = std::max<int64_t>(0, std::min(data, idle));
+  s.idle_host_ns = idle - s.idle_data_ns;
+  return s;
+}
+
+std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
+                                                const std::vector<RankTimeline>& timelines,
+                                                const CrossRank& cross) {
+  std::vector<StepBreakdown> out;
+  for (size_t ti = 0; ti < set.ranks.size(); ++ti) {
+    const RankTrace& t = set.ranks[ti];
+    if (!t.has_gpu) continue;
+    static const Intervals kNone;
+    const Intervals& wait = ti < cross.wait.size() ? cross.wait[ti] : kNone;
+    for (const Step& st : StepWindows(t)) {
+      StepBreakdown s = MeasureWindow(timelines[ti], wait, st.start_ns, st.end_ns);
+      s.trace = static_cast<int>(ti);
+      s.rank = t.rank;
+      s.step = st.number;
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace) {
+  StepBreakdown m;
+  m.trace = trace;
+  int64_t n = 0, total = 0;
+  for (const auto& s : steps) {
+    if (s.trace != trace) continue;
+    m.rank = s.rank;
+    ++n;
+    total += s.total_ns();
+    m.compute_ns += s.compute_ns;
+    m.comm_overlapped_ns += s.comm_overlapped_ns;
+    m.comm_exposed_ns += s.comm_exposed_ns;
+    m.comm_exposed_wait_ns += s.comm_exposed_wait_ns;
+    m.other_gpu_ns += s.other_gpu_ns;
+    m.idle_host_ns += s.idle_host_ns;
+    m.idle_data_ns += s.idle_data_ns;
+  }
+  m.step = n;
+  if (n == 0) return m;
+  m.end_ns = total / n;
+  m.compute_ns /= n;
+  m.comm_overlapped_ns /= n;
+  m.comm_exposed_ns /= n;
+  m.comm_exposed_wait_ns /= n;
+  m.other_gpu_ns /= n;
+  m.idle_host_ns /= n;
+  m.idle_data_ns /= n;
+  return m;
+}
+
+}  // namespace commdx::analysis

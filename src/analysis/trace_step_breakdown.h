@@ -1,0 +1,49 @@
+// Where each step's time goes on each rank's GPU (docs/trace-metrics.md). The parts are disjoint
+// and add up to the step time:
+//   compute            compute kernels running, no NCCL kernel at the same time
+//   comm_overlapped    NCCL kernels running while compute kernels run
+//   comm_exposed       NCCL kernels running with no compute; comm_exposed_wait of it is spent
+//                      waiting for a late peer (from the cross-rank match)
+//   other_gpu          only copies / sets running
+//   idle_data          nothing running while the main thread is in a data-loader annotation
+//   idle_host          nothing running otherwise (Python, launch overhead, syncs)
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/trace_cross_rank.h"
+#include "analysis/trace_timeline.h"
+#include "model/trace.h"
+
+namespace commdx::analysis {
+
+struct StepBreakdown {
+  int trace = -1;  // index into TraceSet::ranks
+  int rank = -1;
+  int64_t step = 0;
+  int64_t start_ns = 0;  // the step window, rank clock
+  int64_t end_ns = 0;
+  int64_t compute_ns = 0;
+  int64_t comm_overlapped_ns = 0;
+  int64_t comm_exposed_ns = 0;
+  int64_t comm_exposed_wait_ns = 0;  // part of comm_exposed_ns
+  int64_t other_gpu_ns = 0;
+  int64_t idle_host_ns = 0;
+  int64_t idle_data_ns = 0;
+
+  int64_t total_ns() const { return end_ns - start_ns; }
+  int64_t comm_ns() const { return comm_overlapped_ns + comm_exposed_ns; }
+};
+
+StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64_t start_ns,
+                            int64_t end_ns);
+
+std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
+                                                const std::vector<RankTimeline>& timelines,
+                                                const CrossRank& cross);
+
+// Mean over the steps of one rank (trace index); step = number of steps averaged.
+StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace);
+
+}  // namespace commdx::analysis

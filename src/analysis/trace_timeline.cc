@@ -1,0 +1,137 @@
+#include "analysis/trace_timeline.h"
+
+#include <algorithm>
+
+namespace commdx::analysis {
+
+Intervals MergeIntervals(std::vector<Interval> v) {
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  Intervals out;
+  for (const Interval& x : v) {
+    if (x.end <= x.start) continue;
+    if (!out.empty() && x.start <= out.back().end)
+      out.back().end = std::max(out.back().end, x.end);
+    else
+      out.push_back(x);
+  }
+  return out;
+}
+
+namespace {
+
+// First interval that may end after `lo`.
+Intervals::const_iterator From(const Intervals& x, int64_t lo) {
+  return std::lower_bound(x.begin(), x.end(), lo,
+                          [](const Interval& i, int64_t t) { return i.end <= t; });
+}
+
+}  // namespace
+
+int64_t LengthIn(const Intervals& x, int64_t lo, int64_t hi) {
+  int64_t total = 0;
+  for (auto it = From(x, lo); it != x.end() && it->start < hi; ++it)
+    total += std::min(it->end, hi) - std::max(it->start, lo);
+  return total;
+}
+
+int64_t OverlapIn(const Intervals& x, const Intervals& y, int64_t lo, int64_t hi) {
+  int64_t total = 0;
+  auto a = From(x, lo), b = From(y, lo);
+  while (a != x.end() && b != y.end() && a->start < hi && b->start < hi) {
+    int64_t s = std::max({a->start, b->start, lo});
+    int64_t e = std::min({a->end, b->end, hi});
+    if (e > s) total += e - s;
+    if (a->end < b->end)
+      ++a;
+    else
+      ++b;
+  }
+  return total;
+}
+
+Intervals UnionOf(const Intervals& x, const Intervals& y) {
+  std::vector<Interval> all(x);
+  all.insert(all.end(), y.begin(), y.end());
+  return MergeIntervals(std::move(all));
+}
+
+Intervals IntersectionOf(const Intervals& x, const Intervals& y) {
+  Intervals out;
+  size_t i = 0, j = 0;
+  while (i < x.size() && j < y.size()) {
+    int64_t s = std::max(x[i].start, y[j].start), e = std::min(x[i].end, y[j].end);
+    if (e > s) out.push_back({s, e});
+    if (x[i].end < y[j].end)
+      ++i;
+    else
+      ++j;
+  }
+  return out;
+}
+
+Intervals GapsIn(const Intervals& x, int64_t lo, int64_t hi) {
+  Intervals out;
+  int64_t at = lo;
+  for (auto it = From(x, lo); it != x.end() && it->start < hi; ++it) {
+    if (it->start > at) out.push_back({at, it->start});
+    at = std::max(at, it->end);
+  }
+  if (at < hi) out.push_back({at, hi});
+  return out;
+}
+
+RankTimeline BuildTimeline(const RankTrace& t) {
+  std::vector<Interval> compute, comm, other, data, sync;
+  for (const GpuOp& op : t.gpu_ops) {
+    switch (op.kind) {
+      case GpuOpKind::kKernel:
+        compute.push_back({op.start_ns, op.end_ns});
+        break;
+      case GpuOpKind::kCommKernel:
+        comm.push_back({op.start_ns, op.end_ns});
+        break;
+      case GpuOpKind::kMemcpy:
+      case GpuOpKind::kMemset:
+        other.push_back({op.start_ns, op.end_ns});
+        break;
+      case GpuOpKind::kSync:
+        break;
+    }
+  }
+  for (const HostOp& op : t.host_ops)
+    if ((op.flags & kHostFlagDataLoader) && static_cast<int32_t>(op.thread) == t.main_thread)
+      data.push_back({op.start_ns, op.end_ns});
+  for (const RuntimeCall& rc : t.runtime)
+    if (rc.flags & kHostFlagSync) sync.push_back({rc.start_ns, rc.end_ns});
+  RankTimeline tl;
+  tl.compute = MergeIntervals(std::move(compute));
+  tl.comm = MergeIntervals(std::move(comm));
+  tl.other = MergeIntervals(std::move(other));
+  tl.busy = UnionOf(UnionOf(tl.compute, tl.comm), tl.other);
+  tl.data_loading = MergeIntervals(std::move(data));
+  tl.host_sync = MergeIntervals(std::move(sync));
+  return tl;
+}
+
+std::vector<Step> StepWindows(const RankTrace& t) {
+  if (!t.steps.empty()) return t.steps;
+  std::vector<Step> one;
+  if (t.last_ns > t.first_ns) one.push_back(Step{0, t.first_ns, t.last_ns, t.first_ns, t.last_ns});
+  return one;
+}
+
+int64_t Median(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  auto mid = v.begin() + static_cast<long>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+double Mean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+}  // namespace commdx::analysis

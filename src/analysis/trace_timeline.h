@@ -1,0 +1,47 @@
+// Interval arithmetic over one rank's trace, shared by the trace analyzers: the GPU timeline as
+// sorted, disjoint intervals per kind of work (compute, communication, copies/sets), and the
+// main thread's data-loading time. Times are the rank's own clock (ns).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace commdx::analysis {
+
+struct Interval {
+  int64_t start = 0;
+  int64_t end = 0;
+};
+using Intervals = std::vector<Interval>;  // sorted by start, disjoint, non-empty
+
+// Sorts and merges overlapping or touching intervals.
+Intervals MergeIntervals(std::vector<Interval> v);
+// Total length of `x` inside [lo, hi).
+int64_t LengthIn(const Intervals& x, int64_t lo, int64_t hi);
+// Total length of x ∩ y inside [lo, hi).
+int64_t OverlapIn(const Intervals& x, const Intervals& y, int64_t lo, int64_t hi);
+Intervals UnionOf(const Intervals& x, const Intervals& y);
+Intervals IntersectionOf(const Intervals& x, const Intervals& y);
+// Parts of [lo, hi) not covered by x.
+Intervals GapsIn(const Intervals& x, int64_t lo, int64_t hi);
+
+struct RankTimeline {
+  Intervals compute;       // compute kernels
+  Intervals comm;          // NCCL/RCCL kernels
+  Intervals other;         // memcpy / memset
+  Intervals busy;          // all of the above
+  Intervals data_loading;  // main-thread data-loader annotations (CPU side)
+  Intervals host_sync;     // blocking runtime calls (any thread)
+};
+
+RankTimeline BuildTimeline(const RankTrace& t);
+
+// The step windows of a rank, or one window over its GPU work if it has no steps.
+std::vector<Step> StepWindows(const RankTrace& t);
+
+int64_t Median(std::vector<int64_t> v);
+double Mean(const std::vector<double>& v);
+
+}  // namespace commdx::analysis

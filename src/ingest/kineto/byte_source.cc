@@ -1,0 +1,210 @@
+#include "ingest/kineto/byte_source.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "base/file.h"
+
+namespace commdx::ingest::kineto {
+
+namespace {
+
+SourceLoc At(const std::string& name, uint64_t offset) {
+  SourceLoc loc{name};
+  loc.offset = offset;
+  loc.has_offset = true;
+  return loc;
+}
+
+// Raw bytes: a FILE* or a memory span.
+class RawReader {
+ public:
+  virtual ~RawReader() = default;
+  virtual Result<size_t> Read(char* dst, size_t n) = 0;
+};
+
+class FileReader final : public RawReader {
+ public:
+  FileReader(std::FILE* f, std::string name) : f_(f), name_(std::move(name)) {}
+  ~FileReader() override { std::fclose(f_); }
+  Result<size_t> Read(char* dst, size_t n) override {
+    size_t got = std::fread(dst, 1, n, f_);
+    if (got < n && std::ferror(f_))
+      return MakeError(ErrorCode::kBadInput, std::string("read error: ") + std::strerror(errno),
+                       {name_});
+    return got;
+  }
+
+ private:
+  std::FILE* f_;
+  std::string name_;
+};
+
+class SpanReader final : public RawReader {
+ public:
+  explicit SpanReader(std::string_view data) : data_(data) {}
+  Result<size_t> Read(char* dst, size_t n) override {
+    size_t k = std::min(n, data_.size() - pos_);
+    std::memcpy(dst, data_.data() + pos_, k);
+    pos_ += k;
+    return k;
+  }
+
+ private:
+  std::string_view data_;
+  size_t pos_ = 0;
+};
+
+class PlainSource final : public ByteSource {
+ public:
+  PlainSource(std::unique_ptr<RawReader> raw, std::string_view head, uint64_t size)
+      : raw_(std::move(raw)), head_(head), size_(size) {}
+  Result<size_t> Read(char* dst, size_t n) override {
+    if (head_pos_ < head_.size()) {  // the bytes already read to sniff gzip
+      size_t k = std::min(n, head_.size() - head_pos_);
+      std::memcpy(dst, head_.data() + head_pos_, k);
+      head_pos_ += k;
+      return k;
+    }
+    return raw_->Read(dst, n);
+  }
+  uint64_t size_hint() const override { return size_; }
+
+ private:
+  std::unique_ptr<RawReader> raw_;
+  std::string head_;
+  size_t head_pos_ = 0;
+  uint64_t size_;
+};
+
+// Inflates gzip (all members, like `cat a.gz b.gz`) as it is read.
+class GzipSource final : public ByteSource {
+ public:
+  GzipSource(std::unique_ptr<RawReader> raw, std::string_view head, std::string name,
+             uint64_t compressed)
+      : raw_(std::move(raw)), name_(std::move(name)), compressed_(compressed), in_(1 << 20) {
+    std::memcpy(in_.data(), head.data(), head.size());
+    zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
+    zs_.avail_in = static_cast<uInt>(head.size());
+    consumed_ = head.size();
+    ok_ = inflateInit2(&zs_, 15 + 16) == Z_OK;
+  }
+  ~GzipSource() override { inflateEnd(&zs_); }
+  bool was_gzip() const override { return true; }
+  uint64_t compressed_bytes() const override { return compressed_; }
+
+  Result<size_t> Read(char* dst, size_t n) override {
+    if (!ok_) return MakeError(ErrorCode::kInternal, "zlib inflateInit2 failed", {name_});
+    zs_.next_out = reinterpret_cast<Bytef*>(dst);
+    zs_.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
+    const uInt want = zs_.avail_out;
+    while (zs_.avail_out == want && !done_) {
+      if (zs_.avail_in == 0 && !eof_) COMMDX_TRY(Refill());
+      int rc = inflate(&zs_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        if (zs_.avail_in == 0 && !eof_) COMMDX_TRY(Refill());
+        if (zs_.avail_in >= 2 && zs_.next_in[0] == 0x1f && zs_.next_in[1] == 0x8b) {
+          inflateReset(&zs_);  // another gzip member follows
+          continue;
+        }
+        done_ = true;
+        break;
+      }
+      if (rc == Z_BUF_ERROR && zs_.avail_in == 0 && eof_) {
+        return MakeError(ErrorCode::kBadInput,
+                         "truncated gzip stream: compressed data ends after " +
+                             std::to_string(consumed_) + " bytes (" + std::to_string(out_) +
+                             " bytes decompressed)",
+                         At(name_, consumed_));
+      }
+      if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        std::string why = zs_.msg ? zs_.msg : "inflate error " + std::to_string(rc);
+        return MakeError(ErrorCode::kBadInput, "corrupt gzip data: " + why,
+                         At(name_, consumed_ - zs_.avail_in));
+      }
+    }
+    size_t got = want - zs_.avail_out;
+    out_ += got;
+    return got;
+  }
+
+ private:
+  Status Refill() {
+    COMMDX_ASSIGN_OR_RETURN(size_t got, raw_->Read(in_.data(), in_.size()));
+    if (got == 0) eof_ = true;
+    consumed_ += got;
+    zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
+    zs_.avail_in = static_cast<uInt>(got);
+    return Ok{};
+  }
+
+  std::unique_ptr<RawReader> raw_;
+  std::string name_;
+  uint64_t compressed_;
+  std::vector<char> in_;
+  z_stream zs_{};
+  bool ok_ = false;
+  bool eof_ = false;
+  bool done_ = false;
+  uint64_t consumed_ = 0;  // compressed bytes handed to zlib, including the sniffed head
+  uint64_t out_ = 0;
+};
+
+std::unique_ptr<ByteSource> Wrap(std::unique_ptr<RawReader> raw, std::string_view head,
+                                 const std::string& name, uint64_t size) {
+  if (LooksGzip(head)) {
+    auto g = std::make_unique<GzipSource>(std::move(raw), head, name, size);
+    return g;
+  }
+  return std::make_unique<PlainSource>(std::move(raw), head, size);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return MakeError(ErrorCode::kBadInput,
+                     std::string("cannot open file: ") + std::strerror(errno), {path});
+  uint64_t size = 0;
+  if (std::fseek(f, 0, SEEK_END) == 0) {
+    long s = std::ftell(f);
+    if (s > 0) size = static_cast<uint64_t>(s);
+    std::fseek(f, 0, SEEK_SET);
+  }
+  auto raw = std::make_unique<FileReader>(f, path);
+  char head[2];
+  COMMDX_ASSIGN_OR_RETURN(size_t got, raw->Read(head, 2));
+  return Wrap(std::move(raw), std::string_view(head, got), path, size);
+}
+
+std::unique_ptr<ByteSource> MemorySource(std::string_view data, const std::string& name) {
+  auto raw = std::make_unique<SpanReader>(data.substr(std::min<size_t>(2, data.size())));
+  return Wrap(std::move(raw), data.substr(0, 2), name, data.size());
+}
+
+LineColResult LocateByRereading(ByteSource& src, uint64_t offset) {
+  LineColResult lc{1, 1};
+  std::vector<char> buf(1 << 20);
+  uint64_t pos = 0;
+  while (pos < offset) {
+    auto got = src.Read(buf.data(), static_cast<size_t>(std::min<uint64_t>(buf.size(), offset - pos)));
+    if (!got || *got == 0) break;
+    for (size_t i = 0; i < *got; ++i) {
+      if (buf[i] == '\n') {
+        ++lc.line;
+        lc.col = 1;
+      } else {
+        ++lc.col;
+      }
+    }
+    pos += *got;
+  }
+  return lc;
+}
+
+}  // namespace commdx::ingest::kineto

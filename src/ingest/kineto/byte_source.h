@@ -1,0 +1,41 @@
+// Where the bytes of a trace come from, read piece by piece so that a trace never has to be held
+// whole in memory: a plain file, a gzip file inflated as it is read, or a buffer already in memory.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace commdx::ingest::kineto {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to `n` bytes into `dst`; 0 means end of input. Errors: I/O, corrupt or truncated
+  // gzip (with the compressed offset).
+  virtual Result<size_t> Read(char* dst, size_t n) = 0;
+  virtual bool was_gzip() const { return false; }
+  virtual uint64_t compressed_bytes() const { return 0; }
+  // Size of the decompressed input if known in advance (plain files, memory), else 0.
+  virtual uint64_t size_hint() const { return 0; }
+};
+
+// Opens `path` and picks plain or gzip by the magic bytes, not by the name.
+Result<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path);
+
+// Reads from memory the caller keeps alive; gzip data is inflated as it is read.
+std::unique_ptr<ByteSource> MemorySource(std::string_view data, const std::string& name);
+
+// 1-based line and column of a decompressed byte offset, found by reading the input again from
+// the start. Used only on the error path, so the fast path never counts lines.
+struct LineColResult {
+  uint32_t line = 0;
+  uint32_t col = 0;
+};
+LineColResult LocateByRereading(ByteSource& fresh_source, uint64_t offset);
+
+}  // namespace commdx::ingest::kineto

@@ -1,0 +1,169 @@
+// Finishing a rank, part 2: one Collective per NCCL kernel, with the arguments from the kernel,
+// else from the record_param_comms CPU op that issued it, else from the kernel name; and the
+// process groups they belong to.
+#include <algorithm>
+#include <unordered_map>
+
+#include "base/text.h"
+#include "ingest/kineto/names.h"
+#include "ingest/kineto/rank_builder.h"
+
+namespace commdx::ingest::kineto {
+
+namespace {
+
+// "[0, 1]", "[0,1,2,3]", or the same as a JSON array.
+std::vector<int> ParseRankList(std::string_view s) {
+  std::vector<int> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (!IsDigit(s[i])) {
+      ++i;
+      continue;
+    }
+    std::string_view rest = s.substr(i);
+    size_t before = rest.size();
+    if (auto v = ConsumeInt(rest); v && *v < (1 << 24)) out.push_back(static_cast<int>(*v));
+    i += before - rest.size();
+  }
+  return out;
+}
+
+// nccl-tests counts all_gather and reduce_scatter by the whole (gathered / scattered) buffer,
+// the others by one rank's buffer.
+uint64_t MessageBytes(CollectiveType type, int64_t in_n, int64_t out_n, int group, int dsize) {
+  if (dsize <= 0) return 0;
+  int64_t n = -1;
+  switch (type) {
+    case CollectiveType::kAllGather:
+    case CollectiveType::kGather:
+      n = out_n > 0 ? out_n : (in_n > 0 && group > 0 ? in_n * group : -1);
+      break;
+    case CollectiveType::kReduceScatter:
+    case CollectiveType::kScatter:
+      n = in_n > 0 ? in_n : (out_n > 0 && group > 0 ? out_n * group : -1);
+      break;
+    case CollectiveType::kRecv:
+      n = out_n > 0 ? out_n : in_n;
+      break;
+    default:
+      n = in_n > 0 ? in_n : out_n;
+  }
+  return n > 0 ? static_cast<uint64_t>(n) * static_cast<uint64_t>(dsize) : 0;
+}
+
+}  // namespace
+
+void RankBuilder::BuildCollectives() {
+  auto& t = trace_;
+  std::unordered_map<int64_t, size_t> by_ext;
+  for (size_t i = 0; i < ext_args_.size(); ++i)
+    if (ext_args_[i].external_id >= 0) by_ext.emplace(ext_args_[i].external_id, i);
+
+  // The record_param_comms op that encloses a launch on the same thread.
+  auto enclosing = [this, &t](const GpuOp& op) -> const PendingColl* {
+    if (op.launch < 0) return nullptr;
+    const RuntimeCall& rc = t.runtime[op.launch];
+    auto it = std::upper_bound(ext_args_.begin(), ext_args_.end(), rc.start_ns,
+                               [](int64_t ts, const PendingColl& p) { return ts < p.start_ns; });
+    while (it != ext_args_.begin()) {
+      --it;
+      if (it->thread == rc.thread && it->end_ns >= rc.start_ns) return &*it;
+      if (rc.start_ns - it->start_ns > 10'000'000'000) break;  // 10 s back is enough
+    }
+    return nullptr;
+  };
+
+  auto pg_index = [&t](std::string_view name, std::string_view desc, std::string_view ranks) {
+    for (size_t i = 0; i < t.process_groups.size(); ++i)
+      if (t.process_groups[i].name == name) return static_cast<int32_t>(i);
+    ProcessGroupInfo pg{std::string(name), std::string(desc), ParseRankList(ranks), 0};
+    pg.size = static_cast<int>(pg.ranks.size());
+    t.process_groups.push_back(std::move(pg));
+    return static_cast<int32_t>(t.process_groups.size() - 1);
+  };
+
+  // CPU-only traces (gloo): the collectives exist only as record_param_comms ops.
+  if (colls_.empty()) {
+    for (const PendingColl& a : ext_args_) {
+      Collective c;
+      c.issue_ns = a.start_ns;
+      c.name = a.coll_name;
+      c.type = CollectiveFromArgName(names_.Lookup(a.coll_name));
+      c.from_args = true;
+      c.in_nelems = a.in_nelems;
+      c.out_nelems = a.out_nelems;
+      c.group_size = static_cast<int32_t>(a.group_size);
+      c.seq = a.seq;
+      c.dtype = a.dtype;
+      c.pg = pg_index(names_.Lookup(a.pg_name), names_.Lookup(a.pg_desc),
+                      names_.Lookup(a.pg_ranks));
+      c.bytes = MessageBytes(c.type, c.in_nelems, c.out_nelems, c.group_size,
+                             DtypeBytes(names_.Lookup(a.dtype)));
+      t.collectives.push_back(c);
+    }
+    return;
+  }
+
+  for (const PendingColl& k : colls_) {
+    GpuOp& op = t.gpu_ops[k.gpu_op];
+    const PendingColl* a = k.coll_name ? &k : nullptr;
+    if (!a && op.external_id >= 0)
+      if (auto it = by_ext.find(op.external_id); it != by_ext.end()) a = &ext_args_[it->second];
+    if (!a) a = enclosing(op);
+    const std::string_view kernel_name = names_.Lookup(op.name);
+    Collective c;
+    c.gpu_op = k.gpu_op;
+    c.start_ns = op.start_ns;
+    c.end_ns = op.end_ns;
+    c.issue_ns = op.launch >= 0 ? t.runtime[op.launch].start_ns : op.start_ns;
+    c.launched = op.launch >= 0 || t.runtime.empty();
+    c.grid_x = op.grid_x;
+    c.name = op.name;
+    c.type = CollectiveFromKernelName(kernel_name);
+    if (a) {
+      const std::string_view coll_name = names_.Lookup(a->coll_name);
+      CollectiveType from_args = CollectiveFromArgName(coll_name);
+      if (from_args != CollectiveType::kUnknown) c.type = from_args;
+      c.from_args = true;
+      c.name = a->coll_name;
+      c.in_nelems = a->in_nelems;
+      c.out_nelems = a->out_nelems;
+      c.group_size = static_cast<int32_t>(a->group_size);
+      c.seq = a->seq;
+      c.dtype = a->dtype;
+      c.peer = static_cast<int32_t>(c.type == CollectiveType::kRecv ? a->src : a->dst);
+      if (c.type != CollectiveType::kSend && c.type != CollectiveType::kRecv) c.peer = -1;
+      c.pg = pg_index(names_.Lookup(a->pg_name), names_.Lookup(a->pg_desc),
+                      names_.Lookup(a->pg_ranks));
+      c.bytes = MessageBytes(c.type, c.in_nelems, c.out_nelems, c.group_size,
+                             DtypeBytes(names_.Lookup(a->dtype)));
+    }
+    t.collectives.push_back(c);
+  }
+  std::stable_sort(t.collectives.begin(), t.collectives.end(),
+                   [](const Collective& x, const Collective& y) { return x.issue_ns < y.issue_ns; });
+  for (size_t i = 0; i < t.collectives.size(); ++i)
+    t.gpu_ops[t.collectives[i].gpu_op].collective = static_cast<int32_t>(i);
+}
+
+void RankBuilder::BuildProcessGroups() {
+  auto& pgs = trace_.process_groups;
+  for (const PgConfig& cfg : pg_configs_) {
+    auto it = std::find_if(pgs.begin(), pgs.end(),
+                           [&cfg](const ProcessGroupInfo& p) { return p.name == cfg.name; });
+    if (it == pgs.end()) {
+      pgs.push_back({cfg.name, cfg.desc, cfg.ranks, cfg.size});
+      continue;
+    }
+    if (it->desc.empty()) it->desc = cfg.desc;
+    if (it->ranks.empty()) it->ranks = cfg.ranks;
+    if (it->size == 0) it->size = cfg.size;
+  }
+  for (auto& pg : pgs)
+    if (pg.size == 0) pg.size = static_cast<int>(pg.ranks.size());
+  for (auto& c : trace_.collectives)
+    if (c.group_size <= 0 && c.pg >= 0) c.group_size = pgs[c.pg].size;
+}
+
+}  // namespace commdx::ingest::kineto

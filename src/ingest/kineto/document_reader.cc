@@ -1,0 +1,345 @@
+#include "ingest/kineto/document_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace commdx::ingest::kineto {
+
+namespace {
+
+constexpr size_t kPadding = 64;           // simdjson reads this far past a document
+constexpr size_t kReadBlock = 4u << 20;   // bytes asked of the source at a time
+constexpr uint64_t kMaxPart = 0xFFFFFFFFull - kPadding;  // simdjson's document limit
+
+bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+class Reader {
+ public:
+  Reader(ByteSource& src, const std::string& name, DocumentSink& sink, const ReaderOptions& o)
+      : src_(src), name_(name), sink_(sink), opt_(o) {}
+
+  Result<ReaderStats> Run() {
+    COMMDX_TRY(SkipWs());
+    if (AtEof()) return Fail("empty input: expected a Kineto trace (a JSON object)");
+    if (buf_[pos_] != '{')
+      return Fail("not JSON: a Kineto trace starts with '{', found " + Shown(buf_[pos_]));
+    ++pos_;
+    COMMDX_TRY(SkipWs());
+    if (!AtEof() && buf_[pos_] == '}') {
+      ++pos_;
+      return Finish();
+    }
+    while (true) {
+      COMMDX_ASSIGN_OR_RETURN(std::string key, ReadKey());
+      COMMDX_TRY(SkipWs());
+      if (AtEof() || buf_[pos_] != ':') return Fail("expected ':' after key \"" + key + "\"");
+      ++pos_;
+      COMMDX_TRY(SkipWs());
+      if (AtEof()) return Fail("truncated JSON: input ends before the value of \"" + key + "\"");
+      if (key == "traceEvents" && buf_[pos_] == '[') {
+        stats_.saw_trace_events = true;
+        ++pos_;
+        COMMDX_TRY(ReadEvents());
+      } else {
+        COMMDX_TRY(ReadTopValue(key));
+      }
+      COMMDX_TRY(SkipWs());
+      if (AtEof()) return Fail("truncated JSON: input ends inside the top-level object");
+      char c = buf_[pos_++];
+      if (c == '}') break;
+      if (c != ',') return Fail("expected ',' or '}' in the top-level object, found " + Shown(c), -1);
+      COMMDX_TRY(SkipWs());
+    }
+    return Finish();
+  }
+
+ private:
+  Result<ReaderStats> Finish() {
+    COMMDX_TRY(SkipWs());
+    if (!AtEof()) return Fail("unexpected content after the end of the JSON document");
+    return stats_;
+  }
+
+  // --- the window over the input -------------------------------------------------------------
+  bool AtEof() const { return pos_ >= end_ && eof_; }
+
+  // Reads more input, keeping bytes from keep_ on (and one byte before pos_).
+  Status More() {
+    if (eof_) return Ok{};
+    size_t keep = std::min(keep_, pos_ > 0 ? pos_ - 1 : 0);
+    if (end_ + kReadBlock + kPadding > cap_ && keep > 0) {
+      std::memmove(buf_.get(), buf_.get() + keep, end_ - keep);
+      end_ -= keep;
+      pos_ -= keep;
+      keep_ -= std::min(keep_, keep);
+      base_ += keep;
+    }
+    if (end_ + kReadBlock + kPadding > cap_) {
+      size_t cap = std::max<size_t>(cap_ * 2, end_ + kReadBlock + kPadding);
+      std::unique_ptr<char[]> grown(new char[cap]);  // not zeroed: pages are touched as used
+      if (end_) std::memcpy(grown.get(), buf_.get(), end_);
+      buf_ = std::move(grown);
+      cap_ = cap;
+    }
+    COMMDX_ASSIGN_OR_RETURN(size_t got, src_.Read(buf_.get() + end_, cap_ - end_ - kPadding));
+    if (got == 0) eof_ = true;
+    end_ += got;
+    stats_.bytes += got;
+    std::memset(buf_.get() + end_, ' ', kPadding);
+    return Ok{};
+  }
+
+  Status SkipWs() {
+    while (true) {
+      while (pos_ < end_ && IsWs(buf_[pos_])) ++pos_;
+      if (pos_ < end_ || eof_) return Ok{};
+      COMMDX_TRY(More());
+    }
+  }
+
+  // Ensures the window holds `n` bytes from pos_ (fewer only at the end of the input).
+  Status Want(size_t n) {
+    while (end_ - pos_ < n && !eof_) COMMDX_TRY(More());
+    return Ok{};
+  }
+
+  // --- byte-level scanning, used for the small top-level values and the last part --------------
+  // Keeps buf_ index `i` valid across More() (which may move the window).
+  Status MoreKeeping(size_t& i) {
+    size_t rel = i - keep_;
+    COMMDX_TRY(More());
+    i = keep_ + rel;
+    return Ok{};
+  }
+
+  // Advances `i` past one JSON value starting at buf_[i] (keep_ <= i). A scalar ends before the
+  // next ',', '}', ']' or space. Returns false if the input ends first.
+  Result<bool> SkipValue(size_t& i) {
+    int depth = 0;
+    bool in_str = false;
+    while (true) {
+      if (i >= end_) {
+        if (eof_) return false;
+        COMMDX_TRY(MoreKeeping(i));
+        continue;
+      }
+      char c = buf_[i];
+      if (in_str) {
+        ++i;
+        if (c == '\\') {
+          ++i;
+        } else if (c == '"') {
+          in_str = false;
+          if (depth == 0) return true;
+        }
+        continue;
+      }
+      if (c == '"') {
+        in_str = true;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if (c == '}' || c == ']') {
+        if (depth == 0) return true;  // the end of the enclosing object, not ours
+        if (--depth == 0) {
+          ++i;
+          return true;
+        }
+      } else if (depth == 0 && (c == ',' || IsWs(c))) {
+        return true;
+      }
+      ++i;
+    }
+  }
+
+  // From buf_[i] inside an array (depth 1), advances `i` to the array's closing ']'.
+  Result<bool> FindArrayClose(size_t& i) {
+    int depth = 1;
+    bool in_str = false;
+    while (true) {
+      if (i >= end_) {
+        if (eof_) return false;
+        COMMDX_TRY(MoreKeeping(i));
+        continue;
+      }
+      char c = buf_[i];
+      if (in_str) {
+        if (c == '\\')
+          ++i;
+        else if (c == '"')
+          in_str = false;
+      } else if (c == '"') {
+        in_str = true;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        return true;
+      }
+      ++i;
+    }
+  }
+
+  Result<std::string> ReadKey() {
+    if (AtEof()) return Fail("truncated JSON: input ends inside the top-level object");
+    if (buf_[pos_] != '"') return Fail("expected a key in the top-level object, found " + Shown(buf_[pos_]));
+    keep_ = pos_;
+    size_t i = pos_;
+    COMMDX_ASSIGN_OR_RETURN(bool ok, SkipValue(i));
+    if (!ok) return Fail("truncated JSON: input ends inside a key");
+    std::string key(buf_.get() + keep_ + 1, i - keep_ - 2);
+    pos_ = i;
+    return key;
+  }
+
+  Status ReadTopValue(const std::string& key) {
+    keep_ = pos_;
+    size_t i = pos_;
+    COMMDX_ASSIGN_OR_RETURN(bool ok, SkipValue(i));
+    if (!ok) return Fail("truncated JSON: input ends inside the value of \"" + key + "\"");
+    std::string_view value(buf_.get() + keep_, i - keep_);
+    uint64_t offset = base_ + keep_;
+    pos_ = i;
+    std::string padded;
+    padded.reserve(value.size() + kPadding);
+    padded.append(value);
+    padded.append(kPadding, ' ');
+    return sink_.TopLevel(key, std::string_view(padded.data(), value.size()), offset);
+  }
+
+  // --- traceEvents -----------------------------------------------------------------------------
+  // A cut point: the ',' of "},<newline>{" at or after `from`; npos if none in the window.
+  // `resume` is where a later search must start once more input is in.
+  size_t FindCut(size_t from, size_t& resume) const {
+    size_t i = from;
+    resume = end_;
+    while (i < end_) {
+      const void* nl = std::memchr(buf_.get() + i, '\n', end_ - i);
+      if (!nl) return std::string::npos;
+      size_t p = static_cast<const char*>(nl) - buf_.get();
+      i = p + 1;
+      size_t f = p + 1;
+      while (f < end_ && IsWs(buf_[f])) ++f;
+      if (f >= end_) {
+        resume = p;  // what follows this line break is not read yet
+        return std::string::npos;
+      }
+      if (buf_[f] != '{') continue;
+      size_t b = p;
+      while (b > pos_ && IsWs(buf_[b - 1])) --b;
+      if (b >= pos_ + 2 && buf_[b - 1] == ',' && buf_[b - 2] == '}') return b - 1;
+    }
+    return std::string::npos;
+  }
+
+  Status ReadEvents() {
+    size_t target = opt_.part_bytes;
+    while (true) {
+      COMMDX_TRY(SkipWs());
+      if (AtEof()) return Fail("truncated JSON: input ends inside traceEvents");
+      if (buf_[pos_] == ']') {
+        ++pos_;
+        return Ok{};
+      }
+      keep_ = pos_ - 1;  // the byte before the part becomes its '['
+      COMMDX_TRY(Want(target + (64u << 10)));
+      size_t cut = std::string::npos;
+      size_t scan_rel = target;  // search for a cut from pos_ + scan_rel
+      while (true) {
+        if (end_ - pos_ > scan_rel) {
+          size_t resume = 0;
+          cut = FindCut(pos_ + scan_rel, resume);
+          if (cut != std::string::npos) break;
+          scan_rel = resume - pos_;
+        }
+        if (eof_) break;
+        COMMDX_TRY(More());
+      }
+      if (cut == std::string::npos) return LastPart();
+      sink_.Checkpoint();
+      auto st = ParsePart(cut);
+      if (st) {
+        pos_ = cut + 1;
+        target = opt_.part_bytes;
+        continue;
+      }
+      // The cut was not between two events (or the part is broken): take it back and retry
+      // with a part that reaches past this cut.
+      sink_.Rollback();
+      ++stats_.retries;
+      target = (cut - pos_) * 2 + 1;
+    }
+  }
+
+  // Parses buf_[pos_-1 .. cut] as "[" + events + "]".
+  Status ParsePart(size_t cut) {
+    size_t begin = pos_ - 1;
+    uint64_t len = cut + 1 - begin;
+    if (len > kMaxPart) return TooBig(len);
+    char saved_open = buf_[begin], saved_close = buf_[cut];
+    buf_[begin] = '[';
+    buf_[cut] = ']';
+    ++stats_.parts;
+    Status st = sink_.EventPart(buf_.get() + begin, len, cap_ - begin, base_ + pos_);
+    buf_[begin] = saved_open;
+    buf_[cut] = saved_close;
+    return st;
+  }
+
+  // No cut left: the rest of traceEvents up to its ']' is one part.
+  Status LastPart() {
+    keep_ = pos_ - 1;
+    size_t i = pos_;
+    COMMDX_ASSIGN_OR_RETURN(bool ok, FindArrayClose(i));
+    if (!ok) {
+      pos_ = end_;
+      return Fail("truncated JSON: input ends inside traceEvents");
+    }
+    size_t close = i;  // the ']' of traceEvents
+    sink_.Checkpoint();
+    COMMDX_TRY(ParsePart(close));
+    pos_ = close + 1;
+    return Ok{};
+  }
+
+  // --- errors ----------------------------------------------------------------------------------
+  Error Fail(std::string message, int delta = 0) const {
+    SourceLoc loc{name_};
+    loc.offset = base_ + pos_ + delta;
+    loc.has_offset = true;
+    return MakeError(ErrorCode::kBadInput, std::move(message), loc);
+  }
+  Error TooBig(uint64_t len) const {
+    return Fail("a single JSON part of " + std::to_string(len) +
+                " bytes exceeds simdjson's 4 GiB document limit: this trace has no line breaks "
+                "between its events; re-indent it (e.g. `python -m json.tool`) and retry");
+  }
+  static std::string Shown(char c) {
+    if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
+    char b[8];
+    std::snprintf(b, sizeof b, "0x%02x", static_cast<unsigned char>(c));
+    return b;
+  }
+
+  ByteSource& src_;
+  const std::string& name_;
+  DocumentSink& sink_;
+  ReaderOptions opt_;
+  ReaderStats stats_;
+  std::unique_ptr<char[]> buf_;
+  size_t cap_ = 0;
+  size_t end_ = 0;
+  size_t pos_ = 0;
+  size_t keep_ = 0;
+  uint64_t base_ = 0;  // file offset of buf_[0]
+  bool eof_ = false;
+};
+
+}  // namespace
+
+Result<ReaderStats> ReadDocument(ByteSource& source, const std::string& name, DocumentSink& sink,
+                                 const ReaderOptions& options) {
+  Reader r(source, name, sink, options);
+  return r.Run();
+}
+
+}  // namespace commdx::ingest::kineto

@@ -1,0 +1,52 @@
+// Reads one Kineto JSON document from a ByteSource in bounded memory.
+//
+// A trace is one JSON object whose `traceEvents` array holds nearly all of its bytes:
+//   {"schemaVersion": 1, "deviceProperties": [...], "distributedInfo": {...},
+//    "traceEvents": [ {...}, {...}, ... ], "traceName": "...", "baseTimeNanoseconds": 17...}
+// The reader walks the top level itself (small values are handed to the sink one by one) and cuts
+// `traceEvents` into parts of a few MiB, each parsed by simdjson ondemand as its own array. A cut is
+// made only at a line break between "}," and "{" — a raw line break can never be inside a JSON
+// string, and a part that does not parse as a balanced array is merged with the next one, so a
+// wrong guess costs time, never correctness. A trace without line breaks (minified) becomes one
+// part; simdjson cannot take a single part over 4 GiB, which is then a clear error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "ingest/kineto/byte_source.h"
+
+namespace commdx::ingest::kineto {
+
+// Receives the document piece by piece. Offsets are decompressed byte offsets in the file.
+class DocumentSink {
+ public:
+  virtual ~DocumentSink() = default;
+  // A top-level key other than traceEvents, with its value as JSON text (padded for simdjson).
+  virtual Status TopLevel(std::string_view key, std::string_view value_json, uint64_t offset) = 0;
+  // A part of traceEvents as a JSON array `[ev, ev, ...]` at json[0..len), readable up to
+  // json + capacity. `offset` is the file offset of json[1].
+  virtual Status EventPart(const char* json, size_t len, size_t capacity, uint64_t offset) = 0;
+  // Events of a part that fails are taken back before the part is retried larger.
+  virtual void Checkpoint() = 0;
+  virtual void Rollback() = 0;
+};
+
+struct ReaderOptions {
+  size_t part_bytes = 8u << 20;  // target size of one traceEvents part
+};
+
+struct ReaderStats {
+  uint64_t bytes = 0;   // decompressed bytes read
+  uint64_t parts = 0;
+  uint64_t retries = 0;  // parts merged after a cut that was not between events
+  bool saw_trace_events = false;
+};
+
+// Reads the whole document into `sink`. Errors carry the file offset where the input went wrong.
+Result<ReaderStats> ReadDocument(ByteSource& source, const std::string& name, DocumentSink& sink,
+                                 const ReaderOptions& options = {});
+
+}  // namespace commdx::ingest::kineto

@@ -1,0 +1,310 @@
+#include "ingest/kineto/event_parser.h"
+
+#include <simdjson.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "base/text.h"
+#include "ingest/kineto/header.h"
+#include "ingest/kineto/json_util.h"
+
+namespace commdx::ingest::kineto {
+
+namespace od = simdjson::ondemand;
+
+namespace {
+
+EventCat CatOf(std::string_view c) {
+  switch (c.size()) {
+    case 6:
+      if (c == "kernel" || c == "Kernel") return EventCat::kKernel;
+      if (c == "cpu_op") return EventCat::kCpuOp;
+      if (c == "Memcpy") return EventCat::kMemcpy;
+      if (c == "Memset") return EventCat::kMemset;
+      break;
+    case 4:
+      if (c == "ac2g") return EventCat::kFlow;
+      break;
+    case 7:
+      if (c == "Runtime") return EventCat::kRuntime;
+      if (c == "fwdbwd") return EventCat::kFlow;
+      break;
+    case 8:
+      if (c == "Operator") return EventCat::kCpuOp;
+      if (c == "overhead") return EventCat::kIgnored;
+      break;
+    case 9:
+      if (c == "cuda_sync") return EventCat::kCudaSync;
+      break;
+    case 10:
+      if (c == "gpu_memcpy") return EventCat::kMemcpy;
+      if (c == "gpu_memset") return EventCat::kMemset;
+      break;
+    case 11:
+      if (c == "cuda_driver") return EventCat::kDriver;
+      break;
+    case 12:
+      if (c == "cuda_runtime") return EventCat::kRuntime;
+      break;
+    case 15:
+      if (c == "user_annotation") return EventCat::kUserAnnotation;
+      if (c == "python_function") return EventCat::kPythonFunction;
+      if (c == "async_cpu_to_gpu") return EventCat::kFlow;
+      break;
+    case 19:
+      if (c == "gpu_user_annotation") return EventCat::kGpuUserAnnotation;
+      break;
+    default:
+      break;
+  }
+  if (c.empty()) return EventCat::kNone;
+  if (EndsWith(c, "_runtime")) return EventCat::kRuntime;  // hip_, privateuse1_, mtia_, xpu_
+  if (EndsWith(c, "_driver")) return EventCat::kDriver;
+  if (c == "Trace" || c == "cpu_instant_event" || c == "cuda_profiler_range" ||
+      c == "python_function" || c == "Python" || c == "gpu_instant_event" ||
+      c == "kineto" || c == "memory" || c == "Overhead" || c == "cuda_sync_event" ||
+      c == "mtia_ccp_events" || c == "cpu_instant")
+    return EventCat::kIgnored;
+  return EventCat::kUnknown;
+}
+
+}  // namespace
+
+bool ParseMicrosToNs(std::string_view tok, int64_t& ns) {
+  if (tok.size() >= 2 && tok.front() == '"') tok = tok.substr(1, tok.size() - 2);
+  const char* p = tok.data();
+  const char* e = p + tok.size();
+  bool neg = p < e && *p == '-';
+  if (neg) ++p;
+  const char* digits = p;
+  int64_t whole = 0;
+  while (p < e && IsDigit(*p) && p - digits < 17) whole = whole * 10 + (*p++ - '0');
+  if (p == digits) return false;
+  int64_t frac = 0;
+  int frac_digits = 0;
+  bool round_up = false;
+  if (p < e && *p == '.') {
+    ++p;
+    for (; p < e && IsDigit(*p); ++p) {
+      if (frac_digits < 3) {
+        frac = frac * 10 + (*p - '0');
+        ++frac_digits;
+      } else if (frac_digits == 3) {
+        round_up = *p >= '5';
+        ++frac_digits;
+      }
+    }
+  }
+  if (p < e && (*p == 'e' || *p == 'E' || IsDigit(*p))) {
+    double d = 0;
+    auto [q, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
+    if (ec != std::errc() || q != tok.data() + tok.size() || !std::isfinite(d)) return false;
+    ns = std::llround(d * 1000.0);
+    return true;
+  }
+  if (p != e) return false;
+  for (int i = std::min(frac_digits, 3); i < 3; ++i) frac *= 10;
+  ns = whole * 1000 + frac + (round_up ? 1 : 0);
+  if (neg) ns = -ns;
+  return true;
+}
+
+struct EventParser::Impl {
+  std::string file;
+  od::parser parser;
+  std::string scratch_ranks, scratch_in, scratch_out;
+
+  Error Fail(simdjson::error_code err, uint64_t offset, std::string_view where) const {
+    SourceLoc loc{file};
+    loc.offset = offset;
+    loc.has_offset = true;
+    return MakeError(ErrorCode::kBadInput,
+                     std::string("invalid JSON in ") + std::string(where) + ": " +
+                         simdjson::error_message(err),
+                     loc);
+  }
+
+  simdjson::error_code Args(od::object args, RawEvent& ev) {
+    CollArgs& c = ev.coll;
+    for (auto f : args) {
+      od::field field;
+      if (auto err = std::move(f).get(field)) return err;
+      const char* k = field.key().raw();
+      od::value v = field.value();
+      switch (k[0]) {
+        case 'E':
+          if (KeyIs(k, "External id")) ev.external_id = Int(v);
+          break;
+        case 'd':
+          if (KeyIs(k, "device")) ev.device = Int(v);
+          else if (KeyIs(k, "dtype")) c.dtype = Str(v);
+          break;
+        case 's':
+          if (KeyIs(k, "stream")) ev.stream = Int(v);
+          break;
+        case 'c':
+          if (KeyIs(k, "correlation")) ev.correlation = Int(v);
+          break;
+        case 'g':
+          if (KeyIs(k, "grid")) {
+            od::array arr;
+            if (!v.get_array().get(arr))
+              for (auto el : arr) {
+                od::value x;
+                if (!std::move(el).get(x)) ev.grid_x = Int(x, 0);
+                break;
+              }
+          }
+          break;
+        case 'b':
+          if (KeyIs(k, "bytes")) ev.bytes = Int(v);
+          break;
+        case 'n':
+          if (KeyIs(k, "name")) ev.meta_name = Str(v);
+          break;
+        case 'C':
+          if (KeyIs(k, "Collective name")) c.coll_name = Str(v), c.present = true;
+          break;
+        case 'I':
+          if (KeyIs(k, "In msg nelems")) c.in_nelems = Int(v);
+          else if (KeyIs(k, "In split size")) c.in_split = ListText(v, scratch_in);
+          break;
+        case 'O':
+          if (KeyIs(k, "Out msg nelems")) c.out_nelems = Int(v);
+          else if (KeyIs(k, "Out split size")) c.out_split = ListText(v, scratch_out);
+          break;
+        case 'G':
+          if (KeyIs(k, "Group size")) c.group_size = Int(v);
+          break;
+        case 'P':
+          if (KeyIs(k, "Process Group Name")) c.pg_name = Str(v);
+          else if (KeyIs(k, "Process Group Description")) c.pg_desc = Str(v);
+          else if (KeyIs(k, "Process Group Ranks")) c.pg_ranks = ListText(v, scratch_ranks);
+          break;
+        case 'S':
+          if (KeyIs(k, "Seq")) c.seq = Int(v);
+          else if (KeyIs(k, "Src Rank")) c.src_rank = Int(v);
+          break;
+        case 'D':
+          if (KeyIs(k, "Dst Rank")) c.dst_rank = Int(v);
+          break;
+        default:
+          break;
+      }
+    }
+    return simdjson::SUCCESS;
+  }
+
+  // Fields of one event, in any order.
+  simdjson::error_code Event(od::object obj, RawEvent& ev) {
+    for (auto f : obj) {
+      od::field field;
+      if (auto err = std::move(f).get(field)) return err;
+      const char* k = field.key().raw();
+      od::value v = field.value();
+      switch (k[0]) {
+        case 'p':
+          if (KeyIs(k, "ph")) {
+            std::string_view ph = Str(v);
+            ev.ph = ph.size() == 1 ? ph[0] : '?';
+          } else if (KeyIs(k, "pid")) {
+            ev.pid = Str(v);
+          }
+          break;
+        case 'c':
+          if (KeyIs(k, "cat")) {
+            ev.cat_text = Str(v);
+            ev.cat = CatOf(ev.cat_text);
+          }
+          break;
+        case 'n':
+          if (KeyIs(k, "name")) ev.name = Str(v);
+          break;
+        case 't':
+          if (KeyIs(k, "ts")) {
+            ev.has_ts = true;
+            ev.bad_ts = !ParseMicrosToNs(Token(v), ev.ts_ns);
+          } else if (KeyIs(k, "tid")) {
+            ev.tid = Str(v);
+          }
+          break;
+        case 'd':
+          if (KeyIs(k, "dur")) {
+            ev.has_dur = true;
+            ev.bad_dur = !ParseMicrosToNs(Token(v), ev.dur_ns);
+          }
+          break;
+        case 'a':
+          if (KeyIs(k, "args")) {
+            od::json_type type;
+            if (auto err = v.type().get(type)) return err;
+            if (type != od::json_type::object) break;  // not used; skipped with the event
+            od::object args;
+            if (auto err = v.get_object().get(args)) return err;
+            if (auto err = Args(args, ev)) return err;
+          }
+          break;
+        case 'i':
+          if (KeyIs(k, "id")) ev.flow_id = Int(v);
+          break;
+        default:
+          break;
+      }
+    }
+    return simdjson::SUCCESS;
+  }
+};
+
+EventParser::EventParser(std::string file, RankBuilder& builder)
+    : impl_(std::make_unique<Impl>()), builder_(builder) {
+  impl_->file = std::move(file);
+}
+
+EventParser::~EventParser() = default;
+
+Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uint64_t offset) {
+  Impl& m = *impl_;
+  const char* origin = json + 1;  // file offset `offset`
+  auto at = [&](const char* p) { return offset + static_cast<uint64_t>(p - origin); };
+  od::document doc;
+  if (auto err = m.parser.iterate(json, len, capacity).get(doc)) return m.Fail(err, offset, "traceEvents");
+  od::array arr;
+  if (auto err = doc.get_array().get(arr)) return m.Fail(err, offset, "traceEvents");
+  for (auto el : arr) {
+    od::value v;
+    if (auto err = std::move(el).get(v)) {
+      const char* p = nullptr;
+      return m.Fail(err, doc.current_location().get(p) ? offset : at(p), "traceEvents");
+    }
+    RawEvent ev;
+    ev.offset = at(Token(v).data());
+    od::json_type type;
+    if (auto err = v.type().get(type)) return m.Fail(err, ev.offset, "traceEvents");
+    if (type != od::json_type::object) {
+      builder_.quality().Add("kineto.not_an_event", DiagSeverity::kWarning,
+                             "traceEvents items that are not JSON objects were skipped",
+                             SourceLoc{m.file, 0, 0, ev.offset, true});
+      continue;
+    }
+    od::object obj;
+    if (auto err = v.get_object().get(obj)) return m.Fail(err, ev.offset, "traceEvents");
+    if (auto err = m.Event(obj, ev)) {
+      const char* p = nullptr;
+      return m.Fail(err, doc.current_location().get(p) ? ev.offset : at(p), "a trace event");
+    }
+    builder_.Add(ev);
+  }
+  // A part closed early (a cut inside an event) leaves tokens after its array.
+  const char* rest = nullptr;
+  if (doc.current_location().get(rest) != simdjson::OUT_OF_BOUNDS)
+    return m.Fail(simdjson::TRAILING_CONTENT, rest ? at(rest) : offset, "traceEvents");
+  return Ok{};
+}
+
+Status EventParser::TopLevel(std::string_view key, std::string_view value_json, uint64_t offset) {
+  return ParseHeaderValue(impl_->parser, key, value_json, offset, impl_->file, builder_);
+}
+
+}  // namespace commdx::ingest::kineto

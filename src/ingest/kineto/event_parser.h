@@ -1,0 +1,33 @@
+// Turns the pieces of a Kineto document into RankBuilder calls with simdjson ondemand: one parser
+// per file reader, reused for every part; each field read once into a RawEvent.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ingest/kineto/document_reader.h"
+#include "ingest/kineto/rank_builder.h"
+
+namespace commdx::ingest::kineto {
+
+class EventParser final : public DocumentSink {
+ public:
+  EventParser(std::string file, RankBuilder& builder);
+  ~EventParser() override;
+
+  Status TopLevel(std::string_view key, std::string_view value_json, uint64_t offset) override;
+  Status EventPart(const char* json, size_t len, size_t capacity, uint64_t offset) override;
+  void Checkpoint() override { builder_.Checkpoint(); }
+  void Rollback() override { builder_.Rollback(); }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  RankBuilder& builder_;
+};
+
+// µs as Kineto writes them (1727000000123456, 12345.678, -5.5, 1.7e15) to integer ns, exact for
+// up to three decimals. False if the token is not a number (NaN, null, text).
+bool ParseMicrosToNs(std::string_view token, int64_t& ns);
+
+}  // namespace commdx::ingest::kineto

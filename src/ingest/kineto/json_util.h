@@ -1,0 +1,74 @@
+// Small helpers over simdjson ondemand values shared by the event and header parsers: values
+// are read from their raw tokens, so that a value of an unexpected type never throws the
+// iterator off (a wrong type is a bad record, not a broken file).
+#pragma once
+
+#include <simdjson.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "base/text.h"
+
+namespace commdx::ingest::kineto {
+
+namespace od = simdjson::ondemand;
+
+// A key as its raw bytes after the opening quote: compares without unescaping.
+template <size_t N>
+inline bool KeyIs(const char* k, const char (&lit)[N]) {
+  return std::memcmp(k, lit, N - 1) == 0 && k[N - 1] == '"';
+}
+
+inline std::string_view Token(od::value& v) {
+  std::string_view tok = v.raw_json_token();
+  while (!tok.empty() && IsSpace(tok.back())) tok.remove_suffix(1);
+  return tok;
+}
+
+// A string value without copying when it has no escapes; numbers come back as their text.
+inline std::string_view Str(od::value& v) {
+  std::string_view tok = Token(v);
+  if (tok.size() < 2 || tok.front() != '"') return tok;
+  std::string_view inner = tok.substr(1, tok.size() - 2);
+  if (std::memchr(inner.data(), '\\', inner.size()) == nullptr) return inner;
+  std::string_view out;
+  if (v.get_string().get(out)) return inner;
+  return out;
+}
+
+inline int64_t Int(od::value& v, int64_t fallback = -1) {
+  std::string_view tok = Token(v);
+  if (!tok.empty() && tok.front() == '"') tok = tok.substr(1, tok.size() >= 2 ? tok.size() - 2 : 0);
+  int64_t out = 0;
+  auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), out);
+  if (ec != std::errc() || p == tok.data()) {
+    double d = 0;
+    auto [p2, ec2] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
+    if (ec2 != std::errc() || p2 == tok.data() || !std::isfinite(d)) return fallback;
+    return static_cast<int64_t>(d);
+  }
+  return out;
+}
+
+// A list written as a JSON array or as a string "[0, 1]", flattened to "0,1" in `scratch`.
+inline std::string_view ListText(od::value& v, std::string& scratch) {
+  od::json_type type;
+  if (v.type().get(type)) return {};
+  if (type != od::json_type::array) return Str(v);
+  od::array arr;
+  if (v.get_array().get(arr)) return {};
+  scratch.clear();
+  for (auto el : arr) {
+    od::value item;
+    if (std::move(el).get(item)) break;
+    if (!scratch.empty()) scratch += ',';
+    scratch += Token(item);
+  }
+  return scratch;
+}
+
+}  // namespace commdx::ingest::kineto

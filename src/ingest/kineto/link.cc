@@ -1,0 +1,127 @@
+// Finishing a rank, part 1: absolute times, sorted events, launches linked to their GPU ops,
+// streams classified.
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "ingest/kineto/rank_builder.h"
+
+namespace commdx::ingest::kineto {
+
+namespace {
+
+// Sorts `v` by start (longer first at equal starts, so parents precede children) and returns
+// new_pos[old index].
+template <class T>
+std::vector<int32_t> SortByStart(std::vector<T>& v) {
+  std::vector<int32_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&v](int32_t a, int32_t b) {
+    if (v[a].start_ns != v[b].start_ns) return v[a].start_ns < v[b].start_ns;
+    return v[a].end_ns > v[b].end_ns;
+  });
+  std::vector<int32_t> new_pos(v.size());
+  std::vector<T> sorted;
+  sorted.reserve(v.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    new_pos[order[i]] = static_cast<int32_t>(i);
+    sorted.push_back(v[order[i]]);
+  }
+  v.swap(sorted);
+  return new_pos;
+}
+
+}  // namespace
+
+// Newer traces write ts as fractional µs relative to baseTimeNanoseconds; older ones integer µs
+// since the epoch (and may still carry a base). Times that are small are relative.
+void RankBuilder::ApplyBaseTime() {
+  if (base_time_ns_ <= 0) return;
+  // ~3.2 years: epoch-based times are ~1.7e18 ns; relative ones (even from a clock that started
+  // weeks before the base, as CUPTI's can) are far smaller.
+  constexpr int64_t kRelativeBelowNs = 100'000'000'000'000'000;  // 1e17
+  int64_t max_abs = 0;
+  for (const auto& o : trace_.gpu_ops) max_abs = std::max(max_abs, std::abs(o.start_ns));
+  for (const auto& o : trace_.host_ops) max_abs = std::max(max_abs, std::abs(o.start_ns));
+  for (const auto& o : trace_.runtime) max_abs = std::max(max_abs, std::abs(o.start_ns));
+  if (max_abs >= kRelativeBelowNs) return;
+  const int64_t b = base_time_ns_;
+  for (auto& o : trace_.gpu_ops) o.start_ns += b, o.end_ns += b;
+  for (auto& o : trace_.host_ops) o.start_ns += b, o.end_ns += b;
+  for (auto& o : trace_.runtime) o.start_ns += b, o.end_ns += b;
+  for (auto& o : trace_.gpu_annotations) o.start_ns += b, o.end_ns += b;
+  for (auto& c : colls_) c.start_ns += b, c.end_ns += b;
+  for (auto& c : ext_args_) c.start_ns += b, c.end_ns += b;
+  for (auto& f : flows_) f.ts_ns += b;
+}
+
+void RankBuilder::SortAndLink() {
+  auto& t = trace_;
+  // Older traces may carry the correlation only on the ac2g flow pair ('s' at the launch, 'f' at
+  // the GPU op, same ts as the event).
+  if (!flows_.empty()) {
+    std::map<int64_t, int64_t> start_at, end_at;  // ts -> id
+    for (const auto& f : flows_) (f.start ? start_at : end_at).emplace(f.ts_ns, f.id);
+    for (auto& op : t.gpu_ops)
+      if (op.correlation < 0)
+        if (auto it = end_at.find(op.start_ns); it != end_at.end()) op.correlation = it->second;
+    for (auto& rc : t.runtime)
+      if (rc.correlation < 0)
+        if (auto it = start_at.find(rc.start_ns); it != start_at.end()) rc.correlation = it->second;
+  }
+  std::vector<int32_t> gpu_pos = SortByStart(t.gpu_ops);
+  for (auto& c : colls_) c.gpu_op = gpu_pos[c.gpu_op];
+  SortByStart(t.host_ops);
+  SortByStart(t.runtime);
+  SortByStart(t.gpu_annotations);
+  std::sort(ext_args_.begin(), ext_args_.end(),
+            [](const PendingColl& a, const PendingColl& b) { return a.start_ns < b.start_ns; });
+
+  std::vector<std::pair<int64_t, int32_t>> by_corr;
+  by_corr.reserve(t.runtime.size());
+  for (size_t i = 0; i < t.runtime.size(); ++i)
+    if (t.runtime[i].correlation >= 0)
+      by_corr.emplace_back(t.runtime[i].correlation, static_cast<int32_t>(i));
+  std::sort(by_corr.begin(), by_corr.end());
+  for (size_t i = 0; i < t.gpu_ops.size(); ++i) {
+    GpuOp& op = t.gpu_ops[i];
+    if (op.correlation < 0) continue;
+    auto it = std::lower_bound(by_corr.begin(), by_corr.end(),
+                               std::make_pair(op.correlation, int32_t{-1}));
+    if (it == by_corr.end() || it->first != op.correlation) continue;
+    op.launch = it->second;
+    RuntimeCall& rc = t.runtime[it->second];
+    if (rc.gpu_op < 0) rc.gpu_op = static_cast<int32_t>(i);
+  }
+
+  t.first_ns = INT64_MAX;
+  t.last_ns = INT64_MIN;
+  auto span = [&t](int64_t s, int64_t e) {
+    t.first_ns = std::min(t.first_ns, s);
+    t.last_ns = std::max(t.last_ns, e);
+  };
+  for (const auto& o : t.gpu_ops) span(o.start_ns, o.end_ns);
+  for (const auto& o : t.host_ops) span(o.start_ns, o.end_ns);
+  for (const auto& o : t.runtime) span(o.start_ns, o.end_ns);
+  if (t.first_ns > t.last_ns) t.first_ns = t.last_ns = 0;
+}
+
+void RankBuilder::BuildStreams() {
+  auto& t = trace_;
+  std::map<std::pair<int, int>, StreamInfo> streams;
+  for (const auto& op : t.gpu_ops) {
+    StreamInfo& s = streams[{op.device, op.stream}];
+    s.device = op.device;
+    s.stream = op.stream;
+    ++s.ops;
+    if (op.kind == GpuOpKind::kSync) continue;
+    s.busy_ns += op.end_ns - op.start_ns;
+    if (op.kind == GpuOpKind::kCommKernel) s.comm_ns += op.end_ns - op.start_ns;
+  }
+  for (auto& [key, s] : streams) {
+    s.is_comm = s.comm_ns > 0 && 2 * s.comm_ns >= s.busy_ns;
+    t.streams.push_back(s);
+  }
+}
+
+}  // namespace commdx::ingest::kineto

@@ -1,0 +1,119 @@
+#include "ingest/kineto/names.h"
+
+#include <cctype>
+
+#include "base/text.h"
+
+namespace commdx::ingest::kineto {
+
+namespace {
+
+bool ContainsNoCase(std::string_view s, std::string_view lower_needle) {
+  if (lower_needle.size() > s.size()) return false;
+  for (size_t i = 0; i + lower_needle.size() <= s.size(); ++i) {
+    size_t k = 0;
+    while (k < lower_needle.size() &&
+           std::tolower(static_cast<unsigned char>(s[i + k])) == lower_needle[k])
+      ++k;
+    if (k == lower_needle.size()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool IsCommKernelName(std::string_view name) {
+  return (StartsWith(name, "nccl") && Contains(name, "Kernel")) || StartsWith(name, "rccl");
+}
+
+// ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)         <= 2.18
+// ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)   >= 2.19
+// ^prefix       ^collective (up to the next '_' or '(')
+CollectiveType CollectiveFromKernelName(std::string_view name) {
+  size_t us = name.find('_');
+  if (us == name.npos) return CollectiveType::kUnknown;
+  std::string_view rest = name.substr(us + 1);
+  size_t end = rest.find_first_of("_(");
+  std::string_view coll = rest.substr(0, end);
+  if (coll == "AllReduce") return CollectiveType::kAllReduce;
+  if (coll == "AllGather") return CollectiveType::kAllGather;
+  if (coll == "ReduceScatter") return CollectiveType::kReduceScatter;
+  if (coll == "Broadcast") return CollectiveType::kBroadcast;
+  if (coll == "Reduce") return CollectiveType::kReduce;
+  if (coll == "SendRecv") return CollectiveType::kSendRecv;
+  if (coll == "Send") return CollectiveType::kSend;
+  if (coll == "Recv") return CollectiveType::kRecv;
+  if (coll == "AllToAll" || coll == "AlltoAll") return CollectiveType::kAllToAll;
+  return CollectiveType::kUnknown;  // Generic, AllGatherV, ...
+}
+
+CollectiveType CollectiveFromArgName(std::string_view raw) {
+  std::string n = ToLower(raw);
+  std::string_view s = n;
+  if (Contains(s, "allreduce") || Contains(s, "all_reduce")) return CollectiveType::kAllReduce;
+  if (Contains(s, "allgather") || Contains(s, "all_gather")) return CollectiveType::kAllGather;
+  if (Contains(s, "reduce_scatter") || Contains(s, "reducescatter"))
+    return CollectiveType::kReduceScatter;
+  if (Contains(s, "all_to_all") || Contains(s, "alltoall")) return CollectiveType::kAllToAll;
+  if (Contains(s, "broadcast")) return CollectiveType::kBroadcast;
+  if (Contains(s, "barrier")) return CollectiveType::kBarrier;
+  if (Contains(s, "sendrecv")) return CollectiveType::kSendRecv;
+  if (Contains(s, "send")) return CollectiveType::kSend;
+  if (Contains(s, "recv")) return CollectiveType::kRecv;
+  if (Contains(s, "gather")) return CollectiveType::kGather;
+  if (Contains(s, "scatter")) return CollectiveType::kScatter;
+  if (Contains(s, "reduce")) return CollectiveType::kReduce;
+  return CollectiveType::kUnknown;
+}
+
+// Memcpy DtoH (Device -> Pageable)
+//        ^kind; ROCm writes "CopyDeviceToHost", "CopyHostToDevice".
+CopyKind CopyKindFromName(std::string_view name) {
+  if (Contains(name, "DtoH") || Contains(name, "DeviceToHost")) return CopyKind::kDtoH;
+  if (Contains(name, "HtoD") || Contains(name, "HostToDevice")) return CopyKind::kHtoD;
+  if (Contains(name, "DtoD") || Contains(name, "DeviceToDevice")) return CopyKind::kDtoD;
+  if (Contains(name, "PtoP") || Contains(name, "PeerToPeer")) return CopyKind::kPtoP;
+  if (Contains(name, "HtoH") || Contains(name, "HostToHost")) return CopyKind::kHtoH;
+  return CopyKind::kOther;
+}
+
+uint8_t RuntimeFlags(std::string_view n) {
+  uint8_t f = kHostFlagNone;
+  if (Contains(n, "Synchronize") || n == "cudaMemcpy" || n == "hipMemcpy" || n == "cuMemcpyDtoH" ||
+      n == "cuMemcpyDtoH_v2" || n == "cudaMemcpy2D" || n == "cudaMemcpyFromSymbol" ||
+      n == "cudaStreamQuery_sync")
+    f |= kHostFlagSync;
+  if (Contains(n, "Launch") || Contains(n, "Memcpy") || Contains(n, "Memset") ||
+      Contains(n, "GraphLaunch"))
+    f |= kHostFlagLaunch;
+  return f;
+}
+
+bool IsDataLoaderName(std::string_view n) {
+  return ContainsNoCase(n, "dataloader") || ContainsNoCase(n, "data_loader") ||
+         ContainsNoCase(n, "data_load") || ContainsNoCase(n, "data loading") ||
+         ContainsNoCase(n, "data-load");
+}
+
+uint8_t HostFlags(std::string_view n) {
+  uint8_t f = kHostFlagNone;
+  if (StartsWith(n, "ProfilerStep#")) f |= kHostFlagStep;
+  if (n == "aten::item" || n == "aten::_local_scalar_dense") f |= kHostFlagItem;
+  if (n == "record_param_comms" || StartsWith(n, "c10d::") || StartsWith(n, "nccl:"))
+    f |= kHostFlagCollective;
+  if (IsDataLoaderName(n)) f |= kHostFlagDataLoader;
+  return f;
+}
+
+int64_t ParseLooseInt(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && !IsDigit(s[i])) ++i;
+  if (i == s.size()) return -1;
+  bool neg = i > 0 && s[i - 1] == '-';
+  std::string_view rest = s.substr(i);
+  auto v = ConsumeInt(rest);
+  if (!v) return -1;
+  return neg ? -1 : *v;
+}
+
+}  // namespace commdx::ingest::kineto

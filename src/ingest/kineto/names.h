@@ -1,0 +1,41 @@
+// What names in a Kineto trace mean: NCCL/RCCL kernel names of every era, collective names in
+// the args, copy directions, runtime calls that block or launch, annotations that mark steps or
+// data loading.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "model/trace.h"
+
+namespace commdx::ingest::kineto {
+
+// A communication kernel by its name: "ncclKernel_AllReduce_RING_LL_Sum_float(...)" (NCCL <= 2.18),
+// "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)" (>= 2.19), "ncclDevKernel_SendRecv(...)",
+// "ncclDevKernel_Generic(...)"; RCCL uses the same names.
+bool IsCommKernelName(std::string_view name);
+
+// The collective a kernel name says, kUnknown for Generic kernels. The name does not tell the
+// algorithm or protocol that ran (NCCL >= 2.19 runs every non-tree algorithm in the RING_LL kernel).
+CollectiveType CollectiveFromKernelName(std::string_view name);
+
+// The collective of a "Collective name" arg: "allreduce", "_allgather_base",
+// "allgather_into_tensor_coalesced", "reduce_scatter_tensor_coalesced", "all_to_all",
+// "alltoall_base", "broadcast", "send", "recv", "barrier", "gather", "scatter", "reduce".
+CollectiveType CollectiveFromArgName(std::string_view name);
+
+// "Memcpy DtoH (Device -> Pageable)", "Memcpy HtoD (Pinned -> Device)", "Memcpy PtoP (...)".
+CopyKind CopyKindFromName(std::string_view name);
+
+// kHostFlagSync / kHostFlagLaunch for a runtime or driver call name.
+uint8_t RuntimeFlags(std::string_view name);
+
+// kHostFlagStep / kHostFlagDataLoader / kHostFlagItem / kHostFlagCollective for a CPU op or
+// annotation name.
+uint8_t HostFlags(std::string_view name);
+bool IsDataLoaderName(std::string_view name);
+
+// An integer from a token written as 7, "7" or "stream 7"; -1 if there is none.
+int64_t ParseLooseInt(std::string_view s);
+
+}  // namespace commdx::ingest::kineto

@@ -1,0 +1,341 @@
+#include "ingest/kineto/rank_builder.h"
+
+#include <cstring>
+
+#include "base/text.h"
+#include "ingest/kineto/names.h"
+#include "ingest/kineto/steps.h"
+
+namespace commdx::ingest::kineto {
+
+// --- Interner ------------------------------------------------------------------------------------
+
+Interner::Interner() { Intern(""); }
+
+size_t Interner::Hash::operator()(std::string_view s) const noexcept {
+  uint64_t h = 1469598103934665603ull ^ s.size();
+  auto mix = [&h](std::string_view part) {
+    for (unsigned char c : part) h = (h ^ c) * 1099511628211ull;
+  };
+  if (s.size() <= 48) {
+    mix(s);
+  } else {
+    mix(s.substr(0, 24));
+    mix(s.substr(s.size() - 24));
+  }
+  return static_cast<size_t>(h);
+}
+
+uint32_t Interner::Intern(std::string_view s) {
+  auto it = ids_.find(s);
+  if (it != ids_.end()) return it->second;
+  storage_.emplace_back(s);
+  uint32_t id = static_cast<uint32_t>(storage_.size() - 1);
+  ids_.emplace(std::string_view(storage_.back()), id);
+  return id;
+}
+
+std::vector<std::string> Interner::Take() {
+  ids_.clear();
+  std::vector<std::string> out;
+  out.reserve(storage_.size());
+  for (auto& s : storage_) out.push_back(std::move(s));
+  storage_.clear();
+  return out;
+}
+
+// --- building ------------------------------------------------------------------------------------
+
+RankBuilder::RankBuilder(std::string file) { trace_.file = std::move(file); }
+
+void RankBuilder::SetDistributed(int rank, int world, std::string backend,
+                                 std::string nccl_version) {
+  dist_rank_ = rank;
+  trace_.world_size = world;
+  trace_.backend = std::move(backend);
+  trace_.nccl_version = std::move(nccl_version);
+}
+
+void RankBuilder::Note(std::string_view id, DiagSeverity sev, std::string message,
+                       uint64_t offset) {
+  SourceLoc loc{trace_.file};
+  loc.offset = offset;
+  loc.has_offset = true;
+  quality_.Add(id, sev, message, loc);
+}
+
+void RankBuilder::Checkpoint() {
+  checkpoint_ = {trace_.gpu_ops.size(), trace_.host_ops.size(), trace_.runtime.size(),
+                 flows_.size(),         colls_.size(),          ext_args_.size(),
+                 trace_.gpu_annotations.size(), trace_.events};
+  quality_checkpoint_ = quality_;
+}
+
+void RankBuilder::Rollback() {
+  trace_.gpu_ops.resize(checkpoint_.gpu);
+  trace_.host_ops.resize(checkpoint_.host);
+  trace_.runtime.resize(checkpoint_.runtime);
+  flows_.resize(checkpoint_.flows);
+  colls_.resize(checkpoint_.colls);
+  ext_args_.resize(checkpoint_.ext_args);
+  trace_.gpu_annotations.resize(checkpoint_.gpu_annotations);
+  trace_.events = checkpoint_.events;
+  quality_ = quality_checkpoint_;
+}
+
+uint32_t RankBuilder::Thread(std::string_view tid) {
+  auto it = threads_.find(std::string(tid));
+  if (it != threads_.end()) return it->second;
+  uint32_t id = static_cast<uint32_t>(trace_.threads.size());
+  trace_.threads.push_back({std::string(tid), "", 0});
+  threads_.emplace(std::string(tid), id);
+  return id;
+}
+
+void RankBuilder::Add(const RawEvent& ev) {
+  ++trace_.events;
+  switch (ev.ph) {
+    case 'X':
+      AddComplete(ev);
+      return;
+    case 'M':
+      AddMetadata(ev);
+      return;
+    case 's':
+    case 'f':
+      if (ev.flow_id >= 0 && ev.has_ts && ev.cat == EventCat::kFlow)
+        flows_.push_back({ev.flow_id, ev.ts_ns, ev.ph == 's'});
+      return;
+    case 'i':
+    case 'I':
+    case 'C':
+    case 'b':
+    case 'e':
+    case 'n':
+    case 'B':
+    case 'E':
+    case 't':
+    case 'P':
+    case 'O':
+    case 'N':
+    case 'D':
+      return;  // instants, counters, async and object events: not used
+    default:
+      Note("kineto.unknown_phase", DiagSeverity::kNote,
+           "events with an unknown or missing \"ph\" were skipped", ev.offset);
+  }
+}
+
+void RankBuilder::AddComplete(const RawEvent& ev) {
+  switch (ev.cat) {
+    case EventCat::kGpuUserAnnotation:
+      if (ev.has_ts && ev.has_dur && !ev.bad_ts && !ev.bad_dur && ev.dur_ns >= 0) {
+        HostOp a;
+        a.start_ns = ev.ts_ns;
+        a.end_ns = ev.ts_ns + ev.dur_ns;
+        a.external_id = ev.external_id;
+        a.name = names_.Intern(ev.name);
+        a.kind = HostOpKind::kUserAnnotation;
+        a.flags = HostFlags(ev.name);
+        trace_.gpu_annotations.push_back(a);
+      }
+      return;
+    case EventCat::kPythonFunction:
+    case EventCat::kIgnored:
+    case EventCat::kFlow:
+      return;
+    case EventCat::kUnknown:
+      Note("kineto.unknown_category", DiagSeverity::kNote,
+           "events of an unknown category (first: \"" + SanitizeUtf8(ev.cat_text) +
+               "\") were skipped",
+           ev.offset);
+      return;
+    case EventCat::kNone:
+      Note("kineto.no_category", DiagSeverity::kNote,
+           "complete events without \"cat\" were skipped", ev.offset);
+      return;
+    default:
+      break;
+  }
+  if (!ev.has_ts || ev.bad_ts) {
+    Note("kineto.missing_ts", DiagSeverity::kWarning,
+         ev.bad_ts ? "events whose \"ts\" is not a number were skipped"
+                   : "events without \"ts\" were skipped",
+         ev.offset);
+    return;
+  }
+  if (!ev.has_dur || ev.bad_dur) {
+    Note("kineto.missing_dur", DiagSeverity::kWarning,
+         ev.bad_dur ? "complete events whose \"dur\" is not a number (NaN, text) were skipped"
+                    : "complete events without \"dur\" were skipped",
+         ev.offset);
+    return;
+  }
+  if (ev.dur_ns < 0) {
+    Note("kineto.negative_dur", DiagSeverity::kWarning,
+         "events with a negative duration were skipped", ev.offset);
+    return;
+  }
+  switch (ev.cat) {
+    case EventCat::kKernel:
+    case EventCat::kMemcpy:
+    case EventCat::kMemset:
+    case EventCat::kCudaSync:
+      AddGpu(ev);
+      return;
+    case EventCat::kRuntime:
+    case EventCat::kDriver:
+      AddRuntime(ev);
+      return;
+    case EventCat::kCpuOp:
+    case EventCat::kUserAnnotation:
+      AddHost(ev);
+      return;
+    default:
+      return;
+  }
+}
+
+RankBuilder::PendingColl RankBuilder::MakePending(const RawEvent& ev) {
+  PendingColl p;
+  p.external_id = ev.external_id;
+  p.start_ns = ev.ts_ns;
+  p.end_ns = ev.ts_ns + ev.dur_ns;
+  const CollArgs& a = ev.coll;
+  if (!a.present) return p;
+  p.coll_name = names_.Intern(a.coll_name);
+  p.dtype = names_.Intern(a.dtype);
+  p.pg_name = names_.Intern(a.pg_name);
+  p.pg_desc = names_.Intern(a.pg_desc);
+  p.pg_ranks = names_.Intern(a.pg_ranks);
+  p.in_split = names_.Intern(a.in_split);
+  p.out_split = names_.Intern(a.out_split);
+  p.in_nelems = a.in_nelems;
+  p.out_nelems = a.out_nelems;
+  p.group_size = a.group_size;
+  p.seq = a.seq;
+  p.src = a.src_rank;
+  p.dst = a.dst_rank;
+  return p;
+}
+
+void RankBuilder::AddGpu(const RawEvent& ev) {
+  GpuOp op;
+  op.start_ns = ev.ts_ns;
+  op.end_ns = ev.ts_ns + ev.dur_ns;
+  op.name = names_.Intern(ev.name);
+  op.correlation = ev.correlation;
+  op.external_id = ev.external_id;
+  op.grid_x = static_cast<int32_t>(ev.grid_x);
+  int64_t dev = ev.device >= 0 ? ev.device : ParseLooseInt(ev.pid);
+  op.device = static_cast<int16_t>(dev >= 0 && dev < 32768 ? dev : -1);
+  op.stream = static_cast<int32_t>(ev.stream >= 0 ? ev.stream : ParseLooseInt(ev.tid));
+  if (ev.bytes > 0) op.bytes = static_cast<uint64_t>(ev.bytes);
+  switch (ev.cat) {
+    case EventCat::kMemcpy:
+      op.kind = GpuOpKind::kMemcpy;
+      op.copy = CopyKindFromName(ev.name);
+      break;
+    case EventCat::kMemset:
+      op.kind = GpuOpKind::kMemset;
+      break;
+    case EventCat::kCudaSync:
+      op.kind = GpuOpKind::kSync;
+      break;
+    default:
+      op.kind = (ev.coll.present || IsCommKernelName(ev.name)) ? GpuOpKind::kCommKernel
+                                                               : GpuOpKind::kKernel;
+  }
+  if (op.kind == GpuOpKind::kCommKernel) {
+    PendingColl p = MakePending(ev);
+    p.gpu_op = static_cast<int32_t>(trace_.gpu_ops.size());
+    colls_.push_back(p);
+  }
+  trace_.gpu_ops.push_back(op);
+  trace_.has_gpu = true;
+}
+
+void RankBuilder::AddRuntime(const RawEvent& ev) {
+  RuntimeCall rc;
+  rc.start_ns = ev.ts_ns;
+  rc.end_ns = ev.ts_ns + ev.dur_ns;
+  rc.correlation = ev.correlation;
+  rc.external_id = ev.external_id;
+  rc.name = names_.Intern(ev.name);
+  rc.thread = Thread(ev.tid);
+  rc.flags = RuntimeFlags(ev.name);
+  ++trace_.threads[rc.thread].ops;
+  trace_.runtime.push_back(rc);
+}
+
+void RankBuilder::AddHost(const RawEvent& ev) {
+  HostOp op;
+  op.start_ns = ev.ts_ns;
+  op.end_ns = ev.ts_ns + ev.dur_ns;
+  op.external_id = ev.external_id;
+  op.name = names_.Intern(ev.name);
+  op.thread = Thread(ev.tid);
+  op.kind = ev.cat == EventCat::kUserAnnotation ? HostOpKind::kUserAnnotation : HostOpKind::kCpuOp;
+  op.flags = HostFlags(ev.name);
+  if (ev.coll.present) {
+    op.flags |= kHostFlagCollective;
+    PendingColl p = MakePending(ev);
+    p.thread = op.thread;
+    ext_args_.push_back(p);
+  }
+  ++trace_.threads[op.thread].ops;
+  trace_.host_ops.push_back(op);
+}
+
+void RankBuilder::AddMetadata(const RawEvent& ev) {
+  if (ev.name == "thread_name" && !ev.tid.empty() && !ev.meta_name.empty())
+    trace_.threads[Thread(ev.tid)].name = SanitizeUtf8(ev.meta_name);
+}
+
+RankTrace RankBuilder::Finish(int rank_from_name) {
+  if (dist_rank_ >= 0) {
+    trace_.rank = dist_rank_;
+    trace_.rank_source = "distributedInfo";
+  } else if (rank_from_name >= 0) {
+    trace_.rank = rank_from_name;
+    trace_.rank_source = "file name";
+  } else {
+    trace_.rank_source = "unknown";
+  }
+  ApplyBaseTime();
+  SortAndLink();
+  BuildCollectives();
+  BuildStreams();
+  BuildProcessGroups();
+  trace_.names = names_.Take();
+  DetectSteps(trace_);
+  colls_.clear();
+  ext_args_.clear();
+  flows_.clear();
+  return std::move(trace_);
+}
+
+int RankFromFileName(std::string_view path) {
+  size_t slash = path.find_last_of('/');
+  std::string base = ToLower(slash == path.npos ? path : path.substr(slash + 1));
+  // "...rank3...", "rank_3", "rank-03": the last "rank" followed by digits.
+  int found = -1;
+  for (size_t at = base.find("rank"); at != std::string::npos; at = base.find("rank", at + 1)) {
+    size_t i = at + 4;
+    if (i < base.size() && (base[i] == '_' || base[i] == '-')) ++i;
+    std::string_view rest = std::string_view(base).substr(i);
+    if (auto v = ConsumeInt(rest); v && *v >= 0 && *v < (1 << 24)) found = static_cast<int>(*v);
+  }
+  if (found >= 0) return found;
+  // "trace_3.json", "trace-3.json.gz" (not "host_12345.1700000000.pt.trace.json": pids).
+  std::string_view s = base;
+  if (EndsWith(s, ".gz")) s.remove_suffix(3);
+  if (!EndsWith(s, ".json") || EndsWith(s, ".pt.trace.json")) return -1;
+  s.remove_suffix(5);
+  size_t sep = s.find_last_of("_-");
+  if (sep == s.npos || sep + 1 >= s.size() || s.size() - sep - 1 > 5) return -1;
+  auto v = ParseInt(s.substr(sep + 1));
+  return v ? static_cast<int>(*v) : -1;
+}
+
+}  // namespace commdx::ingest::kineto

@@ -1,0 +1,115 @@
+// Builds one rank's RankTrace from raw events: interns names, keeps compact structs, and at the
+// end links launches to GPU ops, attaches collective arguments, finds streams, threads and steps.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/diagnostics.h"
+#include "ingest/kineto/raw_event.h"
+#include "model/trace.h"
+
+namespace commdx::ingest::kineto {
+
+// Interns strings; the hash looks at the length and both ends only, because kernel names are
+// long and mostly differ at the start (template arguments) or end.
+class Interner {
+ public:
+  Interner();
+  uint32_t Intern(std::string_view s);
+  std::string_view Lookup(uint32_t id) const { return storage_[id]; }
+  std::vector<std::string> Take();
+
+ private:
+  struct Hash {
+    size_t operator()(std::string_view s) const noexcept;
+  };
+  std::deque<std::string> storage_;
+  std::unordered_map<std::string_view, uint32_t, Hash> ids_;
+};
+
+struct PgConfig {
+  std::string name, desc;
+  std::vector<int> ranks;
+  int size = 0;
+};
+
+class RankBuilder {
+ public:
+  explicit RankBuilder(std::string file);
+
+  // Header facts (top-level keys).
+  void SetSchemaVersion(std::string v) { trace_.schema_version = std::move(v); }
+  void AddDevice(DeviceInfo d) { trace_.devices.push_back(std::move(d)); }
+  void SetDistributed(int rank, int world, std::string backend, std::string nccl_version);
+  void AddPgConfig(PgConfig pg) { pg_configs_.push_back(std::move(pg)); }
+  void SetBaseTimeNs(int64_t ns) { base_time_ns_ = ns; }
+
+  void Add(const RawEvent& ev);
+
+  // Taking back the events of a part that is retried.
+  void Checkpoint();
+  void Rollback();
+
+  Diagnostics& quality() { return quality_; }
+  // Finishes the model. `rank_from_name` is used when the file has no distributedInfo.
+  RankTrace Finish(int rank_from_name);
+
+ private:
+  struct Sizes {
+    size_t gpu, host, runtime, flows, colls, ext_args, gpu_annotations;
+    uint64_t events;
+  };
+  struct PendingColl {  // collective args seen on a kernel or on record_param_comms
+    int32_t gpu_op = -1;  // -1 for args from a CPU op
+    int64_t external_id = -1;
+    int64_t start_ns = 0, end_ns = 0;
+    uint32_t thread = 0;
+    uint32_t coll_name = 0, dtype = 0, pg_name = 0, pg_desc = 0, pg_ranks = 0;
+    uint32_t in_split = 0, out_split = 0;
+    int64_t in_nelems = -1, out_nelems = -1, group_size = -1, seq = -1, src = -1, dst = -1;
+  };
+  struct Flow {
+    int64_t id, ts_ns;
+    bool start;
+  };
+
+  void AddComplete(const RawEvent& ev);
+  void AddGpu(const RawEvent& ev);
+  void AddHost(const RawEvent& ev);
+  void AddRuntime(const RawEvent& ev);
+  void AddMetadata(const RawEvent& ev);
+  uint32_t Thread(std::string_view tid);
+  PendingColl MakePending(const RawEvent& ev);
+  void Note(std::string_view id, DiagSeverity sev, std::string message, uint64_t offset);
+
+  // Finish steps, each in its own file: link.cc, collectives.cc, steps.cc.
+  void ApplyBaseTime();
+  void SortAndLink();
+  void BuildCollectives();
+  void BuildStreams();
+  void BuildProcessGroups();
+
+  RankTrace trace_;
+  Interner names_;
+  std::unordered_map<std::string, uint32_t> threads_;
+  std::vector<PendingColl> colls_;     // from kernels
+  std::vector<PendingColl> ext_args_;  // from record_param_comms
+  std::vector<Flow> flows_;
+  std::vector<PgConfig> pg_configs_;
+  Diagnostics quality_;
+  Diagnostics quality_checkpoint_;
+  Sizes checkpoint_{};
+  int64_t base_time_ns_ = -1;
+  int dist_rank_ = -1;
+};
+
+// Rank from a file name: "trace_rank3.json.gz", "rank-3.json", "worker_3.pt.trace.json" -> 3;
+// -1 if the name does not say.
+int RankFromFileName(std::string_view path);
+
+}  // namespace commdx::ingest::kineto

@@ -1,0 +1,70 @@
+// One trace event as read from the JSON, before it becomes part of the model. Views point into
+// the part being parsed and are valid only until the builder has taken the event.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace commdx::ingest::kineto {
+
+// Kineto `cat` values. Older traces write "Kernel", "Memcpy", "Memset", "Runtime", "Operator".
+enum class EventCat : uint8_t {
+  kNone,  // no cat (metadata, "Record Window End")
+  kUnknown,
+  kKernel,
+  kMemcpy,
+  kMemset,
+  kRuntime,  // cuda_runtime, hip_runtime, privateuse1_runtime...
+  kDriver,   // cuda_driver
+  kCudaSync,
+  kCpuOp,
+  kUserAnnotation,
+  kGpuUserAnnotation,
+  kPythonFunction,
+  kFlow,     // ac2g, async_cpu_to_gpu, fwdbwd
+  kIgnored,  // known categories commdx does not use (Trace, overhead, cpu_instant_event...)
+};
+
+// The collective arguments PyTorch writes on NCCL kernels and on `record_param_comms`:
+//   "Collective name": "allreduce", "In msg nelems": 8400896, "Out msg nelems": 8400896,
+//   "Group size": 2, "dtype": "Float", "In split size": "[]", "Out split size": "[]",
+//   "Process Group Name": "0", "Process Group Description": "default_pg",
+//   "Process Group Ranks": "[0, 1]", "Seq": 12, "Src Rank": 0, "Dst Rank": 1
+struct CollArgs {
+  std::string_view coll_name, dtype, pg_name, pg_desc, pg_ranks, in_split, out_split;
+  int64_t in_nelems = -1;
+  int64_t out_nelems = -1;
+  int64_t group_size = -1;
+  int64_t seq = -1;
+  int64_t src_rank = -1;
+  int64_t dst_rank = -1;
+  bool present = false;  // "Collective name" was seen
+};
+
+struct RawEvent {
+  char ph = 0;
+  EventCat cat = EventCat::kNone;
+  std::string_view cat_text;
+  std::string_view name;
+  std::string_view pid;  // as written, quotes removed
+  std::string_view tid;
+  int64_t ts_ns = 0;  // µs in the file, ns here; relative to baseTimeNanoseconds if the file is
+  int64_t dur_ns = 0;
+  bool has_ts = false;
+  bool has_dur = false;
+  bool bad_ts = false;   // present but not a number
+  bool bad_dur = false;
+  // args
+  int64_t device = -1;
+  int64_t stream = -1;
+  int64_t correlation = -1;
+  int64_t external_id = -1;
+  int64_t grid_x = 0;
+  int64_t bytes = -1;
+  int64_t flow_id = -1;
+  std::string_view meta_name;  // args.name of "M" events
+  CollArgs coll;
+  uint64_t offset = 0;  // file offset of the event's '{'
+};
+
+}  // namespace commdx::ingest::kineto

@@ -1,0 +1,128 @@
+#include "model/trace.h"
+
+namespace commdx {
+
+const char* CollectiveTypeName(CollectiveType t) {
+  switch (t) {
+    case CollectiveType::kUnknown:
+      return "unknown";
+    case CollectiveType::kAllReduce:
+      return "all_reduce";
+    case CollectiveType::kAllGather:
+      return "all_gather";
+    case CollectiveType::kReduceScatter:
+      return "reduce_scatter";
+    case CollectiveType::kAllToAll:
+      return "alltoall";
+    case CollectiveType::kBroadcast:
+      return "broadcast";
+    case CollectiveType::kReduce:
+      return "reduce";
+    case CollectiveType::kGather:
+      return "gather";
+    case CollectiveType::kScatter:
+      return "scatter";
+    case CollectiveType::kSend:
+      return "send";
+    case CollectiveType::kRecv:
+      return "recv";
+    case CollectiveType::kSendRecv:
+      return "sendrecv";
+    case CollectiveType::kBarrier:
+      return "barrier";
+  }
+  return "unknown";
+}
+
+bool IsPointToPoint(CollectiveType t) {
+  return t == CollectiveType::kSend || t == CollectiveType::kRecv ||
+         t == CollectiveType::kSendRecv;
+}
+
+double BusBwFactor(CollectiveType t, int nranks) {
+  if (nranks < 1) return 0;
+  double n = nranks;
+  switch (t) {
+    case CollectiveType::kAllReduce:
+      return 2.0 * (n - 1) / n;
+    case CollectiveType::kAllGather:
+    case CollectiveType::kReduceScatter:
+    case CollectiveType::kAllToAll:
+    case CollectiveType::kGather:
+    case CollectiveType::kScatter:
+      return (n - 1) / n;
+    case CollectiveType::kBroadcast:
+    case CollectiveType::kReduce:
+    case CollectiveType::kSend:
+    case CollectiveType::kRecv:
+    case CollectiveType::kSendRecv:
+      return 1.0;
+    case CollectiveType::kBarrier:
+    case CollectiveType::kUnknown:
+      return 0;
+  }
+  return 0;
+}
+
+int DtypeBytes(std::string_view d) {
+  struct Entry {
+    std::string_view name;
+    int bytes;
+  };
+  // c10 ScalarType names as Kineto writes them in "dtype".
+  static constexpr Entry kTable[] = {
+      {"Float", 4},         {"BFloat16", 2},      {"Half", 2},          {"Double", 8},
+      {"Int", 4},           {"Long", 8},          {"Short", 2},         {"Byte", 1},
+      {"Char", 1},          {"Bool", 1},          {"ComplexFloat", 8},  {"ComplexDouble", 16},
+      {"ComplexHalf", 4},   {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1},   {"Float8_e4m3fnuz", 1},
+      {"Float8_e5m2fnuz", 1}, {"UInt16", 2},      {"UInt32", 4},        {"UInt64", 8},
+      {"QInt8", 1},         {"QUInt8", 1},        {"QInt32", 4},
+  };
+  for (const auto& e : kTable)
+    if (e.name == d) return e.bytes;
+  return 0;
+}
+
+const char* CopyKindName(CopyKind k) {
+  switch (k) {
+    case CopyKind::kNone:
+      return "";
+    case CopyKind::kHtoD:
+      return "HtoD";
+    case CopyKind::kDtoH:
+      return "DtoH";
+    case CopyKind::kDtoD:
+      return "DtoD";
+    case CopyKind::kHtoH:
+      return "HtoH";
+    case CopyKind::kPtoP:
+      return "PtoP";
+    case CopyKind::kOther:
+      return "other";
+  }
+  return "";
+}
+
+const char* StepSourceName(StepSource s) {
+  switch (s) {
+    case StepSource::kNone:
+      return "none";
+    case StepSource::kProfilerStep:
+      return "ProfilerStep";
+    case StepSource::kAnnotation:
+      return "annotation";
+    case StepSource::kInferred:
+      return "inferred";
+    case StepSource::kWholeTrace:
+      return "whole trace";
+  }
+  return "none";
+}
+
+const RankTrace* TraceSet::FindRank(int rank) const {
+  for (const auto& r : ranks)
+    if (r.rank == rank) return &r;
+  return nullptr;
+}
+
+}  // namespace commdx

@@ -1,0 +1,209 @@
+// What PyTorch profiler (Kineto) traces say about a job, format-free: per rank the GPU ops
+// (kernels, copies, sets), the host side (CPU ops, annotations, runtime calls) linked to them, the
+// collectives with their arguments, and the training steps; across ranks the process groups.
+// All times are int64 nanoseconds on the rank's own clock (epoch-based where the trace says so).
+// Structs are compact on purpose: a rank's trace can hold millions of events.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace commdx {
+
+enum class CollectiveType : uint8_t {
+  kUnknown,
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kBroadcast,
+  kReduce,
+  kGather,
+  kScatter,
+  kSend,
+  kRecv,
+  kSendRecv,  // a kernel that serves both directions (ncclDevKernel_SendRecv) with no args
+  kBarrier,
+};
+const char* CollectiveTypeName(CollectiveType t);  // "all_reduce", "send", ...
+bool IsPointToPoint(CollectiveType t);
+
+// nccl-tests bus-bandwidth factor: all_reduce 2(n-1)/n; all_gather, reduce_scatter, alltoall
+// (n-1)/n; broadcast, reduce, send/recv 1. 0 where it is undefined (barrier, unknown, n < 1).
+double BusBwFactor(CollectiveType t, int nranks);
+
+// Bytes of one element of a PyTorch dtype as Kineto writes it ("Float", "BFloat16", "Long"...);
+// 0 if unknown.
+int DtypeBytes(std::string_view dtype);
+
+enum class GpuOpKind : uint8_t {
+  kKernel,      // compute kernel
+  kCommKernel,  // NCCL/RCCL kernel
+  kMemcpy,
+  kMemset,
+  kSync,        // cuda_sync on the GPU timeline (Stream/Event/Context Sync): a wait, not work
+};
+
+enum class CopyKind : uint8_t { kNone, kHtoD, kDtoH, kDtoD, kHtoH, kPtoP, kOther };
+const char* CopyKindName(CopyKind k);
+
+struct GpuOp {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t correlation = -1;  // links to the runtime call that launched it
+  int64_t external_id = -1;  // links to the CPU op that issued it
+  uint64_t bytes = 0;        // memcpy/memset bytes where given
+  uint32_t name = 0;         // index into RankTrace::names
+  int32_t stream = -1;
+  int32_t collective = -1;   // index into RankTrace::collectives for comm kernels
+  int32_t launch = -1;       // index into RankTrace::runtime of the launching call
+  int32_t grid_x = 0;        // NCCL: the channel count
+  int16_t device = -1;
+  GpuOpKind kind = GpuOpKind::kKernel;
+  CopyKind copy = CopyKind::kNone;
+};
+
+enum class HostOpKind : uint8_t { kCpuOp, kUserAnnotation };
+
+// Flags on host ops and runtime calls, computed once at ingest.
+enum HostFlag : uint8_t {
+  kHostFlagNone = 0,
+  kHostFlagSync = 1,         // cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize,
+                             // synchronous cudaMemcpy: the CPU blocks on the GPU
+  kHostFlagLaunch = 2,       // launches GPU work (kernel, copy, set)
+  kHostFlagDataLoader = 4,   // a data-loading annotation (DataLoader __next__, "dataloader"...)
+  kHostFlagStep = 8,         // the step annotation
+  kHostFlagItem = 16,        // aten::item / aten::_local_scalar_dense
+  kHostFlagCollective = 32,  // record_param_comms or a c10d collective op
+};
+
+// A CPU operator or user annotation (record_function) on one host thread.
+struct HostOp {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t external_id = -1;
+  uint32_t name = 0;
+  uint32_t thread = 0;  // index into RankTrace::threads
+  HostOpKind kind = HostOpKind::kCpuOp;
+  uint8_t flags = kHostFlagNone;
+};
+
+// A CUDA/HIP runtime or driver call (cudaLaunchKernel, cudaMemcpyAsync, cudaStreamSynchronize...).
+struct RuntimeCall {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t correlation = -1;
+  int64_t external_id = -1;
+  uint32_t name = 0;
+  uint32_t thread = 0;
+  int32_t gpu_op = -1;  // index into RankTrace::gpu_ops of what it launched
+  uint8_t flags = kHostFlagNone;
+};
+
+struct ThreadInfo {
+  std::string id;    // tid as written (int or string)
+  std::string name;  // from thread_name metadata, may be empty
+  uint32_t ops = 0;
+};
+
+struct StreamInfo {
+  int16_t device = -1;
+  int32_t stream = -1;
+  uint32_t ops = 0;
+  int64_t busy_ns = 0;
+  int64_t comm_ns = 0;
+  bool is_comm = false;  // most of its kernel time is NCCL kernels
+};
+
+struct DeviceInfo {
+  int id = -1;
+  std::string name;  // "NVIDIA H200"
+  int64_t total_memory_bytes = 0;
+  int sm_count = 0;
+  int compute_major = 0;
+  int compute_minor = 0;
+};
+
+// One collective (or point-to-point) call as one rank saw it.
+struct Collective {
+  int64_t start_ns = 0;   // its GPU kernel; 0/0 when no kernel was found
+  int64_t end_ns = 0;
+  int64_t issue_ns = -1;  // CPU time it was launched (runtime call start)
+  int64_t in_nelems = -1;
+  int64_t out_nelems = -1;
+  uint64_t bytes = 0;     // message size as nccl-tests counts it (see trace-metrics.md)
+  int64_t seq = -1;       // "Seq" arg where present
+  int32_t gpu_op = -1;
+  int32_t pg = -1;        // index into RankTrace::process_groups
+  int32_t group_size = 0;
+  int32_t peer = -1;      // the other rank of a send/recv where known
+  int32_t grid_x = 0;     // channels
+  uint32_t name = 0;      // "Collective name" as written, else the kernel name
+  uint32_t dtype = 0;     // dtype as written ("Float"), index into names; 0 = unknown
+  CollectiveType type = CollectiveType::kUnknown;
+  bool from_args = false;  // classified from the collective args, not from the kernel name
+  bool launched = true;    // its launch is in the trace (false: issued before tracing started)
+};
+
+enum class StepSource : uint8_t { kNone, kProfilerStep, kAnnotation, kInferred, kWholeTrace };
+const char* StepSourceName(StepSource s);
+
+struct Step {
+  int64_t number = 0;        // N of ProfilerStep#N, else 0, 1, 2...
+  int64_t cpu_start_ns = 0;  // the annotation on the CPU
+  int64_t cpu_end_ns = 0;
+  // The step's window on the GPU timeline; windows of consecutive steps tile it (see
+  // trace-metrics.md, "step window").
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+struct ProcessGroupInfo {
+  std::string name;  // "Process Group Name" / pg_name ("0", "1", a hash)
+  std::string desc;  // "default_pg", "undefined"
+  std::vector<int> ranks;
+  int size = 0;
+};
+
+struct RankTrace {
+  std::string file;
+  int rank = -1;            // -1 = unknown
+  std::string rank_source;  // "distributedInfo", "file name", "unknown"
+  int world_size = 0;
+  std::string backend;       // "nccl", "gloo"
+  std::string nccl_version;  // from distributedInfo where present
+  std::string schema_version;
+  std::vector<DeviceInfo> devices;
+  std::vector<std::string> names;  // interned names; names[0] is ""
+  std::vector<ThreadInfo> threads;
+  std::vector<StreamInfo> streams;
+  std::vector<GpuOp> gpu_ops;         // sorted by start
+  std::vector<HostOp> host_ops;       // sorted by start
+  std::vector<HostOp> gpu_annotations;  // gpu_user_annotation ranges on the GPU timeline, sorted
+  std::vector<RuntimeCall> runtime;   // sorted by start
+  std::vector<Collective> collectives;  // in issue order
+  std::vector<ProcessGroupInfo> process_groups;  // this rank's view (distributedInfo + args)
+  std::vector<Step> steps;
+  StepSource step_source = StepSource::kNone;
+  std::string step_name;     // annotation the steps came from
+  int32_t main_thread = -1;  // the training-loop thread (has the step annotations)
+  int64_t first_ns = 0;      // earliest event
+  int64_t last_ns = 0;       // latest event end
+  uint64_t json_bytes = 0;
+  uint64_t events = 0;
+  bool has_gpu = false;
+
+  const std::string& Name(uint32_t id) const { return names[id]; }
+};
+
+struct TraceSet {
+  std::vector<RankTrace> ranks;  // sorted by rank (unknown ranks last, in file order)
+  std::vector<ProcessGroupInfo> process_groups;  // union over ranks, by name
+
+  bool empty() const { return ranks.empty(); }
+  const RankTrace* FindRank(int rank) const;
+};
+
+}  // namespace commdx
