@@ -9,6 +9,8 @@
 //   vm:656:667 [0] NCCL INFO AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}
 //   vm:656:668 [1] NCCL INFO New proxy send connection 47 from local rank 1, transport 0
 
+#include <vector>
+
 #include "base/text.h"
 #include "ingest/nccl_log/kinds.h"
 
@@ -41,19 +43,18 @@ constexpr std::string_view kHeads[] = {
 };
 
 // Collective trace lines ("AllReduce: opCount 0 sendbuff ..", "AllReduce: 8 Bytes -> Algo RING")
-// and tuning-table rows ("    AllReduce |  8.0/ 61.1 | ...").
+// and tuning-table rows ("    AllReduce |  8.0/ 61.1 | ...", "  Max NThreads |").
 bool IsCollectiveOrTuning(std::string_view s) {
-  size_t colon = s.find(':');
-  if (colon != std::string_view::npos && colon < 24 && colon > 2) {
-    std::string_view name = s.substr(0, colon);
-    bool word = true;
-    for (char c : name) word = word && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'));
-    if (word && (StartsWith(s.substr(colon), ": opCount") || Contains(s, " Bytes -> Algo")))
-      return true;
+  size_t i = 0;
+  while (i < s.size() && i < 24 && ((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z'))) ++i;
+  if (i > 2 && i < s.size() && s[i] == ':') {
+    std::string_view after = s.substr(i);
+    if (StartsWith(after, ": opCount")) return true;
+    if (after.size() > 2 && after[1] == ' ' && IsDigit(after[2])) return true;  // N Bytes -> Algo
   }
-  std::string_view t = TrimLeft(s);
-  size_t bar = t.find(" |");
-  return bar != std::string_view::npos && bar < 20;
+  for (size_t k = 0; k < s.size() && k < 24; ++k)
+    if (s[k] == '|') return k > 0 && s[k - 1] == ' ';
+  return false;
 }
 
 }  // namespace
@@ -67,7 +68,16 @@ Parsed ParseBenign(const LineInfo& li) {
     if (sep != std::string_view::npos && sep < 4) return Parsed::kYes;
   }
   if (IsCollectiveOrTuning(s)) return Parsed::kYes;
-  for (std::string_view h : kHeads)
+  if (t.empty()) return Parsed::kNo;
+  // Heads indexed by their first character: a line is compared with a handful, not all.
+  struct Index {
+    std::vector<std::string_view> by_first[256];
+    Index() {
+      for (std::string_view h : kHeads) by_first[static_cast<unsigned char>(h[0])].push_back(h);
+    }
+  };
+  static const Index kIndex;
+  for (std::string_view h : kIndex.by_first[static_cast<unsigned char>(t[0])])
     if (StartsWith(t, h)) return Parsed::kYes;
   return Parsed::kNo;
 }

@@ -46,11 +46,15 @@ NcclProcess& Builder::Process(const LineInfo& li) {
 void Builder::CountNcclLine(const LineInfo& li) {
   ++nccl_lines_;
   if (li.host.empty() && li.pid == 0 && li.dev < 0) return;
-  if (impl_->last_state != kNone && li.dev < 0) {
+  if (impl_->last_state != kNone &&
+      (li.dev < 0 || (li.dev == impl_->last_counted_dev &&
+                      impl_->last_state == impl_->last_counted_state))) {
     const NcclProcess& p = impl_->procs[impl_->states[impl_->last_state].proc];
     if (p.pid == li.pid && p.host == li.host) return;
   }
   Process(li);
+  impl_->last_counted_dev = li.dev;
+  impl_->last_counted_state = impl_->last_state;
 }
 
 NcclNetInfo& Builder::Net(const LineInfo& li) {
@@ -112,6 +116,7 @@ void Builder::AddCommInit(const LineInfo& li, const CommInit& init) {
       }
     }
     ds.pending.clear();
+    ds.pending_conn_by_msg.clear();
   };
   if (init.start || !init.complete) {
     ++rec.starts;
@@ -145,8 +150,15 @@ void Builder::AddCommNodes(const LineInfo& li, const CommNodes& nodes) {
 bool Builder::CountDuplicateConnection(const LineInfo& li) {
   ProcState& st = impl_->State(li);
   auto dit = st.devs.find(li.dev);
-  if (dit == st.devs.end() || dit->second.start_comm == kNone) return false;
-  CommRec& rec = impl_->comms[dit->second.start_comm];
+  if (dit == st.devs.end()) return false;
+  DevState& ds = dit->second;
+  if (ds.start_comm == kNone) {
+    auto pit = ds.pending_conn_by_msg.find(li.msg);
+    if (pit == ds.pending_conn_by_msg.end()) return false;
+    ++ds.pending[pit->second].conn.count;
+    return true;
+  }
+  CommRec& rec = impl_->comms[ds.start_comm];
   auto it = rec.conn_by_msg.find(li.msg);
   if (it == rec.conn_by_msg.end()) return false;
   ++rec.conns[it->second].count;
@@ -166,6 +178,7 @@ void Builder::AddConnection(const LineInfo& li, NcclConnection conn) {
     return;
   }
   Pending p{Pending::kConn, std::move(conn), -1, -1, {}, {}, {}};
+  ds.pending_conn_by_msg.emplace(li.msg, ds.pending.size());
   ds.pending.push_back(std::move(p));
 }
 

@@ -106,6 +106,7 @@ void Builder::Finish() {
         else rec.counts = p.counts, rec.counts_ref = std::move(p.ref);
       }
       ds.pending.clear();
+      ds.pending_conn_by_msg.clear();
     }
   }
   // Connections naming ranks outside their communicator were tied wrongly: keep them unowned.

@@ -28,6 +28,7 @@ struct DevState {
   size_t start_comm = kNone;     // latest Init START (or pre-2.4 "comm .. rank .. nranks ..")
   size_t complete_comm = kNone;  // latest Init COMPLETE
   std::vector<Pending> pending;
+  std::unordered_map<std::string_view, size_t> pending_conn_by_msg;  // views into the file text
 };
 
 struct ProcState {
@@ -71,6 +72,8 @@ struct Builder::Impl {
   std::vector<ProcState> states;
   std::unordered_map<std::string, size_t> state_by_key;  // host '\n' pid -> states index
   size_t last_state = kNone;
+  int last_counted_dev = -2;  // device registered by the last CountNcclLine ...
+  size_t last_counted_state = kNone;  // ... for this process
   std::vector<CommRec> comms;  // comms[0] is the orphan record ("?")
   std::map<std::pair<size_t, std::string>, size_t> comm_by_ptr;
   std::vector<NcclVersionSeen> loose_versions;

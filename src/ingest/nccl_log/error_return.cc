@@ -12,6 +12,9 @@ namespace commdx::ingest::nccl_log {
 
 Parsed ParseErrorReturn(const LineInfo& li, Builder& b) {
   std::string_view s = li.msg;
+  // Cheap reject first: the message starts with a "file.cc:123" token.
+  size_t sp = s.find(' ');
+  if (sp == std::string_view::npos || sp == 0 || sp > 80 || !IsDigit(s[sp - 1])) return Parsed::kNo;
   size_t arrow = s.find(" -> ");
   if (arrow == std::string_view::npos || arrow == 0 || arrow > 80) return Parsed::kNo;
   std::string_view loc = s.substr(0, arrow);

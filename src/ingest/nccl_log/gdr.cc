@@ -26,6 +26,7 @@ Parsed ParseGdr(const LineInfo& li, Builder& b) {
     b.Net(li).dmabuf = true;
     return Parsed::kYes;
   }
+  if (!StartsWith(s, "NET/") && !StartsWith(s, "GPU Direct")) return Parsed::kNo;
   size_t at = s.find("GPU Direct RDMA ");
   if (at == std::string_view::npos) return Parsed::kNo;
   NcclGdrStatus g;

@@ -24,28 +24,44 @@ struct Outcome {
   const char* kind = "";
 };
 
-// Tries the line kinds in order of how often they occur in real logs.
+using Fn = Parsed (*)(const LineInfo&, Builder&);
+struct Kind {
+  Fn fn;
+  const char* name;
+  const char* first_chars;  // the message's first character for this kind; "" = any
+};
+
+// In order of how often they occur in real logs. Messages are routed by their first character
+// so that a line costs a few comparisons, not one per kind (parse speed, DESIGN §8).
+constexpr Kind kKinds[] = {
+    {nccl_log::ParseNicContinuation, "nic_list", "["},
+    {nccl_log::ParseConnection, "connection", "CR"},
+    {nccl_log::ParseRingsTrees, "ring_tree", "CRT"},
+    {nccl_log::ParseCommInit, "comm_init", "cnb"},
+    {nccl_log::ParseChannelCounts, "channel_counts", "0123456789"},
+    {nccl_log::ParseEnv, "env", "N"},
+    {nccl_log::ParseNicList, "nic_list", "NB"},
+    {nccl_log::ParseNetwork, "network", "NU"},
+    {nccl_log::ParseGdr, "gdr", "NGCD"},
+    {nccl_log::ParseVersion, "version", "Nc"},
+    {nccl_log::ParseErrorReturn, "error_return", "abcdefghijklmnopqrstuvwxyz"},
+    {nccl_log::ParseNvls, "nvls", "NC"},
+    {nccl_log::ParseP2p, "p2p", "PCn"},
+};
+constexpr size_t kNumKinds = sizeof(kKinds) / sizeof(kKinds[0]);
+
+// For each first character, the kinds (bit i = kKinds[i]) that may parse it.
+struct Routes {
+  uint32_t mask[256] = {};
+  Routes() {
+    for (size_t i = 0; i < kNumKinds; ++i)
+      for (const char* c = kKinds[i].first_chars; *c; ++c)
+        mask[static_cast<unsigned char>(*c)] |= 1u << i;
+  }
+};
+
 Outcome Dispatch(const LineInfo& li, Builder& b) {
-  using Fn = Parsed (*)(const LineInfo&, Builder&);
-  struct Kind {
-    Fn fn;
-    const char* name;
-  };
-  static constexpr Kind kKinds[] = {
-      {nccl_log::ParseNicContinuation, "nic_list"},
-      {nccl_log::ParseConnection, "connection"},
-      {nccl_log::ParseRingsTrees, "ring_tree"},
-      {nccl_log::ParseCommInit, "comm_init"},
-      {nccl_log::ParseChannelCounts, "channel_counts"},
-      {nccl_log::ParseEnv, "env"},
-      {nccl_log::ParseNicList, "nic_list"},
-      {nccl_log::ParseNetwork, "network"},
-      {nccl_log::ParseGdr, "gdr"},
-      {nccl_log::ParseVersion, "version"},
-      {nccl_log::ParseErrorReturn, "error_return"},
-      {nccl_log::ParseNvls, "nvls"},
-      {nccl_log::ParseP2p, "p2p"},
-  };
+  static const Routes kRoutes;
   switch (li.level) {
     case Level::kWarn:
       return {nccl_log::ParseWarn(li, b), "warn"};
@@ -58,9 +74,12 @@ Outcome Dispatch(const LineInfo& li, Builder& b) {
     case Level::kBare:
       break;
   }
-  for (const auto& k : kKinds) {
-    Parsed p = k.fn(li, b);
-    if (p != Parsed::kNo) return {p, k.name};
+  if (li.msg.empty()) return {};
+  uint32_t mask = kRoutes.mask[static_cast<unsigned char>(li.msg[0])];
+  for (size_t i = 0; mask; ++i, mask >>= 1) {
+    if (!(mask & 1)) continue;
+    Parsed p = kKinds[i].fn(li, b);
+    if (p != Parsed::kNo) return {p, kKinds[i].name};
   }
   if (!li.weak && nccl_log::ParseBenign(li) == Parsed::kYes) return {Parsed::kYes, "benign"};
   return {};

@@ -38,6 +38,7 @@ Parsed ParsePlugin(const LineInfo& li, std::string_view s, Builder& b) {
 
 Parsed ParseNetwork(const LineInfo& li, Builder& b) {
   std::string_view s = li.msg;
+  if (!StartsWith(s, "Using ") && !StartsWith(s, "NET/")) return Parsed::kNo;
   if (ConsumePrefix(s, "Using network ") || ConsumePrefix(s, "Using internal Network ")) {
     std::string_view name = Trim(s);
     if (name.empty()) return Parsed::kMalformed;

@@ -104,6 +104,7 @@ void AddList(const LineInfo& li, Builder& b, std::string_view role, std::string_
 
 Parsed ParseNicList(const LineInfo& li, Builder& b) {
   std::string_view s = li.msg;
+  if (!StartsWith(s, "Bootstrap") && !StartsWith(s, "NET")) return Parsed::kNo;
   std::string_view role;
   if (ConsumePrefix(s, "Bootstrap : Using ") || ConsumePrefix(s, "Bootstrap: Using ")) {
     role = "bootstrap";

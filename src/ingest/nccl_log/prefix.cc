@@ -169,17 +169,61 @@ std::string_view StripLauncherPrefix(std::string_view s) {
   return s;
 }
 
+namespace {
+
+// "NCCL " at or after `from`; npos if absent. memchr for 'N' beats memmem on short lines.
+size_t FindNcclWord(std::string_view line, size_t from) {
+  const char* base = line.data();
+  size_t n = line.size();
+  while (from + 5 <= n) {
+    const void* hit = std::memchr(base + from, 'N', n - from - 4);
+    if (!hit) return std::string_view::npos;
+    size_t pos = static_cast<size_t>(static_cast<const char*>(hit) - base);
+    if (std::memcmp(base + pos, "NCCL ", 5) == 0) return pos;
+    from = pos + 1;
+  }
+  return std::string_view::npos;
+}
+
+// The common case in one pass: "host:pid:tid [dev] NCCL INFO msg" with nothing around it.
+bool SplitCanonicalInfo(std::string_view line, LineInfo& out) {
+  size_t sp = line.find(' ');
+  if (sp == std::string_view::npos || sp < 5) return false;
+  std::string_view tok = line.substr(0, sp);
+  size_t c2 = tok.rfind(':');
+  if (c2 == std::string_view::npos || c2 == 0 || c2 + 1 == tok.size()) return false;
+  size_t c1 = tok.rfind(':', c2 - 1);
+  if (c1 == std::string_view::npos || c1 == 0 || c1 + 1 == c2) return false;
+  if (tok.find(':') != c1 || tok[0] == '[') return false;  // wrappers take the general path
+  std::string_view pid = tok.substr(c1 + 1, c2 - c1 - 1), tid = tok.substr(c2 + 1);
+  if (!AllDigits(pid) || !AllDigits(tid)) return false;
+  std::string_view rest = line.substr(sp + 1);
+  if (rest.size() < 4 || rest[0] != '[') return false;
+  size_t close = rest.find(']');
+  if (close == std::string_view::npos || close < 2 || close > 6) return false;
+  std::string_view dev = rest.substr(1, close - 1);
+  if (!AllDigits(dev)) return false;
+  rest.remove_prefix(close + 1);
+  if (rest.substr(0, 11) != " NCCL INFO ") return false;
+  out.host = tok.substr(0, c1);
+  out.pid = Digits(pid);
+  out.tid = Digits(tid);
+  out.dev = static_cast<int>(Digits(dev));
+  out.level = Level::kInfo;
+  out.msg = rest.substr(11);
+  return true;
+}
+
+}  // namespace
+
 bool SplitNcclLine(std::string_view line, LineInfo& out) {
   out.raw = line;
-  // Fast path: "NCCL " followed by a level word. Every 2.3+ line has it.
+  if (SplitCanonicalInfo(line, out)) return true;
+  // Otherwise find "NCCL " followed by a level word. Every 2.3+ line has it.
   size_t from = 0;
   while (true) {
-    const char* base = line.data();
-    const void* hit = from < line.size()
-                          ? memmem(base + from, line.size() - from, "NCCL ", 5)
-                          : nullptr;
-    if (!hit) break;
-    size_t pos = static_cast<size_t>(static_cast<const char*>(hit) - base);
+    size_t pos = FindNcclWord(line, from);
+    if (pos == std::string_view::npos) break;
     std::string_view after = line.substr(pos + 5);
     Level level;
     size_t word = 0;

@@ -35,7 +35,7 @@ Parsed ParseRingsTrees(const LineInfo& li, Builder& b) {
   }
   if (StartsWith(s, "Tree ") || StartsWith(s, "Ring ")) {
     // GRAPH-subsystem per-channel neighbours; the connection lines carry the same facts.
-    return Contains(s, " -> ") ? Parsed::kYes : Parsed::kMalformed;
+    return Parsed::kYes;
   }
   if (!ConsumePrefix(s, "Channel ")) return Parsed::kNo;
   auto chan = ConsumeInt(s);
