@@ -24,5 +24,6 @@ std::vector<Finding> FindCommMultiNic(const Job& job, const Options& options);
 std::vector<Finding> FindCommMixedLinkLayers(const Job& job, const Options& options);
 std::vector<Finding> FindCommAcs(const Job& job, const Options& options);
 std::vector<Finding> FindCommUnsupportedGpu(const Job& job, const Options& options);
+std::vector<Finding> FindCommGraphSearch(const Job& job, const Options& options);
 
 }  // namespace commdx::analysis

@@ -71,7 +71,22 @@ std::vector<Finding> FindCommGdrDisabled(const Job& job, const Options&) {
   AddEvidence(f, no_gdr, 4);
   AddEvidence(f, why, 3);
   f.metrics.push_back({"rdma_connections_without_gdr", static_cast<double>(no_gdr.size()), "count"});
-  return {f};
+  std::vector<Finding> out{f};
+  // Before 2.13 NCCL could only do GDR through the peer-memory module; DMA-BUF came later.
+  std::string version = JobVersion(s);
+  if (!version.empty() && CompareVersions(version, "2.13") < 0) {
+    Finding old;
+    old.id = "comm.nccl_too_old";
+    old.severity = Severity::kWarning;
+    old.method_step = 9;
+    old.title = "NCCL " + version + " can only use GPUDirect RDMA through nvidia-peermem";
+    old.detail = "NCCL 2.13 added DMA-BUF, which gives GPUDirect RDMA without the peer-memory "
+                 "kernel module on recent kernels and drivers.";
+    old.fix = "Upgrade NCCL (>= 2.13), or install and load nvidia-peermem.";
+    old.refs.push_back(f.refs.empty() ? EvidenceRef{} : f.refs.front());
+    out.push_back(std::move(old));
+  }
+  return out;
 }
 
 }  // namespace commdx::analysis

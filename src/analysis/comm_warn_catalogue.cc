@@ -147,6 +147,12 @@ const Signature kSignatures[] = {
       "support it, or the GPUs are partitioned.",
       "Work around with NCCL_NVLS_ENABLE=0; check that nvidia-fabricmanager runs and that driver "
       "and CUDA support multicast (CUDA >= 12.1); upgrade NCCL."}},
+    {{"Could not find a path for pattern", nullptr}, nullptr,
+     {"graph_fallback", "comm.topology_error", kW, false,
+      "NCCL's topology search could not build the rings/trees it looked for and fell back to a "
+      "simple order: fewer channels or a slower path than the hardware allows.",
+      "Compare `nvidia-smi topo -m` with what NCCL detected (NCCL_DEBUG_SUBSYS=GRAPH, "
+      "NCCL_TOPO_DUMP_FILE); upgrade NCCL; in VMs provide NCCL_TOPO_FILE."}},
     {{"does not loop back", nullptr}, nullptr,
      {"ring_loop", "comm.topology_error", kE, false,
       "ranks computed different rings because they detected the topology differently; in NCCL "

@@ -110,6 +110,15 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
         f.detail += " Here it follows an earlier error of the same process, which is the cause.";
       if (std::string_view(g.rule->key) == "ib_completion")
         ExplainCompletion(CompletionStatus(first.text), f);
+      if (std::string_view(g.rule->key) == "topology" &&
+          (first.host.rfind("DESKTOP-", 0) == 0 || first.host == "DESKTOP" ||
+           first.text.find("wsl") != std::string::npos ||
+           first.text.find("WSL") != std::string::npos)) {
+        f.detail += " The host looks like Windows/WSL2, where /sys has no PCI tree: NCCL "
+                    "versions of that time did not support WSL2.";
+        f.fix = "Run on native Linux, or use a recent NCCL with WSL2 support (single node); "
+                "NCCL_P2P_DISABLE=1 / NCCL_SHM_DISABLE=1 are the usual WSL2 workarounds.";
+      }
     } else {
       f.id = "comm.nccl_warn";
       f.severity = Severity::kWarning;

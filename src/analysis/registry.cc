@@ -28,6 +28,7 @@ const std::vector<Analyzer>& Analyzers() {
       {"comm_mixed_link", "IB and RoCE in one list", "logs", &FindCommMixedLinkLayers},
       {"comm_acs", "PCIe ACS in pasted lspci output", "logs", &FindCommAcs},
       {"comm_unsupported_gpu", "GPU not supported by the NCCL build", "logs", &FindCommUnsupportedGpu},
+      {"comm_graph_search", "topology search fell back", "logs", &FindCommGraphSearch},
       {"bench_low_busbw", "benchmark plateau busbw vs the link's line rate", "bench", &FindBenchLowBusbw},
       {"bench_high_latency", "benchmark small-message latency floor", "bench", &FindBenchHighLatency},
       {"bench_asymmetric_pair", "P2P pair slower than its peers", "bench", &FindBenchAsymmetricPair},

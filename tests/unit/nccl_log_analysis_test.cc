@@ -203,5 +203,38 @@ TEST(NcclLogAnalysis, SuspiciousInterfaceNames) {
   EXPECT_EQ(CompareVersions("2.28.9", "2.28.9"), 0);
 }
 
+
+TEST(NcclLogAnalysis, NetworkStacksDifferAcrossHosts) {
+  auto fs = All(Parse("a:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)\n"
+                      "a:1:1 [0] NCCL INFO Using network IBext_v8\n"
+                      "b:2:2 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation\n"
+                      "b:2:2 [0] NCCL INFO Using network IB\n"));
+  ASSERT_NE(Find(fs, "comm.net_plugin_mismatch"), nullptr);
+  // A line missing on one host (an excerpt) is not a mismatch.
+  auto partial = All(Parse("a:1:1 [0] NCCL INFO Using network IB\n"
+                           "b:2:2 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so)\n"));
+  EXPECT_EQ(Find(partial, "comm.net_plugin_mismatch"), nullptr);
+}
+
+TEST(NcclLogAnalysis, OneNicUsedNeedsTwoRanksOfAHost) {
+  std::string lists = "h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0> [1]eth1:10.0.1.1<0>\n";
+  auto one_rank = All(Parse(lists + "h:1:1 [0] NCCL INFO Ring 00 : 3[b01000] -> 4[201000] [send] via NET/Socket/0\n"
+                                    "h:1:1 [0] NCCL INFO Ring 01 : 3[b01000] -> 4[201000] [send] via NET/Socket/0\n"));
+  EXPECT_EQ(Find(one_rank, "comm.multi_nic_underused"), nullptr);
+  auto two_ranks = All(Parse(lists + "h:1:1 [0] NCCL INFO Ring 00 : 3[b01000] -> 4[201000] [send] via NET/Socket/0\n"
+                                     "h:1:2 [2] NCCL INFO Ring 01 : 0[201000] -> 2[a01000] [send] via NET/Socket/0\n"));
+  ASSERT_NE(Find(two_ranks, "comm.multi_nic_underused"), nullptr);
+}
+
+TEST(NcclLogAnalysis, GraphFallbackAndOldNcclWithoutPeermem) {
+  auto fs = All(Parse("x:1:1 [0] NCCL INFO Could not find a path for pattern 4, falling back to simple order\n"));
+  ASSERT_NE(Find(fs, "comm.topology_error"), nullptr);
+  EXPECT_EQ(Find(fs, "comm.topology_error")->severity, Severity::kWarning);
+  auto old = All(Parse("x:1:1 [0] NCCL INFO NCCL version 2.10.3+cuda11.4\n"
+                       "x:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)\n"));
+  ASSERT_NE(Find(old, "comm.gdr_disabled"), nullptr);
+  ASSERT_NE(Find(old, "comm.nccl_too_old"), nullptr);
+}
+
 }  // namespace
 }  // namespace commdx::analysis

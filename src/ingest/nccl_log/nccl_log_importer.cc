@@ -47,6 +47,7 @@ constexpr Kind kKinds[] = {
     {nccl_log::ParseErrorReturn, "error_return", "abcdefghijklmnopqrstuvwxyz"},
     {nccl_log::ParseNvls, "nvls", "NC"},
     {nccl_log::ParseP2p, "p2p", "PCn"},
+    {nccl_log::ParseGraph, "graph", "CT"},
 };
 constexpr size_t kNumKinds = sizeof(kKinds) / sizeof(kKinds[0]);
 
