@@ -36,7 +36,7 @@ Candidate Evaluate(const std::vector<Finding>& v, size_t i) {
   const CauseRule* rule = RuleFor(v[i].id);
   if (!rule) return c;
   for (size_t j = 0; j < v.size(); ++j) {
-    if (j == i) continue;
+    if (j == i || v[j].severity == Severity::kInfo) continue;  // info explains nothing away
     bool listed = std::any_of(rule->explains.begin(), rule->explains.end(),
                               [&](const char* s) { return v[j].id == s; });
     if (!listed) continue;
