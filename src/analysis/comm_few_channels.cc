@@ -25,7 +25,8 @@ std::vector<Finding> FindCommFewChannels(const Job& job, const Options& options)
     Finding f;
     f.id = "comm.few_channels";
     f.method_step = 4;
-    f.title = "Communicator " + c.comm_id + " uses only " + std::to_string(channels) +
+    f.title = (c.identified ? "Communicator " + c.comm_id : std::string("The communicator")) +
+              " uses only " + std::to_string(channels) +
               " channel" + (channels == 1 ? "" : "s");
     f.metrics.push_back({"channels", static_cast<double>(channels), "count"});
     f.metrics.push_back({"threshold", options.few_channels_threshold, "count"});

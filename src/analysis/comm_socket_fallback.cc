@@ -27,6 +27,8 @@ bool IbTriedAndFailed(const NcclSetup& s, std::vector<const NcclLineRef*>& refs)
 
 bool OtherNetworkInUse(const NcclSetup& s) {
   for (const auto& n : s.nets) {
+    for (const auto& nic : n.nics)
+      if (nic.role == "ib") return true;  // RDMA devices were found
     if (!n.network.empty() && n.network != "Socket") return true;
     if (!n.ofi_provider.empty()) return true;
     if (!n.plugin.empty() && n.plugin != "internal") return true;
