@@ -23,7 +23,7 @@ class Reader {
     COMMDX_TRY(SkipWs());
     if (AtEof()) return Fail("empty input: expected a Kineto trace (a JSON object)");
     if (buf_[pos_] != '{')
-      return Fail("not JSON: a Kineto trace starts with '{', found " + Shown(buf_[pos_]));
+      return Fail("not JSON (or not a Kineto trace): expected '{' at the start, found " + Shown(buf_[pos_]));
     ++pos_;
     COMMDX_TRY(SkipWs());
     if (!AtEof() && buf_[pos_] == '}') {

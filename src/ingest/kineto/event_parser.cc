@@ -51,6 +51,8 @@ EventCat CatOf(std::string_view c) {
     case 15:
       if (c == "user_annotation") return EventCat::kUserAnnotation;
       if (c == "python_function") return EventCat::kPythonFunction;
+      break;
+    case 16:
       if (c == "async_cpu_to_gpu") return EventCat::kFlow;
       break;
     case 19:

@@ -1,0 +1,140 @@
+// Bad input never crashes: broken files are file:line:col errors (exit 3), bad records are
+// counted in job.quality and skipped.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "base/file.h"
+#include "ingest/kineto/kineto_importer.h"
+
+namespace commdx {
+namespace {
+
+std::string Data(const std::string& name) {
+  return std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/" + name;
+}
+
+Status LoadOne(const std::string& path, Job& job, bool explicit_file = true) {
+  return ingest::LoadKinetoFiles({{path, explicit_file}}, job);
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string TempFile(const std::string& name, const std::string& bytes) {
+  std::string path = testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+std::string GzipBytes(const std::string& text) {
+  z_stream zs{};
+  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(compressBound(text.size()) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  zs.avail_in = static_cast<uInt>(text.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+TEST(KinetoBadInput, TruncatedJsonIsAnErrorWithLineAndColumn) {
+  Job job;
+  auto st = LoadOne(Data("truncated.json"), job);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, ErrorCode::kBadInput);
+  EXPECT_EQ(ExitCodeFor(st.error().code), 3);
+  EXPECT_NE(st.error().message.find("truncated"), std::string::npos) << st.error().ToString();
+  // Where the input ends: the last line of the file.
+  std::string text = Slurp(Data("truncated.json"));
+  uint32_t lines = 1 + static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n'));
+  EXPECT_EQ(st.error().where.line, lines) << st.error().ToString();
+  EXPECT_GT(st.error().where.col, 0u);
+  EXPECT_EQ(st.error().where.offset, text.size());
+}
+
+TEST(KinetoBadInput, NotJsonAndEmpty) {
+  Job job;
+  auto st = LoadOne(Data("not_json.txt"), job);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().ToString().find("not_json.txt:1:1: error: not JSON"), std::string::npos)
+      << st.error().ToString();
+  auto empty = LoadOne(Data("empty.json"), job);
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().message.find("empty"), std::string::npos);
+  // Found in a folder instead of named: skipped with the reason, not an error.
+  Job folder;
+  ASSERT_TRUE(LoadOne(Data("not_json.txt"), folder, false));
+  ASSERT_EQ(folder.skipped.size(), 1u);
+  EXPECT_EQ(folder.skipped[0].reason, "not a Kineto trace");
+}
+
+TEST(KinetoBadInput, TruncatedGzipIsAnError) {
+  std::string gz = GzipBytes(Slurp(Data("kineto_2024_rank0.json")));
+  std::string cut = TempFile("cut.json.gz", gz.substr(0, gz.size() / 2));
+  Job job;
+  auto st = LoadOne(cut, job);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(ExitCodeFor(st.error().code), 3);
+  EXPECT_TRUE(st.error().message.find("truncated gzip") != std::string::npos ||
+              st.error().message.find("truncated JSON") != std::string::npos)
+      << st.error().ToString();
+  // The whole file, gzipped, reads like the plain one.
+  std::string whole = TempFile("whole.json.gz", gz);
+  Job ok;
+  ASSERT_TRUE(LoadOne(whole, ok));
+  EXPECT_EQ(ok.trace.ranks.size(), 1u);
+  EXPECT_EQ(ok.trace.ranks[0].collectives.size(), 2u);
+}
+
+TEST(KinetoBadInput, BadRecordsAreCountedAndSkipped) {
+  Job job;
+  auto st = LoadOne(Data("bad_records.json"), job);
+  ASSERT_TRUE(st) << st.error().ToString();
+  ASSERT_EQ(job.trace.ranks.size(), 1u);
+  EXPECT_EQ(job.trace.ranks[0].host_ops.size(), 1u);  // only the good aten::mm
+  EXPECT_EQ(job.quality.Count("kineto.missing_ts"), 1u);
+  EXPECT_EQ(job.quality.Count("kineto.missing_dur"), 2u);  // absent, and NaN
+  EXPECT_EQ(job.quality.Count("kineto.negative_dur"), 1u);
+  EXPECT_EQ(job.quality.Count("kineto.unknown_category"), 1u);
+  EXPECT_EQ(job.quality.Count("kineto.not_an_event"), 1u);
+  for (const auto& e : job.quality.entries()) {
+    if (e.id == "kineto.rank_unknown") continue;  // about the file, not a place in it
+    EXPECT_TRUE(e.first.has_offset) << e.id;
+    EXPECT_GT(e.first.offset, 0u) << e.id;
+  }
+  // No rank in the file or its name: numbered, and said so.
+  EXPECT_EQ(job.quality.Count("kineto.rank_unknown"), 1u);
+}
+
+TEST(KinetoBadInput, GarbageNeverCrashes) {
+  const char* cases[] = {
+      "{", "{\"traceEvents\"", "{\"traceEvents\": [", "{\"traceEvents\": [{\"ph\": \"X\"",
+      "{\"traceEvents\": [}]}", "{\"traceEvents\": []} trailing", "[1, 2, 3]",
+      "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"cat\": \"kernel\", \"args\": 5}]}",
+      "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1e400, \"dur\": 1, \"cat\": \"cpu_op\"}]}",
+      "{\"a\": \"\\\"}\", \"traceEvents\": [{\"name\": \"x\\\"\", \"ph\": \"i\"}]}",
+      "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_Generic\", "
+      "\"ts\": 1, \"dur\": 2, \"args\": {\"Process Group Ranks\": [0, \"x\", {}]}}]}",
+  };
+  int i = 0;
+  for (const char* c : cases) {
+    std::string path = TempFile("garbage" + std::to_string(i++) + ".json", c);
+    Job job;
+    auto st = LoadOne(path, job);
+    if (!st) {
+      EXPECT_EQ(st.error().code, ErrorCode::kBadInput) << c;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace commdx
