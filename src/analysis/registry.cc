@@ -5,6 +5,8 @@
 #include "analysis/bench_analyzers.h"
 #include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
+#include "analysis/env_analyzers.h"
+#include "analysis/topo_analyzers.h"
 #include "analysis/trace_analyzers.h"
 
 namespace commdx::analysis {
@@ -33,6 +35,17 @@ const std::vector<Analyzer>& Analyzers() {
       {"bench_high_latency", "benchmark small-message latency floor", "bench", &FindBenchHighLatency},
       {"bench_asymmetric_pair", "P2P pair slower than its peers", "bench", &FindBenchAsymmetricPair},
       {"bench_wrong_results", "collective results checked wrong", "bench", &FindBenchWrongResults},
+      {"topo_pcie_only", "GPU pairs without NVLink", "topo", &FindTopoPcieOnly},
+      {"topo_nvlink_degraded", "inactive NVLinks, fewer links than peers", "topo", &FindTopoNvlinkDegraded},
+      {"topo_pcie_downtrained", "PCIe link below its max width/speed", "topo", &FindTopoPcieDowntrained},
+      {"topo_acs", "ACS redirect on bridges between GPUs/NICs", "topo", &FindTopoAcsEnabled},
+      {"topo_placement", "GPU processes vs NUMA node, shared GPUs, shared cores", "topo", &FindTopoPlacement},
+      {"topo_health", "NVLink error counters, clock throttling", "topo", &FindTopoHealth},
+      {"env_limits", "/dev/shm size, locked-memory limit", "env", &FindEnvLimits},
+      {"env_gpus", "MIG, CUDA_VISIBLE_DEVICES", "env", &FindEnvGpus},
+      {"env_variables", "NCCL_/TORCH_NCCL_/CUDA_ variables, OMP_NUM_THREADS", "env", &FindEnvVariables},
+      {"env_libraries", "which libnccl.so.2, CUDA runtime vs driver", "env", &FindEnvLibraries},
+      {"env_platform", "nvidia_peermem, IOMMU, container", "env", &FindEnvPlatform},
   };
   return kAnalyzers;
 }

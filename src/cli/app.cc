@@ -20,6 +20,8 @@ int Run(int argc, char** argv) {
   AddTraceCommand(app, run);
   AddBenchCommand(app, run);
   AddCompareCommand(app, run);
+  AddTopoCommand(app, run);
+  AddEnvCommand(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

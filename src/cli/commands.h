@@ -15,5 +15,7 @@ void AddTraceCommand(CLI::App& app, Action& run);
 void AddBenchCommand(CLI::App& app, Action& run);
 void AddDiagnoseCommand(CLI::App& app, Action& run);
 void AddCompareCommand(CLI::App& app, Action& run);
+void AddTopoCommand(CLI::App& app, Action& run);
+void AddEnvCommand(CLI::App& app, Action& run);
 
 }  // namespace commdx::cli

@@ -4,6 +4,7 @@
 #include "ingest/nccl_log/nccl_log_importer.h"
 #include "ingest/nccl_tests/nccl_tests_importer.h"
 #include "ingest/smi_topo/smi_topo.h"
+#include "ingest/snapshot/snapshot.h"
 
 namespace commdx::ingest {
 
@@ -15,6 +16,8 @@ const std::vector<Importer>& Importers() {
        &SniffNcclTests, &ParseNcclTests},
       {"nccl_log", "NCCL debug log (NCCL_DEBUG=INFO), any version 2.2+, plain or mixed output",
        &SniffNcclLog, &ParseNcclLog},
+      {"snapshot", "commdx machine snapshot (commdx topo/env --save): topology and environment",
+       &SniffSnapshot, &ParseSnapshot},
       {"smi_topo", "nvidia-smi topo -m: GPU/NIC connection matrix, CPU/NUMA affinity, NIC legend",
        &SniffSmiTopoMatrix, &ParseSmiTopoMatrix},
       {"smi_p2p", "nvidia-smi topo -p2p r|w|n|a|p: P2P status matrix", &SniffSmiP2PMatrix,

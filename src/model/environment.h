@@ -39,7 +39,7 @@ struct EnvSnapshot {
 
   std::optional<uint64_t> shm_total_bytes;  // /dev/shm size
   std::optional<uint64_t> shm_free_bytes;
-  std::string shm_source;                   // "statvfs(/dev/shm)", "/proc/mounts"
+  std::string shm_source;                      // "statvfs(/dev/shm)", "/proc/mounts"
   std::optional<uint64_t> memlock_soft_bytes;  // RLIMIT_MEMLOCK; kUnlimited = unlimited
   std::optional<uint64_t> memlock_hard_bytes;
 
@@ -49,8 +49,8 @@ struct EnvSnapshot {
   std::vector<ContainerSign> container_signs;
   bool in_container = false;
 
-  std::string driver_version;  // "580.159.04" (/proc/driver/nvidia/version or NVML)
-  int cuda_driver_version = 0; // 13000 = the newest CUDA the driver supports (NVML)
+  std::string driver_version;        // "580.159.04" (/proc/driver/nvidia/version or NVML)
+  int cuda_driver_version = 0;       // 13000 = the newest CUDA the driver supports (NVML)
   std::string cuda_runtime_version;  // "12.8" (PyTorch's build, or /usr/local/cuda)
   std::string cuda_runtime_source;   // where that came from
   std::string torch_version;         // "2.11.0+cu128"
@@ -59,8 +59,8 @@ struct EnvSnapshot {
   std::vector<NcclLibrary> nccl_libs;
 
   bool ib_present = false;
-  std::vector<std::string> ib_devices;          // mlx5_0, ...
-  std::optional<bool> peermem_loaded;           // nvidia_peermem (or nv_peer_mem) module
+  std::vector<std::string> ib_devices;  // mlx5_0, ...
+  std::optional<bool> peermem_loaded;   // nvidia_peermem (or nv_peer_mem) module
   std::string peermem_module;
 
   std::optional<bool> iommu_enabled;  // /sys/class/iommu has entries

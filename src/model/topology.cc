@@ -9,14 +9,22 @@ namespace commdx {
 
 const char* PathTypeName(PathType p) {
   switch (p) {
-    case PathType::kSelf: return "X";
-    case PathType::kNvLink: return "NV";
-    case PathType::kPix: return "PIX";
-    case PathType::kPxb: return "PXB";
-    case PathType::kPhb: return "PHB";
-    case PathType::kNode: return "NODE";
-    case PathType::kSys: return "SYS";
-    case PathType::kUnknown: break;
+    case PathType::kSelf:
+      return "X";
+    case PathType::kNvLink:
+      return "NV";
+    case PathType::kPix:
+      return "PIX";
+    case PathType::kPxb:
+      return "PXB";
+    case PathType::kPhb:
+      return "PHB";
+    case PathType::kNode:
+      return "NODE";
+    case PathType::kSys:
+      return "SYS";
+    case PathType::kUnknown:
+      break;
   }
   return "?";
 }
@@ -37,13 +45,20 @@ bool PathCrossesCpu(PathType p) {
 
 const char* P2PStatusCode(P2PStatus s) {
   switch (s) {
-    case P2PStatus::kOk: return "OK";
-    case P2PStatus::kChipsetNotSupported: return "CNS";
-    case P2PStatus::kGpuNotSupported: return "GNS";
-    case P2PStatus::kTopologyNotSupported: return "TNS";
-    case P2PStatus::kDisabledByRegKey: return "DR";
-    case P2PStatus::kNotSupported: return "NS";
-    case P2PStatus::kUnknown: break;
+    case P2PStatus::kOk:
+      return "OK";
+    case P2PStatus::kChipsetNotSupported:
+      return "CNS";
+    case P2PStatus::kGpuNotSupported:
+      return "GNS";
+    case P2PStatus::kTopologyNotSupported:
+      return "TNS";
+    case P2PStatus::kDisabledByRegKey:
+      return "DR";
+    case P2PStatus::kNotSupported:
+      return "NS";
+    case P2PStatus::kUnknown:
+      break;
   }
   return "U";
 }
@@ -86,10 +101,14 @@ std::string ClockEventNames(uint64_t bits) {
 
 const char* NicKindName(NicKind k) {
   switch (k) {
-    case NicKind::kInfiniband: return "InfiniBand";
-    case NicKind::kRoce: return "RoCE";
-    case NicKind::kEthernet: return "Ethernet";
-    case NicKind::kUnknown: break;
+    case NicKind::kInfiniband:
+      return "InfiniBand";
+    case NicKind::kRoce:
+      return "RoCE";
+    case NicKind::kEthernet:
+      return "Ethernet";
+    case NicKind::kUnknown:
+      break;
   }
   return "unknown";
 }
@@ -111,8 +130,8 @@ std::string PciBridge::AcsText() const {
   static constexpr struct {
     uint16_t bit;
     const char* name;
-  } kBits[] = {{acs::kSourceValidation, "SrcValid"},   {acs::kTranslationBlocking, "TransBlk"},
-               {acs::kRequestRedirect, "ReqRedir"},    {acs::kCompletionRedirect, "CmpltRedir"},
+  } kBits[] = {{acs::kSourceValidation, "SrcValid"},      {acs::kTranslationBlocking, "TransBlk"},
+               {acs::kRequestRedirect, "ReqRedir"},       {acs::kCompletionRedirect, "CmpltRedir"},
                {acs::kUpstreamForwarding, "UpstreamFwd"}, {acs::kEgressControl, "EgressCtrl"},
                {acs::kDirectTranslated, "DirectTrans"}};
   std::string out;
@@ -186,14 +205,17 @@ std::string NormalizeBusId(std::string_view bus_id) {
   // domain:bus:dev.fn with a domain of 4 or 8 hex digits, or bus:dev.fn alone.
   auto parts = Split(s, ':');
   auto hex = [](std::string_view x) {
-    return !x.empty() && std::all_of(x.begin(), x.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+    return !x.empty() && std::all_of(x.begin(), x.end(), [](char c) {
+      return std::isxdigit(static_cast<unsigned char>(c));
+    });
   };
   if (parts.size() == 2 && hex(parts[0]) && parts[0].size() == 2) return "0000:" + s;
   if (parts.size() != 3 || !hex(parts[0]) || !hex(parts[1])) return s;
   std::string_view domain = parts[0];
   while (domain.size() > 4 && domain.front() == '0') domain.remove_prefix(1);
-  if (domain.size() < 4) return std::string(4 - domain.size(), '0') + std::string(domain) + ":" +
-                                std::string(parts[1]) + ":" + std::string(parts[2]);
+  if (domain.size() < 4)
+    return std::string(4 - domain.size(), '0') + std::string(domain) + ":" + std::string(parts[1]) +
+           ":" + std::string(parts[2]);
   return std::string(domain) + ":" + std::string(parts[1]) + ":" + std::string(parts[2]);
 }
 
@@ -203,8 +225,8 @@ int NvLinkGenerationForGpuName(std::string_view name) {
     const char* token;
     int gen;
   } kModels[] = {{"gb200", 5}, {"gb300", 5}, {"b200", 5}, {"b300", 5}, {"b100", 5},
-                 {"gh200", 4}, {"h200", 4}, {"h100", 4}, {"h800", 4}, {"h20", 4},
-                 {"a100", 3}, {"a800", 3}, {"v100", 2}, {"p100", 1}};
+                 {"gh200", 4}, {"h200", 4},  {"h100", 4}, {"h800", 4}, {"h20", 4},
+                 {"a100", 3},  {"a800", 3},  {"v100", 2}, {"p100", 1}};
   for (const auto& m : kModels)
     if (Contains(n, m.token)) return m.gen;
   return 0;

@@ -57,7 +57,7 @@ struct NvLinkState {
   int version = 0;            // NVLink generation 1..5, 0 = unknown
   std::string remote_bus_id;  // normalised; empty when unknown
   bool remote_is_switch = false;
-  double speed_gbps = 0;      // GB/s per direction as `nvidia-smi nvlink -s` reads; 0 = unknown
+  double speed_gbps = 0;  // GB/s per direction as `nvidia-smi nvlink -s` reads; 0 = unknown
   std::optional<uint64_t> replay_errors;
   std::optional<uint64_t> recovery_errors;
   std::optional<uint64_t> crc_flit_errors;
@@ -101,15 +101,15 @@ struct Gpu {
 struct GpuPair {
   int a = -1;  // GPU indices, a < b
   int b = -1;
-  PathType path = PathType::kUnknown;  // PCIe/NVLink path (NVLink wins when present)
+  PathType path = PathType::kUnknown;       // PCIe/NVLink path (NVLink wins when present)
   PathType pcie_path = PathType::kUnknown;  // the PCIe path alone, where known
-  int nvlinks = 0;                     // bonded NVLinks (NV#)
+  int nvlinks = 0;                          // bonded NVLinks (NV#)
   P2PStatus p2p_read = P2PStatus::kUnknown;
   P2PStatus p2p_write = P2PStatus::kUnknown;
   P2PStatus p2p_nvlink = P2PStatus::kUnknown;
   P2PStatus p2p_atomics = P2PStatus::kUnknown;
   P2PStatus p2p_pci = P2PStatus::kUnknown;  // `topo -p2p p` (NVML_P2P_CAPS_INDEX_PCI)
-  std::vector<std::string> bridges;    // PCI bridges between the two GPUs (sysfs), bus ids
+  std::vector<std::string> bridges;         // PCI bridges between the two GPUs (sysfs), bus ids
   SourceLoc loc;
 };
 
@@ -117,21 +117,21 @@ enum class NicKind { kUnknown, kInfiniband, kRoce, kEthernet };
 const char* NicKindName(NicKind k);
 
 struct Nic {
-  std::string name;         // "mlx5_0" (RDMA device) or "eth0" (plain netdev)
-  std::string legend;       // "NIC0" in `nvidia-smi topo -m`, empty live
+  std::string name;    // "mlx5_0" (RDMA device) or "eth0" (plain netdev)
+  std::string legend;  // "NIC0" in `nvidia-smi topo -m`, empty live
   NicKind kind = NicKind::kUnknown;
-  std::string bus_id;       // PCI device, empty for virtual ones
+  std::string bus_id;  // PCI device, empty for virtual ones
   std::optional<int> numa_node;
   std::vector<std::string> netdevs;  // netdevs of an RDMA device
-  double rate_gbit = 0;     // link rate in Gbit/s (IB "400 Gb/sec", netdev speed); 0 = unknown
-  std::string state;        // "ACTIVE", "up", "down"
+  double rate_gbit = 0;  // link rate in Gbit/s (IB "400 Gb/sec", netdev speed); 0 = unknown
+  std::string state;     // "ACTIVE", "up", "down"
   std::vector<PathType> gpu_paths;  // path to GPU i, index = GPU index
   SourceLoc loc;
 };
 
 struct NumaNode {
   int id = 0;
-  std::string cpulist;   // "0-15,32-47"
+  std::string cpulist;  // "0-15,32-47"
   uint64_t mem_total_bytes = 0;
 };
 
@@ -140,9 +140,9 @@ struct PciBridge {
   std::string bus_id;
   bool config_readable = false;  // extended config space readable (root only)
   bool has_acs = false;
-  uint16_t acs_ctrl = 0;         // ACS control register
-  bool P2PRedirected() const;    // request or completion redirect set
-  std::string AcsText() const;   // "SrcValid+ ReqRedir+ CmpltRedir+ ..."
+  uint16_t acs_ctrl = 0;        // ACS control register
+  bool P2PRedirected() const;   // request or completion redirect set
+  std::string AcsText() const;  // "SrcValid+ ReqRedir+ CmpltRedir+ ..."
 };
 namespace acs {
 inline constexpr uint16_t kSourceValidation = 0x1;
@@ -158,32 +158,32 @@ inline constexpr uint16_t kDirectTranslated = 0x40;
 struct GpuProcess {
   int64_t pid = 0;
   int gpu_index = -1;
-  std::string name;               // /proc/PID/comm
+  std::string name;  // /proc/PID/comm
   uint64_t used_memory_bytes = 0;
-  bool proc_visible = false;      // /proc/PID readable (other PID namespaces hide it)
-  std::string cpus_allowed;       // Cpus_allowed_list
-  std::string mems_allowed;       // Mems_allowed_list
-  std::optional<int> rank;        // RANK / LOCAL_RANK from /proc/PID/environ, where readable
+  bool proc_visible = false;  // /proc/PID readable (other PID namespaces hide it)
+  std::string cpus_allowed;   // Cpus_allowed_list
+  std::string mems_allowed;   // Mems_allowed_list
+  std::optional<int> rank;    // RANK / LOCAL_RANK from /proc/PID/environ, where readable
   std::optional<int> local_rank;
 };
 
 struct Topology {
-  std::string source;        // "live", "nvidia-smi", "snapshot"
+  std::string source;  // "live", "nvidia-smi", "snapshot"
   std::string host;
-  std::string gpu_source;    // "nvml", "sysfs", "nvidia-smi topo -m", ...
-  std::string nvml_error;    // why NVML facts are missing (empty when NVML answered)
+  std::string gpu_source;  // "nvml", "sysfs", "nvidia-smi topo -m", ...
+  std::string nvml_error;  // why NVML facts are missing (empty when NVML answered)
   std::string driver_version;
   int cuda_driver_version = 0;  // 13000 = CUDA 13.0, what the driver supports
   std::string cpu_vendor;       // "GenuineIntel", "AuthenticAMD", ...
   std::string cpu_model;
   int online_cpus = 0;
   std::vector<Gpu> gpus;
-  std::vector<GpuPair> pairs;   // one per unordered GPU pair, a < b
+  std::vector<GpuPair> pairs;  // one per unordered GPU pair, a < b
   std::vector<Nic> nics;
   std::vector<NumaNode> numa;
   std::vector<PciBridge> bridges;
   std::vector<GpuProcess> processes;
-  bool processes_read = false;  // the process list was asked for (empty means none)
+  bool processes_read = false;     // the process list was asked for (empty means none)
   std::vector<std::string> files;  // offline inputs it was read from
 
   bool empty() const { return gpus.empty() && numa.empty() && nics.empty(); }
@@ -191,7 +191,7 @@ struct Topology {
   Gpu& GpuAt(int index);  // creates it (and those before it) when missing
   const Gpu* GpuByBusId(std::string_view bus_id) const;
   const GpuPair* FindPair(int a, int b) const;  // either order
-  GpuPair& PairAt(int a, int b);                 // creates it when missing
+  GpuPair& PairAt(int a, int b);                // creates it when missing
   const PciBridge* FindBridge(std::string_view bus_id) const;
   const NumaNode* FindNuma(int id) const;
 };

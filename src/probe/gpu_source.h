@@ -14,9 +14,9 @@
 namespace commdx::probe {
 
 struct RawSystem {
-  std::string driver_version;  // "580.159.04"
-  std::string nvml_version;    // "13.580.159.04"
-  int cuda_driver_version = 0; // 13000
+  std::string driver_version;   // "580.159.04"
+  std::string nvml_version;     // "13.580.159.04"
+  int cuda_driver_version = 0;  // 13000
 };
 
 struct RawNvLink {
@@ -74,9 +74,9 @@ class FakeGpuSource : public GpuSource {
  public:
   RawSystem system;
   std::vector<RawDevice> devices;
-  std::vector<std::vector<RawPair>> pairs;          // [a][b]; missing -> NOT_SUPPORTED
-  std::vector<std::vector<RawProcess>> processes;   // per device
-  std::optional<std::string> fail_count;            // DeviceCount() error message
+  std::vector<std::vector<RawPair>> pairs;         // [a][b]; missing -> NOT_SUPPORTED
+  std::vector<std::vector<RawProcess>> processes;  // per device
+  std::optional<std::string> fail_count;           // DeviceCount() error message
 
   std::string Describe() const override { return "fake NVML"; }
   Result<RawSystem> System() override { return system; }

@@ -32,7 +32,8 @@ std::optional<T> Ask(const Api& a, const char* what, RawDevice& dev, Call call) 
   T value{};
   nvml::Return rc = call(&value);
   if (rc == nvml::kSuccess) return value;
-  if (rc != nvml::kErrorNotSupported) dev.notes.push_back(std::string(what) + ": " + ErrorName(a, rc));
+  if (rc != nvml::kErrorNotSupported)
+    dev.notes.push_back(std::string(what) + ": " + ErrorName(a, rc));
   return std::nullopt;
 }
 
@@ -45,13 +46,15 @@ void ReadFields(const Api& a, nvml::Device d, RawDevice& dev) {
   v[0].field_id = nvml::kFieldNvLinkSpeedMbpsCommon;
   v[1].field_id = nvml::kFieldNvLinkLinkCount;
   if (a.fields(d, 2, v) != nvml::kSuccess) return;
-  if (v[0].nvml_return == nvml::kSuccess && v[0].value.ui > 0) dev.nvlink_speed_mbps = v[0].value.ui;
+  if (v[0].nvml_return == nvml::kSuccess && v[0].value.ui > 0)
+    dev.nvlink_speed_mbps = v[0].value.ui;
   if (v[1].nvml_return == nvml::kSuccess) dev.nvlink_count = v[1].value.ui;
 }
 
 void ReadNvLinks(const Api& a, nvml::Device d, RawDevice& dev) {
   if (!a.link_state) return;
-  unsigned limit = dev.nvlink_count ? std::min(*dev.nvlink_count, nvml::kMaxNvLinks) : nvml::kMaxNvLinks;
+  unsigned limit =
+      dev.nvlink_count ? std::min(*dev.nvlink_count, nvml::kMaxNvLinks) : nvml::kMaxNvLinks;
   for (unsigned l = 0; l < limit; ++l) {
     nvml::EnableState st = 0;
     if (a.link_state(d, l, &st) != nvml::kSuccess) continue;  // no such link
@@ -158,7 +161,8 @@ Result<std::vector<RawProcess>> NvmlGpuSource::Processes(int index) {
     unsigned n = room;
     std::vector<nvml::ProcessInfo> info(room);
     std::vector<nvml::ProcessInfoV1> info_v1(room);
-    void* buf = a.processes_v1 ? static_cast<void*>(info_v1.data()) : static_cast<void*>(info.data());
+    void* buf =
+        a.processes_v1 ? static_cast<void*>(info_v1.data()) : static_cast<void*>(info.data());
     nvml::Return rc = a.processes(d, &n, buf);
     if (rc == nvml::kErrorInsufficientSize) continue;
     if (rc != nvml::kSuccess)

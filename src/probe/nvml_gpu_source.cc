@@ -8,7 +8,6 @@
 
 namespace commdx::probe {
 
-
 namespace {
 
 template <class F>
@@ -41,8 +40,10 @@ Result<std::unique_ptr<NvmlGpuSource>> NvmlGpuSource::Open(const std::string& li
   if (!s->lib_) {
     const char* why = dlerror();
     return MakeError(ErrorCode::kEnvironment,
-                     library + " could not be loaded (no NVIDIA driver on this machine, or not in "
-                     "the loader path): " + (why ? why : "unknown reason"));
+                     library +
+                         " could not be loaded (no NVIDIA driver on this machine, or not in "
+                         "the loader path): " +
+                         (why ? why : "unknown reason"));
   }
   Api& a = *s->api_;
   void* l = s->lib_;
@@ -50,7 +51,8 @@ Result<std::unique_ptr<NvmlGpuSource>> NvmlGpuSource::Open(const std::string& li
   a.shutdown = Sym<nvml::ShutdownFn>(l, "nvmlShutdown");
   a.error_string = Sym<nvml::ErrorStringFn>(l, "nvmlErrorString");
   a.count = SymAny<nvml::CountFn>(l, {"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"});
-  a.handle = SymAny<nvml::HandleFn>(l, {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"});
+  a.handle =
+      SymAny<nvml::HandleFn>(l, {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"});
   if (!a.init || !a.shutdown || !a.count || !a.handle)
     return MakeError(ErrorCode::kEnvironment,
                      library + " lacks nvmlInit/nvmlDeviceGetCount/nvmlDeviceGetHandleByIndex");

@@ -13,7 +13,8 @@ class NvmlGpuSource : public GpuSource {
  public:
   // Loads the library and calls nvmlInit_v2. Errors (kEnvironment) name what failed: the
   // library missing, a symbol missing, or nvmlInit's return ("Driver Not Loaded").
-  static Result<std::unique_ptr<NvmlGpuSource>> Open(const std::string& library = "libnvidia-ml.so.1");
+  static Result<std::unique_ptr<NvmlGpuSource>> Open(
+      const std::string& library = "libnvidia-ml.so.1");
   ~NvmlGpuSource() override;
   NvmlGpuSource(const NvmlGpuSource&) = delete;
   NvmlGpuSource& operator=(const NvmlGpuSource&) = delete;

@@ -8,13 +8,20 @@ namespace commdx::probe {
 
 P2PStatus P2PStatusFromNvml(unsigned code) {
   switch (code) {
-    case 0: return P2PStatus::kOk;
-    case 1: return P2PStatus::kChipsetNotSupported;
-    case 2: return P2PStatus::kGpuNotSupported;
-    case 3: return P2PStatus::kTopologyNotSupported;
-    case 4: return P2PStatus::kDisabledByRegKey;
-    case 5: return P2PStatus::kNotSupported;
-    default: return P2PStatus::kUnknown;
+    case 0:
+      return P2PStatus::kOk;
+    case 1:
+      return P2PStatus::kChipsetNotSupported;
+    case 2:
+      return P2PStatus::kGpuNotSupported;
+    case 3:
+      return P2PStatus::kTopologyNotSupported;
+    case 4:
+      return P2PStatus::kDisabledByRegKey;
+    case 5:
+      return P2PStatus::kNotSupported;
+    default:
+      return P2PStatus::kUnknown;
   }
 }
 
@@ -34,12 +41,18 @@ int NvLinkGenerationFromNvml(unsigned version) {
 
 double NvLinkSpeedForGeneration(int generation) {
   switch (generation) {
-    case 1: return 20.0;
-    case 2: return 25.781;
-    case 3: return 25.0;
-    case 4: return 26.562;
-    case 5: return 50.0;
-    default: return 0;
+    case 1:
+      return 20.0;
+    case 2:
+      return 25.781;
+    case 3:
+      return 25.0;
+    case 4:
+      return 26.562;
+    case 5:
+      return 50.0;
+    default:
+      return 0;
   }
 }
 
@@ -47,11 +60,16 @@ namespace {
 
 const char* ComputeModeName(unsigned m) {
   switch (m) {
-    case 0: return "Default";
-    case 1: return "Exclusive_Thread";
-    case 2: return "Prohibited";
-    case 3: return "Exclusive_Process";
-    default: return "Unknown";
+    case 0:
+      return "Default";
+    case 1:
+      return "Exclusive_Thread";
+    case 2:
+      return "Prohibited";
+    case 3:
+      return "Exclusive_Process";
+    default:
+      return "Unknown";
   }
 }
 
@@ -80,8 +98,8 @@ Gpu ToGpu(int index, const RawDevice& d) {
     s.remote_bus_id = l.remote_bus_id.empty() ? "" : NormalizeBusId(l.remote_bus_id);
     s.remote_is_switch = l.remote_type && *l.remote_type == 2;
     if (l.active)
-      s.speed_gbps = d.nvlink_speed_mbps ? *d.nvlink_speed_mbps / 1000.0
-                                         : NvLinkSpeedForGeneration(s.version);
+      s.speed_gbps =
+          d.nvlink_speed_mbps ? *d.nvlink_speed_mbps / 1000.0 : NvLinkSpeedForGeneration(s.version);
     s.replay_errors = l.replay;
     s.recovery_errors = l.recovery;
     s.crc_flit_errors = l.crc_flit;

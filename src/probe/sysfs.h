@@ -23,8 +23,8 @@ class SysRoot {
   std::optional<std::string> Read(std::string_view rel) const;
   // The first `max_bytes` bytes of a binary file (PCI config space), nullopt when unreadable.
   std::optional<std::string> ReadBinary(std::string_view rel, size_t max_bytes) const;
-  std::optional<int64_t> ReadInt(std::string_view rel) const;     // decimal
-  std::optional<uint64_t> ReadHex(std::string_view rel) const;    // "0x10de"
+  std::optional<int64_t> ReadInt(std::string_view rel) const;   // decimal
+  std::optional<uint64_t> ReadHex(std::string_view rel) const;  // "0x10de"
   bool Exists(std::string_view rel) const;
   // Names in a folder, sorted; empty when missing.
   std::vector<std::string> List(std::string_view rel) const;

@@ -24,11 +24,11 @@ struct PciFunction {
   std::vector<std::string> chain;  // "pci0000:16", "0000:16:02.0", ..., bus_id (host bridge first)
   uint32_t vendor = 0;             // 0x10de = NVIDIA
   uint32_t device = 0;
-  uint32_t class_code = 0;         // 0x030200 = 3D controller, 0x060400 = PCI bridge
-  std::optional<int> numa_node;    // sysfs says -1 when unknown: nullopt
+  uint32_t class_code = 0;       // 0x030200 = 3D controller, 0x060400 = PCI bridge
+  std::optional<int> numa_node;  // sysfs says -1 when unknown: nullopt
   std::string local_cpulist;
   PcieLinkState link;
-  std::string iommu_group_type;    // "identity", "DMA", "DMA-FQ", empty when none/unreadable
+  std::string iommu_group_type;  // "identity", "DMA", "DMA-FQ", empty when none/unreadable
 };
 
 inline constexpr uint32_t kNvidiaVendor = 0x10de;

@@ -28,7 +28,8 @@ std::vector<NumaNode> ReadNumaNodes(const SysRoot& root) {
     }
     out.push_back(std::move(n));
   }
-  std::sort(out.begin(), out.end(), [](const NumaNode& a, const NumaNode& b) { return a.id < b.id; });
+  std::sort(out.begin(), out.end(),
+            [](const NumaNode& a, const NumaNode& b) { return a.id < b.id; });
   return out;
 }
 
@@ -91,7 +92,8 @@ Nic ReadRdmaDevice(const SysRoot& root, const std::string& name) {
 
 std::vector<Nic> ReadNics(const SysRoot& root) {
   std::vector<Nic> out;
-  for (const auto& name : root.List("sys/class/infiniband")) out.push_back(ReadRdmaDevice(root, name));
+  for (const auto& name : root.List("sys/class/infiniband"))
+    out.push_back(ReadRdmaDevice(root, name));
   for (const auto& name : root.List("sys/class/net")) {
     std::string dir = "sys/class/net/" + name;
     if (!root.Exists(dir + "/device")) continue;  // virtual
@@ -108,8 +110,8 @@ std::vector<Nic> ReadNics(const SysRoot& root) {
     Nic nic;
     nic.name = name;
     nic.bus_id = bus;
-    nic.kind = root.ReadInt(dir + "/type").value_or(1) == 32 ? NicKind::kInfiniband
-                                                              : NicKind::kEthernet;
+    nic.kind =
+        root.ReadInt(dir + "/type").value_or(1) == 32 ? NicKind::kInfiniband : NicKind::kEthernet;
     nic.state = root.Read(dir + "/operstate").value_or("");
     // "speed" is Mb/s; reading it fails (EINVAL) or gives -1 when the link is down or unknown.
     if (auto mbit = root.ReadInt(dir + "/speed"); mbit && *mbit > 0) nic.rate_gbit = *mbit / 1000.0;

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
 #include "base/text.h"
+#include "probe/nvml_gpu_source.h"
 #include "probe/sysfs_pci.h"
 #include "probe/sysfs_system.h"
 
@@ -35,7 +37,8 @@ void AddNicPaths(const std::map<std::string, PciFunction>& funcs, Topology& topo
     nic.gpu_paths.assign(topo.gpus.empty() ? 0 : topo.gpus.back().index + 1, PathType::kUnknown);
     for (const auto& g : topo.gpus) {
       auto f = funcs.find(g.bus_id);
-      if (f != funcs.end()) nic.gpu_paths[static_cast<size_t>(g.index)] = ClassifyPciPath(f->second, n->second);
+      if (f != funcs.end())
+        nic.gpu_paths[static_cast<size_t>(g.index)] = ClassifyPciPath(f->second, n->second);
     }
   }
 }
@@ -62,7 +65,8 @@ void AddSysfsGpus(const SysRoot& root, Topology& topo) {
   }
   if (!topo.gpus.empty()) topo.gpu_source = "sysfs";
   for (size_t i = 0; i < topo.gpus.size(); ++i)
-    for (size_t j = i + 1; j < topo.gpus.size(); ++j) topo.PairAt(topo.gpus[i].index, topo.gpus[j].index);
+    for (size_t j = i + 1; j < topo.gpus.size(); ++j)
+      topo.PairAt(topo.gpus[i].index, topo.gpus[j].index);
 }
 
 void AddPciFacts(const SysRoot& root, Topology& topo, bool acs) {
@@ -108,7 +112,8 @@ void AddPciFacts(const SysRoot& root, Topology& topo, bool acs) {
   }
 }
 
-Topology ProbeTopology(const ProbeOptions& options, GpuSource* gpus, const std::string& nvml_error) {
+Topology ProbeTopology(const ProbeOptions& options, GpuSource* gpus,
+                       const std::string& nvml_error) {
   SysRoot root(options.root);
   Topology topo;
   topo.source = "live";
@@ -131,6 +136,19 @@ Topology ProbeTopology(const ProbeOptions& options, GpuSource* gpus, const std::
   AddPciFacts(root, topo, options.acs);
   if (gpus && options.processes && topo.gpu_source == "nvml") AddGpuProcesses(*gpus, root, topo);
   return topo;
+}
+
+Topology ProbeLiveTopology(const ProbeOptions& options) {
+  std::unique_ptr<NvmlGpuSource> nvml;
+  std::string why = "not opened for a fake root";
+  if (options.root == "/") {
+    auto s = NvmlGpuSource::Open();
+    if (s)
+      nvml = std::move(*s);
+    else
+      why = s.error().message;
+  }
+  return ProbeTopology(options, nvml.get(), nvml ? std::string() : why);
 }
 
 }  // namespace commdx::probe

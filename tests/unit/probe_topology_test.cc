@@ -40,7 +40,7 @@ FakeGpuSource Pcie4Nvml() {
       bool same_switch = a / 2 == b / 2;
       f.pairs[a][b].read = same_switch ? 0u : 1u;  // OK : CNS
       f.pairs[a][b].write = same_switch ? 0u : 1u;
-      f.pairs[a][b].nvlink = 5u;                   // NS
+      f.pairs[a][b].nvlink = 5u;  // NS
       f.pairs[a][b].common_ancestor = same_switch ? 10u : 50u;
     }
   f.processes.resize(4);
@@ -123,7 +123,7 @@ TEST(ProbeTopology, FakeNvmlOnPcieBox) {
   EXPECT_EQ(t.cuda_driver_version, 12040);
   ASSERT_EQ(t.gpus.size(), 4u);
   EXPECT_EQ(t.gpus[2].bus_id, "0000:83:00.0");
-  EXPECT_EQ(t.gpus[2].numa_node, 1);          // from sysfs: NVML had none
+  EXPECT_EQ(t.gpus[2].numa_node, 1);  // from sysfs: NVML had none
   EXPECT_EQ(t.gpus[3].cpu_affinity, "16-31");
   EXPECT_EQ(t.gpus[1].pcie.cur_width, 8);
   ASSERT_EQ(t.pairs.size(), 6u);
@@ -187,7 +187,8 @@ TEST(ProbeTopology, DirectNvLinksCountedPerPeer) {
     d.name = "NVIDIA H200";
     d.bus_id = i == 0 ? "0000:18:00.0" : "0000:2a:00.0";
     for (int l = 0; l < 18; ++l)
-      d.nvlinks.push_back({l, true, 6, i == 0 ? "00000000:2A:00.0" : "00000000:18:00.0", 0u, {}, {}, {}, {}});
+      d.nvlinks.push_back(
+          {l, true, 6, i == 0 ? "00000000:2A:00.0" : "00000000:18:00.0", 0u, {}, {}, {}, {}});
     f.devices.push_back(d);
   }
   Topology t;

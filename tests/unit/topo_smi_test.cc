@@ -43,6 +43,31 @@ TEST(SmiTopo, RealH200MatrixAndNvlinkStatus) {
   EXPECT_TRUE(job.quality.empty());
 }
 
+// The capture script's files (captures/system): "$ command" above, "[exit 0]" below, ANSI headers.
+TEST(SmiTopo, RealCapturesWithCommandLines) {
+  std::string dir = std::string(COMMDX_SOURCE_DIR) + "/captures/system/";
+  std::vector<std::string> paths;
+  for (const char* n :
+       {"nvidia-smi-topo-m.txt", "nvidia-smi-nvlink-s.txt", "nvidia-smi-topo-p2p-r.txt",
+        "nvidia-smi-topo-p2p-w.txt", "nvidia-smi-topo-p2p-n.txt", "nvidia-smi-topo-p2p-a.txt"})
+    paths.push_back(dir + n);
+  auto job = ingest::LoadJob(paths, {});
+  ASSERT_TRUE(job) << job.error().ToString();
+  ASSERT_EQ(job->inputs.size(), 6u);
+  EXPECT_EQ(job->inputs[1].kind, "smi_nvlink");
+  EXPECT_EQ(job->inputs[2].kind, "smi_p2p");
+  const Topology& t = job->topo;
+  ASSERT_EQ(t.gpus.size(), 2u);
+  EXPECT_EQ(t.gpus[0].ActiveNvLinks(), 18);
+  const GpuPair* p = t.FindPair(0, 1);
+  EXPECT_EQ(p->nvlinks, 18);
+  EXPECT_EQ(p->p2p_read, P2PStatus::kOk);
+  EXPECT_EQ(p->p2p_write, P2PStatus::kOk);
+  EXPECT_EQ(p->p2p_nvlink, P2PStatus::kOk);
+  EXPECT_NE(p->p2p_atomics, P2PStatus::kUnknown);
+  EXPECT_TRUE(job->quality.empty());
+}
+
 TEST(SmiTopo, PcieOnlyBoxWithNicLegendAndAnsiHeader) {
   Job job = Load({"pcie8-topo-m.txt"});
   const Topology& t = job.topo;

@@ -63,13 +63,21 @@ bool ParseLinkLine(std::string_view l, LinkLine& out) {
   return true;
 }
 
+// A command echoed above the output ("$ nvidia-smi nvlink -s") or an exit-status note
+// ("[exit 0]"), as capture scripts write them.
+bool IsCaptureNoise(std::string_view l) {
+  l = Trim(l);
+  return StartsWith(l, "$ ") || StartsWith(l, "# ") ||
+         (StartsWith(l, "[exit ") && EndsWith(l, "]"));
+}
+
 }  // namespace
 
 bool SniffSmiNvlinkStatus(std::string_view head) {
   for (const auto& line : smi::SplitLines(head)) {
-    if (Trim(line.text).empty()) continue;
+    if (Trim(line.text).empty() || IsCaptureNoise(line.text)) continue;
     GpuLine g;
-    return ParseGpuLine(line.text, g);  // the first non-empty line decides
+    return ParseGpuLine(line.text, g);  // the first line of output decides
   }
   return false;
 }
@@ -81,7 +89,7 @@ Status ParseSmiNvlinkStatus(const FileText& file, Job& job) {
   topo.files.push_back(file.path);
   Gpu* gpu = nullptr;
   for (const auto& line : smi::SplitLines(file.data)) {
-    if (Trim(line.text).empty()) continue;
+    if (Trim(line.text).empty() || IsCaptureNoise(line.text)) continue;
     GpuLine g;
     if (ParseGpuLine(line.text, g)) {
       gpu = &topo.GpuAt(g.index);

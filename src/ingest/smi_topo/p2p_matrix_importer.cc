@@ -45,11 +45,11 @@ char CapabilityInFileName(std::string_view path) {
   static constexpr struct {
     const char* token;
     char cap;
-  } kTokens[] = {{"p2p-read", 'r'},  {"p2p_read", 'r'},  {"p2p-write", 'w'}, {"p2p_write", 'w'},
+  } kTokens[] = {{"p2p-read", 'r'},   {"p2p_read", 'r'},   {"p2p-write", 'w'},  {"p2p_write", 'w'},
                  {"p2p-nvlink", 'n'}, {"p2p_nvlink", 'n'}, {"p2p-atomic", 'a'}, {"p2p_atomic", 'a'},
-                 {"p2p-pci", 'p'},   {"p2p_pci", 'p'},   {"p2p-r", 'r'},     {"p2p_r", 'r'},
-                 {"p2p-w", 'w'},     {"p2p_w", 'w'},     {"p2p-n", 'n'},     {"p2p_n", 'n'},
-                 {"p2p-a", 'a'},     {"p2p_a", 'a'},     {"p2p-p", 'p'},     {"p2p_p", 'p'}};
+                 {"p2p-pci", 'p'},    {"p2p_pci", 'p'},    {"p2p-r", 'r'},      {"p2p_r", 'r'},
+                 {"p2p-w", 'w'},      {"p2p_w", 'w'},      {"p2p-n", 'n'},      {"p2p_n", 'n'},
+                 {"p2p-a", 'a'},      {"p2p_a", 'a'},      {"p2p-p", 'p'},      {"p2p_p", 'p'}};
   for (const auto& t : kTokens) {
     size_t at = name.find(t.token);
     if (at == name.npos) continue;
@@ -61,11 +61,16 @@ char CapabilityInFileName(std::string_view path) {
 
 P2PStatus& FieldFor(GpuPair& pair, char cap) {
   switch (cap) {
-    case 'w': return pair.p2p_write;
-    case 'n': return pair.p2p_nvlink;
-    case 'a': return pair.p2p_atomics;
-    case 'p': return pair.p2p_pci;
-    default: return pair.p2p_read;
+    case 'w':
+      return pair.p2p_write;
+    case 'n':
+      return pair.p2p_nvlink;
+    case 'a':
+      return pair.p2p_atomics;
+    case 'p':
+      return pair.p2p_pci;
+    default:
+      return pair.p2p_read;
   }
 }
 
@@ -109,10 +114,10 @@ Status ParseSmiP2PMatrix(const FileText& file, Job& job) {
         if (gj < 0 || gj == gi) continue;
         auto st = ParseP2PStatusCode(row.cells[c]);
         if (!st) {
-          job.quality.Add("smi_p2p.unknown_status", DiagSeverity::kWarning,
-                          "unknown P2P status '" + SanitizeUtf8(row.cells[c]) +
-                              "'; treated as unknown",
-                          LocAt(file, row.offset));
+          job.quality.Add(
+              "smi_p2p.unknown_status", DiagSeverity::kWarning,
+              "unknown P2P status '" + SanitizeUtf8(row.cells[c]) + "'; treated as unknown",
+              LocAt(file, row.offset));
           continue;
         }
         GpuPair& pair = topo.PairAt(gi, gj);

@@ -22,8 +22,8 @@ struct Matrix {
   std::vector<std::string> extra_columns;  // "CPU Affinity", "NUMA Affinity", "GPU NUMA ID"
   std::vector<MatrixRow> rows;
   uint64_t header_offset = 0;
-  uint64_t end_offset = 0;                 // where the matrix ended (a blank line or "Legend:")
-  std::vector<uint64_t> short_rows;        // rows with fewer cells than columns (offsets)
+  uint64_t end_offset = 0;           // where the matrix ended (a blank line or "Legend:")
+  std::vector<uint64_t> short_rows;  // rows with fewer cells than columns (offsets)
 };
 
 // Removes ANSI escape sequences ("\x1b[4m").

@@ -73,11 +73,14 @@ Nic& NicFor(Topology& topo, const std::string& label) {
     n.legend = label;
   else
     n.name = label;
-  if (StartsWith(n.name, "mlx") || StartsWith(n.name, "ib") || StartsWith(n.name, "bnxt_re") ||
-      StartsWith(n.name, "irdma") || StartsWith(n.name, "efa") || StartsWith(n.name, "rdma"))
-    n.kind = NicKind::kInfiniband;  // an RDMA device; IB or RoCE is not told by topo -m
   topo.nics.push_back(std::move(n));
   return topo.nics.back();
+}
+
+// RDMA device names (mlx5_0, bnxt_re0, irdma0, efa0, ...); IB or RoCE is not told by topo -m.
+void GuessNicKind(Nic& n) {
+  for (const char* p : {"mlx", "ib", "bnxt_re", "irdma", "efa", "rdma", "hfi", "qedr", "erdma"})
+    if (StartsWith(n.name, p)) n.kind = NicKind::kInfiniband;
 }
 
 void ApplyGpuExtras(const smi::Matrix& m, const smi::MatrixRow& row, Gpu& gpu) {
@@ -113,7 +116,8 @@ Status ParseSmiTopoMatrix(const FileText& file, Job& job) {
   for (uint64_t off : m.short_rows)
     job.quality.Add("smi_topo.short_row", DiagSeverity::kWarning,
                     "matrix row has fewer cells than the header has columns; missing cells are "
-                    "unknown", LocAt(file, off));
+                    "unknown",
+                    LocAt(file, off));
   std::vector<std::pair<std::string, std::string>> legend;
   ReadNicLegend(file.data, legend);
   // NIC columns first, so that their names from the legend are known.
@@ -122,6 +126,7 @@ Status ParseSmiTopoMatrix(const FileText& file, Job& job) {
     Nic& nic = NicFor(topo, col);
     for (const auto& [label, name] : legend)
       if (label == col) nic.name = name;
+    GuessNicKind(nic);
   }
   for (const auto& row : m.rows) {
     int gi = smi::GpuIndexOfLabel(row.label);

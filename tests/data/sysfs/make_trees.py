@@ -11,6 +11,7 @@ pcie4/: a 4-GPU PCIe-only box, two sockets (NUMA 0: CPUs 0-15, NUMA 1: 16-31).
                                                                 -- 82:01.0 -- 84:00.0 GPU3
   ACS: 02:00.0 ReqRedir+CmpltRedir (P2P forced up to the root), 02:01.0 SrcValid only,
        82:00.0 config space cut at 64 bytes (as non-root readers see it).
+  /opt/venv: PyTorch 2.6.0+cu126 (CUDA 12.6) with nvidia/nccl/lib/libnccl.so.2; /usr/local/cuda 12.4.1.
   /proc: 1001 (GPU0, CPUs 16-31: far socket), 1002 and 1003 (both on GPU1, CPUs 0-7 and 4-11),
          self/limits memlock 64 KiB, /dev/shm 64 MiB in mounts, docker signs, IOMMU on (DMA),
          no nvidia_peermem.
@@ -120,6 +121,14 @@ def pcie4(root):
     w(root + "/proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on quiet\n")
     w(root + "/proc/1/cgroup", "0::/system.slice/docker-4f1c2a.scope\n")
     w(root + "/.dockerenv", "")
+    # A PyTorch venv on PATH with its bundled NCCL, and a CUDA toolkit.
+    site = root + "/opt/venv/lib/python3.12/site-packages"
+    w(root + "/opt/venv/bin/python3", "")
+    w(site + "/torch/version.py", "from typing import Optional\n\n__all__ = ['__version__', 'cuda']\n"
+                                  "__version__ = '2.6.0+cu126'\ndebug = False\ncuda: Optional[str] = '12.6'\n"
+                                  "git_version = 'abc'\nhip: Optional[str] = None\n")
+    w(site + "/nvidia/nccl/lib/libnccl.so.2", "")
+    w(root + "/usr/local/cuda/version.json", '{\n   "cuda" : {\n      "name" : "CUDA SDK",\n      "version" : "12.4.1"\n   }\n}\n')
 
 def nogpu(root):
     w(root + "/sys/devices/system/node/node0/cpulist", "0-1\n")

@@ -1,0 +1,166 @@
+// topo.pcie_only and topo.nvlink_degraded: is there NVLink between the GPUs, and are all of its
+// links up? A degraded NVLink is silent (NCCL just runs slower), so it is an error.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+
+#include "analysis/expected_bandwidth.h"
+#include "analysis/topo_analyzers.h"
+#include "analysis/topo_common.h"
+
+namespace commdx::analysis {
+
+std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
+  const Topology& t = job.topo;
+  if (t.gpus.size() < 2 || !KnowsNvLinks(t)) return {};
+  std::vector<const GpuPair*> pcie;
+  size_t known = 0;
+  for (const auto& p : t.pairs) {
+    if (p.path == PathType::kUnknown) continue;
+    ++known;
+    if (p.nvlinks == 0) pcie.push_back(&p);
+  }
+  if (pcie.empty()) return {};
+  bool all = pcie.size() == known;
+  Finding f;
+  f.id = "topo.pcie_only";
+  f.source = "topo";
+  bool name_known = !t.gpus[0].name.empty();
+  bool nvlink_model = NvLinkGenerationForGpuName(t.gpus[0].name) > 0;
+  // A model without NVLink (L40S, L4, RTX) on PCIe is as designed: worth knowing, not a fault.
+  bool expected = all && name_known && !nvlink_model;
+  f.severity = expected ? Severity::kInfo : Severity::kWarning;
+  f.title = all ? "GPUs are connected by PCIe only (no NVLink)"
+                : std::to_string(pcie.size()) + " of " + std::to_string(known) +
+                      " GPU pairs have no NVLink: a ring through them runs at PCIe speed";
+  ExpectedBandwidth worst;
+  std::map<std::string, int> by_path;
+  for (const GpuPair* p : pcie) {
+    ExpectedBandwidth e = ExpectedForPath(t, p->a, p->b);
+    if (e.known && (!worst.known || e.busbw_high_gbps < worst.busbw_high_gbps)) worst = e;
+    ++by_path[PathTypeName(p->pcie_path != PathType::kUnknown ? p->pcie_path : p->path)];
+    std::string text =
+        PairLabel(*p) + ": " + PathTypeName(p->path) + ", NCCL " + NcclPathName(e.nccl_path);
+    if (e.known)
+      text += ", expect ~" + std::to_string(static_cast<int>(e.busbw_high_gbps)) + " GB/s busbw";
+    f.refs.push_back(Ref(p->loc, text));
+  }
+  std::string paths;
+  for (const auto& [path, n] : by_path)
+    paths += (paths.empty() ? "" : ", ") + std::to_string(n) + "x " + path;
+  f.detail = "Facts from " + FactsSource(t) + ". Pairs without NVLink: " + paths +
+             ". Over PCIe NCCL reaches about 20-35 GB/s bus bandwidth per GPU (10x below an "
+             "NVLink4 box); pairs whose path crosses the CPU (PHB/NODE/SYS) may go through host "
+             "memory (SHM) instead of P2P.";
+  if (expected)
+    f.detail += " This GPU model (" + t.gpus[0].name +
+                ") is not known to have NVLink, so this is "
+                "expected; it matters when comparing against NVLink machines.";
+  if (worst.known) {
+    f.metrics.push_back({"expected_busbw", worst.busbw_high_gbps, "GB/s"});
+    f.metrics.push_back({"pcie_line_rate", worst.line_rate_gbps, "GB/s"});
+  }
+  f.metrics.push_back({"pcie_pairs", static_cast<double>(pcie.size()), "pairs"});
+  f.fix =
+      all ? "Expect PCIe-level bandwidth; for communication-heavy training use NVLink/NVSwitch "
+            "machines, keep GPUs that talk most under the same PCIe switch (PIX), and check "
+            "`commdx topo` for P2P status and ACS."
+          : "Check the NVLink bridges/cabling of the pairs listed; place communicating ranks on "
+            "NVLink-connected GPUs (CUDA_VISIBLE_DEVICES order).";
+  f.confidence = t.source == "live" ? 1.0 : 0.9;
+  return {f};
+}
+
+namespace {
+
+void DegradedGpus(const Topology& t, std::vector<Finding>& out) {
+  // Some boards list link slots they never use (bridged PCIe cards), so inactive links count
+  // only against what the healthiest peer shows.
+  auto down_links = [](const Gpu& g) {
+    std::vector<int> down;
+    for (const auto& l : g.nvlinks)
+      if (l.active.has_value() && !*l.active) down.push_back(l.link);
+    return down;
+  };
+  int max_active = 0;
+  size_t min_down = SIZE_MAX;
+  for (const auto& g : t.gpus) {
+    max_active = std::max(max_active, g.ActiveNvLinks());
+    if (g.ActiveNvLinks() > 0) min_down = std::min(min_down, down_links(g).size());
+  }
+  if (max_active == 0 || t.gpus.size() < 2) return;
+  for (const auto& g : t.gpus) {
+    int active = g.ActiveNvLinks();
+    std::vector<int> down = down_links(g);
+    if (active == max_active && down.size() <= min_down) continue;
+    if (active == 0 && g.nvlinks.empty()) continue;  // nothing listed for it
+    Finding f;
+    f.id = "topo.nvlink_degraded";
+    f.source = "topo";
+    f.severity = Severity::kError;
+    f.title = GpuLabel(g) + " has " + std::to_string(active) + " active NVLinks, its peers " +
+              std::to_string(max_active);
+    if (active == max_active)
+      f.title = GpuLabel(g) + " lists " + std::to_string(down.size()) + " inactive NVLinks";
+    std::string list;
+    for (int l : down) list += (list.empty() ? "" : ", ") + std::to_string(l);
+    f.detail = "Links listed inactive: " + (list.empty() ? std::string("none") : list) +
+               ". Every collective through this GPU runs at the speed of its remaining links "
+               "(NCCL does not warn). Facts from " +
+               FactsSource(t) + ".";
+    f.metrics = {{"active_links", static_cast<double>(active), "links"},
+                 {"peer_links", static_cast<double>(max_active), "links"}};
+    f.refs.push_back(Ref(g.loc, GpuLabel(g) + " " + g.name + ": " + std::to_string(active) + "/" +
+                                    std::to_string(g.nvlinks.size()) + " links active"));
+    f.fix = "Check `nvidia-smi nvlink -s -i " + std::to_string(g.index) +
+            "` and `nvidia-smi nvlink -e`; reseat/replace the NVLink bridge or have the node "
+            "serviced (a GPU reset or reboot sometimes retrains links). Drain the node meanwhile.";
+    out.push_back(std::move(f));
+  }
+}
+
+// In a fully NVLink-connected box (NVSwitch or 2 GPUs) every pair should have as many links.
+void DegradedPairs(const Topology& t, const std::vector<Finding>& per_gpu,
+                   std::vector<Finding>& out) {
+  int max_links = 0;
+  for (const auto& p : t.pairs) {
+    if (p.nvlinks == 0)
+      return;  // not fully connected (e.g. hybrid cube mesh): counts differ by design
+    max_links = std::max(max_links, p.nvlinks);
+  }
+  std::vector<const GpuPair*> low;
+  for (const auto& p : t.pairs)
+    if (p.nvlinks < max_links) low.push_back(&p);
+  if (low.empty() || !per_gpu.empty()) return;  // per-GPU findings already name the cause
+  Finding f;
+  f.id = "topo.nvlink_degraded";
+  f.source = "topo";
+  f.severity = Severity::kError;
+  f.title = std::to_string(low.size()) + " GPU pairs have fewer NVLinks (NV" +
+            std::to_string(low.front()->nvlinks) + ") than the others (NV" +
+            std::to_string(max_links) + ")";
+  f.detail =
+      "In a fully NVLink-connected node every pair normally shows the same NV# in "
+      "`nvidia-smi topo -m`; fewer links mean a link or NVSwitch port is down.";
+  for (const GpuPair* p : low)
+    f.refs.push_back(Ref(p->loc, PairLabel(*p) + ": NV" + std::to_string(p->nvlinks)));
+  f.metrics = {{"fewest_links", static_cast<double>(low.front()->nvlinks), "links"},
+               {"peer_links", static_cast<double>(max_links), "links"}};
+  f.fix =
+      "Run `nvidia-smi nvlink -s` on the node to find the GPU with inactive links; have the "
+      "node serviced.";
+  out.push_back(std::move(f));
+}
+
+}  // namespace
+
+std::vector<Finding> FindTopoNvlinkDegraded(const Job& job, const Options&) {
+  std::vector<Finding> out;
+  DegradedGpus(job.topo, out);
+  std::vector<Finding> pairs;
+  DegradedPairs(job.topo, out, pairs);
+  for (auto& f : pairs) out.push_back(std::move(f));
+  return out;
+}
+
+}  // namespace commdx::analysis

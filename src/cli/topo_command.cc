@@ -1,0 +1,111 @@
+// `commdx topo`: GPU/NIC/CPU topology with link types, the path NCCL would take per GPU pair and
+// the bandwidth to expect; live (NVML + sysfs + /proc) or from nvidia-smi text / a snapshot.
+#include <iostream>
+#include <memory>
+
+#include "analysis/registry.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "diagnose/diagnosis.h"
+#include "ingest/load_job.h"
+#include "ingest/snapshot/snapshot.h"
+#include "probe/topology_probe.h"
+#include "report/topo_tables.h"
+
+namespace commdx::cli {
+
+namespace {
+
+struct TopoOptions {
+  std::vector<std::string> files;
+  std::string save_path;
+  bool require_gpu = false;
+  bool no_processes = false;
+  std::string root = "/";  // hidden: fake sysfs/proc trees in tests (NVML is then not opened)
+  OutputOptions output;
+};
+
+// Live topology; says on stderr when NVML is missing (the report says it too).
+Topology ProbeLive(const std::string& root, bool processes, bool quiet) {
+  probe::ProbeOptions opt;
+  opt.root = root;
+  opt.processes = processes;
+  Topology t = probe::ProbeLiveTopology(opt);
+  if (t.gpu_source != "nvml" && !quiet)
+    std::cerr << "commdx: no GPU facts from NVML (" << t.nvml_error
+              << "); showing CPU, NUMA, PCI and NIC facts only\n";
+  return t;
+}
+
+int RunTopo(const TopoOptions& o) {
+  Job job;
+  bool live = o.files.empty();
+  if (live) {
+    job.topo = ProbeLive(o.root, !o.no_processes, o.output.quiet);
+    if (o.require_gpu && job.topo.gpu_source != "nvml")
+      return ReportError(
+          MakeError(ErrorCode::kEnvironment,
+                    "GPU facts were required (--require-gpu) but NVML is not available: " +
+                        job.topo.nvml_error));
+  } else {
+    ingest::LoadOptions load;
+    load.only = {"snapshot", "smi_topo", "smi_p2p", "smi_nvlink"};
+    auto loaded = ingest::LoadJob(o.files, load);
+    if (!loaded) return ReportError(loaded.error());
+    job = std::move(*loaded);
+    if (job.topo.empty())
+      return ReportError(
+          MakeError(ErrorCode::kBadInput,
+                    "no topology found in the given input (expected `nvidia-smi topo -m`, "
+                    "`nvidia-smi nvlink -s`, `nvidia-smi topo -p2p` text or a commdx snapshot)",
+                    {o.files.size() == 1 ? o.files[0] : std::string()}));
+  }
+  if (!o.save_path.empty())
+    if (auto st = ingest::WriteSnapshotFile(o.save_path, &job.topo,
+                                            job.env.captured ? &job.env : nullptr);
+        !st)
+      return ReportError(st.error());
+  auto findings = analysis::RunAnalyzers(job, {}, {"topo"});
+  auto diag = diagnose::Diagnose(job, std::move(findings));
+  diag.not_checked.clear();
+  if (job.topo.gpu_source != "nvml" && live)
+    diag.not_checked.push_back(
+        {"GPU facts from NVML (names, NVLinks, P2P status, PCIe, throttling, processes)",
+         job.topo.nvml_error.empty() ? "run on a machine with the NVIDIA driver"
+                                     : "NVML: " + job.topo.nvml_error});
+  if (live && !job.topo.bridges.empty()) {
+    bool readable = false;
+    for (const auto& b : job.topo.bridges) readable |= b.config_readable;
+    if (!readable)
+      diag.not_checked.push_back({"PCIe ACS on bridges between GPUs/NICs",
+                                  "run as root (config space beyond 64 bytes is root-only), or "
+                                  "`sudo lspci -vvv | grep ACSCtl`"});
+  }
+  auto rep = report::MakeReport("topo", job, std::move(diag));
+  rep.include_root_cause = false;
+  report::AddTopologyTables(job, rep);
+  return EmitReport(rep, o.output);
+}
+
+}  // namespace
+
+void AddTopoCommand(CLI::App& app, Action& run) {
+  auto o = std::make_shared<TopoOptions>();
+  auto* cmd = app.add_subcommand(
+      "topo",
+      "GPU/NIC/CPU topology: link types, P2P status, the path NCCL would take per GPU pair and the "
+      "bandwidth to expect; live, or from saved nvidia-smi text / a commdx snapshot");
+  cmd->add_option(
+      "files", o->files,
+      "nvidia-smi topo -m / nvlink -s / topo -p2p text files or a snapshot (none: this machine)");
+  cmd->add_option("--from", o->files, "Same as the positional files");
+  cmd->add_option("--save", o->save_path, "Write the topology as a JSON snapshot to FILE");
+  cmd->add_flag("--require-gpu", o->require_gpu,
+                "Exit 4 if NVML (the NVIDIA driver) is not available");
+  cmd->add_flag("--no-processes", o->no_processes, "Do not list the processes that use the GPUs");
+  cmd->add_option("--root", o->root, "Read sysfs/procfs under this folder (testing)")->group("");
+  AddOutputFlags(*cmd, o->output);
+  cmd->callback([&run, o] { run = [o] { return RunTopo(*o); }; });
+}
+
+}  // namespace commdx::cli

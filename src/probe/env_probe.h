@@ -1,0 +1,48 @@
+// `commdx env` live: the environment a distributed job on this node would see. Read-only, no
+// root. Everything is read under a root folder so tests can use fake trees; libraries are only
+// loaded (to ask NCCL its version) when the root is "/" and `load_libraries` is set.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/environment.h"
+#include "probe/sysfs.h"
+
+namespace commdx::probe {
+
+struct EnvProbeOptions {
+  std::string root = "/";
+  std::vector<std::string> environ;  // "NAME=value" entries (the CLI passes its own environ)
+  std::string nccl_lib;              // --nccl-lib: searched first
+  bool load_libraries = true;        // dlopen NCCL candidates to ask their version
+};
+
+EnvSnapshot ProbeEnvironment(const EnvProbeOptions& options);
+
+// Whether an environment variable is kept in the snapshot (NCCL_*, TORCH_NCCL_*, CUDA_*, OMP_*,
+// rank and launcher variables, loader paths). Others (secrets, PATH, ...) are never stored.
+bool KeepVariable(std::string_view name);
+
+// "Max locked memory  65536  65536  bytes" in /proc/self/limits -> soft, hard (kUnlimited).
+void ParseMemlock(std::string_view limits, EnvSnapshot& env);
+// "/dev/shm tmpfs rw,...,size=65536k" in /proc/mounts -> bytes.
+std::optional<uint64_t> ShmSizeFromMounts(std::string_view mounts);
+
+// Python site-packages folders a job might import torch from (VIRTUAL_ENV, CONDA_PREFIX, the
+// python3 on PATH, system and user dist/site-packages), under the root.
+std::vector<std::string> SitePackagesDirs(const SysRoot& root, const std::vector<EnvVar>& vars,
+                                          const std::vector<std::string>& environ);
+
+// Fills torch_version, cuda_runtime_version/_source from torch/version.py or CUDA's
+// version.json, and adds the PyTorch-bundled NCCL as a candidate path (nvidia/nccl/lib).
+void ProbePython(const SysRoot& root, const std::vector<std::string>& environ, EnvSnapshot& env,
+                 std::string& bundled_nccl);
+
+// The libnccl.so.2 candidates in DESIGN.md §6 order with their versions.
+void ProbeNcclLibraries(const EnvProbeOptions& options, const std::string& bundled_nccl,
+                        EnvSnapshot& env);
+// ncclGetVersion code -> "2.28.9" (>= 2.9: major*10000+minor*100+patch; older *1000).
+std::string NcclVersionFromCode(int code);
+
+}  // namespace commdx::probe

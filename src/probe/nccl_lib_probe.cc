@@ -1,0 +1,119 @@
+// Which libnccl.so.2 a process would load, and its version (DESIGN.md §6 search order):
+// --nccl-lib, COMMDX_NCCL_LIB, the loader path (a plain dlopen("libnccl.so.2"), as nccl-tests
+// and most C++ programs get it), the NCCL bundled with PyTorch (pip's nvidia/nccl/lib, which a
+// PyTorch job loads through its own RPATH whatever the loader path says).
+//
+// Each candidate is opened in its own link-map namespace (dlmopen LM_ID_NEWLM) so two NCCLs can
+// be asked side by side, then closed. Opening runs no NCCL code besides ncclGetVersion.
+#include <dlfcn.h>
+#include <link.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "base/text.h"
+#include "probe/env_probe.h"
+
+namespace commdx::probe {
+
+std::string NcclVersionFromCode(int code) {
+  if (code <= 0) return "";
+  int major, minor, patch;
+  if (code >= 10000) {  // NCCL >= 2.9
+    major = code / 10000;
+    minor = (code % 10000) / 100;
+    patch = code % 100;
+  } else {
+    major = code / 1000;
+    minor = (code % 1000) / 100;
+    patch = code % 100;
+  }
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+namespace {
+
+// "libnccl.so.2.28.3" -> "2.28.3"; "" when the file name carries no full version.
+std::string VersionFromFileName(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  std::string_view v = name;
+  if (!ConsumePrefix(v, "libnccl.so.")) return "";
+  return Split(v, '.').size() == 3 ? std::string(v) : "";
+}
+
+struct Loaded {
+  std::string path;
+  std::string version;
+  std::string error;
+};
+
+Loaded Load(const std::string& name) {
+  Loaded out;
+  void* h = dlmopen(LM_ID_NEWLM, name.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (!h) h = dlopen(name.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    out.error = e ? e : "cannot be loaded";
+    return out;
+  }
+  struct link_map* map = nullptr;
+  if (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) out.path = map->l_name;
+  using GetVersionFn = int (*)(int*);
+  auto fn = reinterpret_cast<GetVersionFn>(dlsym(h, "ncclGetVersion"));
+  int code = 0;
+  if (fn && fn(&code) == 0)
+    out.version = NcclVersionFromCode(code);
+  else
+    out.error = "no ncclGetVersion in this library";
+  dlclose(h);
+  return out;
+}
+
+std::string Canonical(const std::string& p) {
+  std::error_code ec;
+  auto c = std::filesystem::canonical(p, ec);
+  return ec ? p : c.string();
+}
+
+}  // namespace
+
+void ProbeNcclLibraries(const EnvProbeOptions& options, const std::string& bundled_nccl,
+                        EnvSnapshot& env) {
+  bool live = options.root == "/" && options.load_libraries;
+  SysRoot root(options.root);
+  std::vector<std::pair<std::string, std::string>> wanted;  // origin, name or path
+  if (!options.nccl_lib.empty()) wanted.emplace_back("--nccl-lib", options.nccl_lib);
+  if (const EnvVar* v = env.Find("COMMDX_NCCL_LIB"); v && !v->value.empty())
+    wanted.emplace_back("COMMDX_NCCL_LIB", v->value);
+  wanted.emplace_back("loader", "libnccl.so.2");
+  if (!bundled_nccl.empty()) wanted.emplace_back("pytorch", bundled_nccl);
+  bool chosen = false;
+  for (const auto& [origin, name] : wanted) {
+    NcclLibrary lib;
+    lib.origin = origin;
+    if (live) {
+      Loaded l = Load(name);
+      lib.path = l.path.empty() ? name : Canonical(l.path);
+      lib.version = l.version.empty() ? VersionFromFileName(lib.path) : l.version;
+      lib.error = l.error;
+      if (origin == "loader" && !l.error.empty() && l.path.empty()) lib.path = "";
+    } else {
+      // Offline trees: only files named by path can be checked; the loader is not asked.
+      if (origin == "loader") continue;
+      lib.path = name;
+      if (!root.Exists(name)) lib.error = "no such file";
+      std::error_code ec;
+      auto target = std::filesystem::read_symlink(root.Path(name), ec);
+      lib.version = VersionFromFileName(ec ? name : target.string());
+    }
+    bool usable = !lib.path.empty() && (lib.error.empty() || !lib.version.empty());
+    if (usable && !chosen && origin != "pytorch") lib.chosen = chosen = true;
+    bool duplicate =
+        std::any_of(env.nccl_libs.begin(), env.nccl_libs.end(), [&](const NcclLibrary& x) {
+          return !x.path.empty() && x.path == lib.path && x.origin == lib.origin;
+        });
+    if (!duplicate) env.nccl_libs.push_back(std::move(lib));
+  }
+}
+
+}  // namespace commdx::probe

@@ -1,0 +1,18 @@
+// Tables `commdx topo` and `commdx env` show: the machine, GPUs, the connection matrix in
+// `nvidia-smi topo -m` form, each GPU pair with the path NCCL would take and the bandwidth to
+// expect, NICs, NUMA nodes, GPU processes, PCI bridges with ACS; the environment facts, NCCL
+// libraries and variables with their verdicts.
+#pragma once
+
+#include "model/job.h"
+#include "report/report.h"
+
+namespace commdx::report {
+
+void AddTopologyTables(const Job& job, Report& report);
+void AddEnvironmentTables(const Job& job, Report& report);
+
+// The matrix cell for a pair: "X", "NV18", "PIX", ...
+std::string MatrixCell(const Topology& topo, int a, int b);
+
+}  // namespace commdx::report

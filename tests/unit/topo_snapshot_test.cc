@@ -1,0 +1,160 @@
+// The machine snapshot: what `commdx topo/env --save` writes reads back to the same facts, and
+// the commands themselves on fake trees (through the real binary).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "ingest/load_job.h"
+#include "ingest/registry.h"
+#include "ingest/snapshot/snapshot.h"
+#include "probe/env_probe.h"
+#include "probe/gpu_source.h"
+#include "probe/topology_probe.h"
+
+namespace commdx {
+namespace {
+
+std::string Tree(const std::string& name) {
+  return std::string(COMMDX_SOURCE_DIR) + "/tests/data/sysfs/" + name;
+}
+
+Job Probed() {
+  probe::FakeGpuSource f;
+  for (int i = 0; i < 2; ++i) {
+    probe::RawDevice d;
+    d.name = "NVIDIA L40S";
+    d.bus_id = i ? "0000:04:00.0" : "0000:03:00.0";
+    d.mig_current = 0;
+    d.clock_event_reasons = 0x1;
+    probe::RawNvLink l;
+    l.link = 0;
+    l.active = i == 0;
+    l.replay = 7;
+    d.nvlinks.push_back(l);
+    f.devices.push_back(d);
+  }
+  f.processes = {{{1001, 123}}, {}};
+  probe::ProbeOptions opt;
+  opt.root = Tree("pcie4");
+  Job job;
+  job.topo = probe::ProbeTopology(opt, &f, "");
+  probe::EnvProbeOptions eo;
+  eo.root = Tree("nogpu");
+  eo.environ = {"NCCL_DEBUG=WARN"};
+  job.env = probe::ProbeEnvironment(eo);
+  return job;
+}
+
+TEST(Snapshot, RoundTripKeepsTheFacts) {
+  Job in = Probed();
+  std::string text = ingest::WriteSnapshot({"0.1.0", "fakebox", 1764480000}, &in.topo, &in.env);
+  ASSERT_TRUE(ingest::SniffSnapshot(text));
+  EXPECT_EQ(std::string(ingest::SniffImporter(text)->name), "snapshot");
+  Job out;
+  ASSERT_TRUE(ingest::ParseSnapshot({"snap.json", text}, out));
+  EXPECT_TRUE(out.quality.empty());
+  const Topology& a = in.topo;
+  const Topology& b = out.topo;
+  EXPECT_EQ(b.source, "snapshot");
+  EXPECT_EQ(b.host, "fakebox");
+  ASSERT_EQ(b.gpus.size(), 2u);
+  EXPECT_EQ(b.gpus[1].bus_id, a.gpus[1].bus_id);
+  EXPECT_EQ(b.gpus[1].numa_node, a.gpus[1].numa_node);
+  EXPECT_EQ(b.gpus[1].pcie.cur_width, 8);
+  EXPECT_EQ(b.gpus[0].mig_enabled, false);
+  EXPECT_EQ(b.gpus[1].nvlinks[0].active, false);
+  EXPECT_EQ(b.gpus[0].nvlinks[0].replay_errors, 7u);
+  EXPECT_FALSE(b.gpus[0].nvlinks[0].recovery_errors.has_value());
+  EXPECT_EQ(b.gpus[0].clock_event_reasons, 1u);
+  ASSERT_EQ(b.pairs.size(), 1u);
+  EXPECT_EQ(b.pairs[0].path, PathType::kPix);
+  EXPECT_EQ(b.pairs[0].bridges, a.pairs[0].bridges);
+  ASSERT_EQ(b.nics.size(), a.nics.size());
+  EXPECT_EQ(b.nics[0].kind, NicKind::kInfiniband);
+  EXPECT_EQ(b.nics[0].gpu_paths, a.nics[0].gpu_paths);
+  ASSERT_EQ(b.bridges.size(), a.bridges.size());
+  EXPECT_EQ(b.FindBridge("0000:02:00.0")->acs_ctrl, a.FindBridge("0000:02:00.0")->acs_ctrl);
+  ASSERT_EQ(b.processes.size(), 1u);
+  EXPECT_EQ(b.processes[0].cpus_allowed, "16-31");
+  EXPECT_EQ(b.processes[0].rank, 0);
+  EXPECT_EQ(b.numa.size(), 2u);
+  EXPECT_TRUE(out.env.captured);
+  EXPECT_EQ(out.env.memlock_soft_bytes, kUnlimited);
+  EXPECT_EQ(out.env.shm_total_bytes, in.env.shm_total_bytes);
+  ASSERT_EQ(out.env.vars.size(), 1u);
+  EXPECT_EQ(out.env.vars[0].value, "WARN");
+  // Writing what was read gives the same text (apart from the source).
+  Topology again = b;
+  again.source = a.source;
+  again.files.clear();
+  EXPECT_EQ(ingest::WriteSnapshot({"0.1.0", "fakebox", 1764480000}, &again, &out.env), text);
+}
+
+TEST(Snapshot, BadInput) {
+  Job job;
+  auto st = ingest::ParseSnapshot({"s.json", "{\"commdx_snapshot\": 1, \"topology\": "}, job);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(ExitCodeFor(st.error().code), 3);
+  EXPECT_FALSE(ingest::ParseSnapshot({"s.json", "{\"other\": 1}"}, job));
+  Job typed;
+  ASSERT_TRUE(ingest::ParseSnapshot(
+      {"s.json",
+       R"({"commdx_snapshot": 1, "topology": {"online_cpus": "many", "gpus": [{"index": 0, "name": 5}]}})"},
+      typed));
+  EXPECT_EQ(typed.quality.Count("snapshot.bad_field"), 2u);
+  EXPECT_EQ(typed.topo.gpus.size(), 1u);
+}
+
+// The binary on the fake trees: no NVML is opened for a fake root.
+struct CmdResult {
+  int rc = -1;
+  std::string out;
+};
+
+CmdResult Commdx(const std::string& args) {
+  CmdResult r;
+  std::string cmd = std::string(COMMDX_BINARY) + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int status = pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(TopoCli, FakeMachineSaveAndReadBack) {
+  std::string snap =
+      (std::filesystem::temp_directory_path() / "commdx_topo_cli_test.json").string();
+  CmdResult live = Commdx("topo --root " + Tree("pcie4") + " --save " + snap);
+  EXPECT_EQ(live.rc, 0) << live.out;
+  EXPECT_NE(live.out.find("GPU0-GPU1"), std::string::npos) << live.out;
+  EXPECT_NE(live.out.find("topo.pcie_downtrained"), std::string::npos);
+  EXPECT_NE(live.out.find("Not checked"), std::string::npos);  // NVML facts
+  CmdResult back = Commdx("topo --format json " + snap);
+  EXPECT_EQ(back.rc, 0);
+  EXPECT_NE(back.out.find("\"pairs\""), std::string::npos);
+  std::filesystem::remove(snap);
+  CmdResult need = Commdx("topo --require-gpu --root " + Tree("nogpu"));
+  EXPECT_EQ(need.rc, 4);
+}
+
+TEST(TopoCli, OfflineTextAndErrors) {
+  std::string smi = std::string(COMMDX_SOURCE_DIR) + "/tests/data/smi/";
+  CmdResult degraded =
+      Commdx("topo " + smi + "h100x8-nv16-topo-m.txt " + smi + "h100x8-nvlink-s.txt");
+  EXPECT_EQ(degraded.rc, 1);  // an error-level finding
+  EXPECT_NE(degraded.out.find("topo.nvlink_degraded"), std::string::npos);
+  EXPECT_NE(degraded.out.find("NV16"), std::string::npos);
+  CmdResult bad = Commdx("topo " + smi + "bad-legend-only.txt");
+  EXPECT_EQ(bad.rc, 3);
+  CmdResult env = Commdx("env --root " + Tree("nogpu") + " --format json");
+  EXPECT_EQ(env.rc, 0);
+  EXPECT_NE(env.out.find("\"environment\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace commdx
