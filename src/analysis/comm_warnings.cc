@@ -152,6 +152,26 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     }
     out.push_back(std::move(f));
   }
+  // Connect retries without a failure yet: the job is stuck reaching a peer.
+  std::vector<const NcclLineRef*> retries;
+  for (const auto& n : s.notes)
+    if (n.kind == "connect_retry") retries.push_back(&n.ref);
+  bool have_bootstrap = false;
+  for (const auto& f : out) have_bootstrap = have_bootstrap || f.id == "comm.bootstrap_failure";
+  if (!retries.empty() && !have_bootstrap) {
+    Finding f;
+    f.id = "comm.bootstrap_failure";
+    f.severity = Severity::kWarning;
+    f.method_step = 4;
+    f.title = "NCCL keeps retrying a TCP connection to a peer";
+    f.detail = "\"Call to connect returned ..., retrying\": a peer does not answer on the "
+               "interface NCCL picked (firewall, routing, wrong interface, or the peer is not up). "
+               "A job that stops here hangs in init.";
+    f.fix = "Check that every node reaches the others on the interface NCCL uses "
+            "(NCCL_SOCKET_IFNAME), open the ports, check MASTER_ADDR.";
+    AddEvidence(f, retries, 3);
+    out.push_back(std::move(f));
+  }
   // Failures without a WARN line: error-return traces or a framework's error name.
   if (s.warnings.empty()) {
     std::vector<const NcclLineRef*> refs;

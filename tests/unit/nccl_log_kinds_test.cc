@@ -247,5 +247,19 @@ TEST(NcclLogKinds, BenignLinesAreKnown) {
   EXPECT_TRUE(j.quality.empty());
 }
 
+
+TEST(NcclLogKinds, FrameworkErrorLineKeepsVersionAndCode) {
+  Job j = Parse("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3780, "
+                "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.14.3\n"
+                "x:1:1 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n");
+  // The only process of the file takes the version of a banner that names no process.
+  ASSERT_EQ(j.nccl.processes.size(), 1u);
+  EXPECT_EQ(j.nccl.processes[0].version, "2.14.3");
+  auto codes = j.nccl.NotesOfKind("nccl_error_code");
+  ASSERT_EQ(codes.size(), 1u);
+  EXPECT_EQ(codes[0]->code, 2);
+  EXPECT_EQ(j.nccl.NotesOfKind("connect_retry").size(), 1u);
+}
+
 }  // namespace
 }  // namespace commdx

@@ -34,12 +34,13 @@ constexpr std::string_view kHeads[] = {
     "NET/IB :",         "Plugin Path",       "Loaded coll",       "Loaded net",
     "Failed to find ncclNetPlugin",          "Failed to find ncclCollNetPlugin",
     "KV Convert",       "Launch mode",       "CollNet ",          "Algorithm",
-    "Protocol",         "Max NThreads",      "Call to connect returned",
+    "Protocol",         "Max NThreads",
     "ncclCommInitAll",  "ncclCommInitRank",  "ncclCommSplit",     "bootstrapSplit",
     "Using network",    "cudaDriverVersion", "Ring ",             "Tree ",
     "NCCL_",            "Channel ",          "Destroy",           "Abort",
     "Dumping",          "Symmetric",         "Trying to load",    "Enabled ",
-    "Found ",           "Memory",
+    "Found ",           "Memory",            "CUDA Dev ",         "NET/Socket",
+    "Nvls",             "NVLS",
 };
 
 // Collective trace lines ("AllReduce: opCount 0 sendbuff ..", "AllReduce: 8 Bytes -> Algo RING")

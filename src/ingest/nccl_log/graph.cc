@@ -15,6 +15,11 @@ Parsed ParseGraph(const LineInfo& li, Builder& b) {
     b.AddNote(li, "graph_fallback", s);
     return Parsed::kYes;
   }
+  if (StartsWith(s, "Call to connect returned")) {
+    // "Call to connect returned Connection timed out, retrying" (2.4 - 2.23): still retrying.
+    b.AddNote(li, "connect_retry", s);
+    return Parsed::kYes;
+  }
   if (StartsWith(s, "Topology detection : could not read") ||
       StartsWith(s, "Topology detection: could not read")) {
     b.AddNote(li, "topology_unreadable", s.substr(0, s.find(", ignoring")));

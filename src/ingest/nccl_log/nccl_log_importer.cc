@@ -100,7 +100,9 @@ void HandleLine(std::string_view line, LineInfo& li, Builder& b,
   Outcome o = Dispatch(li, b);
   if (weak) {
     if (o.parsed == Parsed::kYes) b.CountNcclLine(li);
-    else nccl_log::ParseForeign(li, b, foreign);
+    // A framework's error text carries the version and the error name on one line.
+    if (o.parsed != Parsed::kYes || li.level == Level::kBanner)
+      nccl_log::ParseForeign(li, b, foreign);
     return;
   }
   b.CountNcclLine(li);
