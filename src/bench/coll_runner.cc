@@ -25,11 +25,15 @@ Result<BenchPoint> MeasurePoint(Backend& b, Watchdog* wd, const CollSpec& spec, 
   std::string what = spec.Describe();
   COMMDX_TRY(b.Prepare(spec, seed));
   if (wd) wd->Arm(what + " (warm-up)");
-  if (o.warmup > 0) COMMDX_TRY(b.Time(spec, graph ? o.graph_iters : o.warmup, graph));
+  // Plain launches first (NCCL connects lazily, and not inside a graph capture), then one
+  // replay of the captured graph.
+  COMMDX_TRY(b.Time(spec, std::max(1, std::min(o.warmup, std::max(1, b.Info().max_batch))), false));
+  if (graph) COMMDX_TRY(b.Time(spec, o.graph_iters, true));
   if (wd) wd->Arm(what);
   COMMDX_ASSIGN_OR_RETURN(
       TimeMatrix times,
-      MeasureAdaptive([&](int n) { return b.Time(spec, n, graph); }, o, o.graph_iters));
+      MeasureAdaptive([&](int n) { return b.Time(spec, n, graph); }, o, o.graph_iters,
+                      b.Info().max_batch));
   SampleSummary s = Summarize(times);
   BenchPoint p;
   p.valid = true;

@@ -15,10 +15,14 @@ struct BackendOptions {
   std::string kind = "cuda";  // "cuda" | "fake"
   std::string nccl_lib;       // --nccl-lib
   int ngpus = 0;              // single process: GPUs to use (0 = all visible)
+  // Queue each timed batch behind a gate kernel, then release it (needs nvcc-built kernels).
+  // Off by default: not yet validated on a GPU machine (docs/measurements/bench-h200x2.md).
+  bool gate = false;
   LaunchEnv launch;
   double connect_timeout_s = 120;
-  // Fault injection for watchdog tests: this global rank never issues its part of each
-  // collective, so its peers wait until the watchdog aborts them (-1 = off).
+  // Fault injection for watchdog tests: after the first point (so connections exist), this
+  // global rank stops issuing its part of each collective and its peers wait until the
+  // watchdog aborts them (-1 = off).
   int fault_skip_rank = -1;
   FakeOptions fake;
 };

@@ -19,14 +19,13 @@ double BatchNs(const TimeMatrix& batch) {
 }
 }  // namespace
 
-Result<TimeMatrix> MeasureAdaptive(const BatchFn& run, const RunOptions& o, int fixed_batch) {
+Result<TimeMatrix> MeasureAdaptive(const BatchFn& run, const RunOptions& o, int fixed_batch,
+                                   int max_batch) {
   TimeMatrix all;
-  if (o.iters > 0 && fixed_batch <= 0) {
-    COMMDX_ASSIGN_OR_RETURN(all, run(o.iters));
-    return all;
-  }
-  int target = o.iters > 0 ? o.iters : o.max_iters;
-  int batch = fixed_batch > 0 ? fixed_batch : std::max(1, o.min_iters);
+  bool fixed = o.iters > 0;
+  int target = fixed ? o.iters : o.max_iters;
+  auto clamp = [&](int b) { return max_batch > 0 ? std::min(b, max_batch) : b; };
+  int batch = fixed_batch > 0 ? fixed_batch : clamp(fixed ? o.iters : std::max(1, o.min_iters));
   double spent_ns = 0;
   double prev_median = -1;
   int samples = 0;
@@ -36,15 +35,18 @@ Result<TimeMatrix> MeasureAdaptive(const BatchFn& run, const RunOptions& o, int 
     AppendBatch(all, t);
     samples += batch;
     if (samples >= target) break;
-    if (o.iters > 0) {  // fixed count in graph batches
-      batch = fixed_batch;
+    if (fixed) {
+      batch = fixed_batch > 0 ? fixed_batch : clamp(target - samples);
       continue;
     }
     double median = Summarize(all).median_ns;
-    bool stable = prev_median > 0 && std::fabs(median - prev_median) <= o.stable_rel * prev_median;
+    // Stability is judged on at least two batches and twice the minimum count, so a slow start
+    // (first use of a connection) cannot pass for a stable median.
+    bool stable = prev_median > 0 && samples >= 2 * o.min_iters &&
+                  std::fabs(median - prev_median) <= o.stable_rel * prev_median;
     if (samples >= o.min_iters && (stable || spent_ns >= o.budget_ms * 1e6)) break;
     prev_median = median;
-    batch = fixed_batch > 0 ? fixed_batch : std::min(samples, target - samples);
+    batch = fixed_batch > 0 ? fixed_batch : clamp(std::min(samples, target - samples));
   }
   return all;
 }

@@ -14,7 +14,8 @@ namespace commdx::bench {
 using BatchFn = std::function<Result<TimeMatrix>(int iters)>;
 
 // fixed_batch > 0 (CUDA graph mode): every batch has exactly that many iterations.
+// max_batch > 0: no batch is larger (fixed counts are split into batches too).
 Result<TimeMatrix> MeasureAdaptive(const BatchFn& run, const RunOptions& options,
-                                   int fixed_batch = 0);
+                                   int fixed_batch = 0, int max_batch = 0);
 
 }  // namespace commdx::bench

@@ -74,7 +74,9 @@ void Watchdog::Loop() {
       message_ = msg;
     }
     fired_ = true;
-    if (backend_) backend_->Abort();
+    // ncclCommAbort can block when the stuck thread holds NCCL's locks: run it on its own
+    // thread so the grace deadline below holds regardless.
+    if (backend_) std::thread([b = backend_] { b->Abort(); }).detach();
     // Give the waiting call time to notice and return; if it cannot, end the process.
     int64_t deadline = NowNs() + static_cast<int64_t>(grace_s_ * 1e9);
     while (!acknowledged_ && NowNs() < deadline)

@@ -170,6 +170,9 @@ void AddBenchCommand(CLI::App& app, Action& run) {
                   "Abort an operation that makes no progress for this many seconds (0 = never)")
       ->capture_default_str();
   cmd->add_option("--nccl-lib", o->backend.nccl_lib, "libnccl.so.2 to load (file or folder)");
+  cmd->add_flag("--gate", o->backend.gate,
+                "Experimental: queue each timed batch behind a gate kernel before releasing it, "
+                "so times exclude CPU launch gaps");
   cmd->add_option("--p2p-size", o->p2p_size, "p2p: bytes per copy")->capture_default_str();
   cmd->add_option("--grad-size", o->grad_size, "repro: gradient bytes per rank")->capture_default_str();
   cmd->add_option("--compute-ms", o->run.compute_ms, "repro: backward compute per step")

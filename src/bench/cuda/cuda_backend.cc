@@ -2,6 +2,7 @@
 // Collectives are in cuda_coll.cc, copies and the repro step in cuda_copy_repro.cc.
 #include "bench/cuda/cuda_backend.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -37,6 +38,13 @@ Status CudaBackend::Init(const BackendOptions& o) {
   launch_ = o.launch;
   connect_timeout_s_ = o.connect_timeout_s;
   fault_skip_rank_ = o.fault_skip_rank;
+  // No driver: say so without starting the CUDA runtime at all (nothing to clean up after).
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!driver)
+    return MakeError(ErrorCode::kEnvironment,
+                     "no NVIDIA driver on this machine (libcuda.so.1 cannot be loaded), so no GPU "
+                     "to benchmark");
+  dlclose(driver);
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0)
@@ -95,6 +103,12 @@ Status CudaBackend::Init(const BackendOptions& o) {
   info_.cuda_runtime = VersionString(rt);
   info_.cuda_driver = VersionString(drv);
   info_.sm_kernels = kernels::Available();
+  if (o.gate && info_.sm_kernels &&
+      cudaHostAlloc(&gate_, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable) == cudaSuccess) {
+    *gate_ = 0;
+    info_.gated = true;
+    info_.max_batch = 128;  // queued launches must fit the stream's queue while gated
+  }
   info_.topology = QueryTopology(ordinals);
   auto lib = NcclLib::Load(o.nccl_lib);
   if (!lib) return std::move(lib).error();
@@ -142,8 +156,8 @@ CudaBackend::~CudaBackend() {
   DropGraphs();
   for (auto& d : devs_) {
     cudaSetDevice(d.dev);
-    if (!aborted_) cudaStreamSynchronize(d.stream);
-    if (d.comm && !aborted_ && nccl_) nccl_->api().CommDestroy(d.comm);
+    if (!aborting_) cudaStreamSynchronize(d.stream);
+    if (d.comm && !aborting_ && nccl_) nccl_->api().CommDestroy(d.comm);
     for (auto* list : {&d.ev, &d.ev2, &d.seg})
       for (cudaEvent_t ev : *list) cudaEventDestroy(ev);
     cudaFree(d.send);
@@ -153,6 +167,7 @@ CudaBackend::~CudaBackend() {
     if (d.stream) cudaStreamDestroy(d.stream);
     if (d.stream2) cudaStreamDestroy(d.stream2);
   }
+  if (gate_) cudaFreeHost(gate_);
 }
 
 Status CudaBackend::Alloc(Dev& d, char** ptr, uint64_t bytes, const char* what) {
@@ -206,7 +221,7 @@ Status CudaBackend::CheckAsyncErrors() {
     if (async != ncclSuccess && async != ncclInProgress) {
       std::string msg = nccl_->Describe("an NCCL operation", async, d.comm) + " (rank " +
                         std::to_string(d.global) + ", GPU " + std::to_string(d.dev) + ")";
-      Abort();
+      Abort();  // on this thread: returns once the communicators are aborted
       return MakeError(ErrorCode::kEnvironment, msg);
     }
   }
@@ -331,9 +346,13 @@ std::string CudaBackend::DescribeStuck() {
 }
 
 void CudaBackend::Abort() {
-  if (aborted_.exchange(true)) return;
+  if (aborting_.exchange(true)) return;
+  if (gate_) __atomic_store_n(gate_, 0xffffffffu, __ATOMIC_SEQ_CST);  // open every gate
   for (auto& d : devs_)
     if (d.comm) nccl_->api().CommAbort(d.comm);
+  // Only now may the waiting thread return (and destroy this backend); if an abort never
+  // returns, the watchdog's hard exit ends the process instead.
+  aborted_ = true;
 }
 
 }  // namespace commdx::bench

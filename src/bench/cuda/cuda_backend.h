@@ -86,8 +86,16 @@ class CudaBackend final : public Backend {
   LaunchEnv launch_;
   double connect_timeout_s_ = 120;
   int fault_skip_rank_ = -1;
+  unsigned* gate_ = nullptr;  // host-mapped ticket the gate kernels wait for
+  unsigned gate_ticket_ = 0;
+  // The first batch of an operation runs ungated: NCCL connects lazily inside that first
+  // launch and waits on work that a closed gate would hold back.
+  CollSpec last_spec_;
+  bool have_last_spec_ = false;
+  int prepared_ = 0;  // Prepare calls so far (the fault starts after the first point)
   std::vector<Dev> devs_;
-  std::atomic<bool> aborted_{false};
+  std::atomic<bool> aborting_{false};  // Abort() started
+  std::atomic<bool> aborted_{false};   // Abort() finished: communicators are gone
   std::mutex wait_mu_;
   std::vector<WaitItem> waiting_;  // what the main thread waits for (DescribeStuck reads it)
   // The spec and batch size the current graphs were captured for.

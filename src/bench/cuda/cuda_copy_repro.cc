@@ -50,7 +50,7 @@ Result<TimeMatrix> CudaBackend::TimeCopy(const CopySpec& spec, int iters) {
 Result<TimeMatrix> CudaBackend::TimeRepro(const ReproSpec& spec, int iters) {
   if (!kernels::Available())
     return MakeError(ErrorCode::kEnvironment, "repro needs the spin kernel (no nvcc at build)");
-  if (aborted_) return MakeError(ErrorCode::kEnvironment, "communicators were aborted");
+  if (aborting_) return MakeError(ErrorCode::kEnvironment, "communicators were aborted");
   uint64_t bucket = std::max<uint64_t>(spec.bucket_bytes, 4);
   int buckets = static_cast<int>((spec.grad_bytes + bucket - 1) / bucket);
   uint64_t seg_ns = static_cast<uint64_t>(spec.compute_us * 1e3 / std::max(buckets, 1));

@@ -66,6 +66,10 @@ __device__ uint64_t GlobalTimer() {
   return t;
 }
 
+__global__ void GateKernel(const volatile unsigned* ticket, unsigned wait_for) {
+  while (*ticket < wait_for) __nanosleep(200);
+}
+
 __global__ void SpinKernel(uint64_t ns) {
   uint64_t start = GlobalTimer();
   while (GlobalTimer() - start < ns) {
@@ -127,6 +131,11 @@ cudaError_t CountWrong(const void* ptr, uint64_t elems, const pattern::Params& p
                                                        d_count);
     return cudaGetLastError();
   });
+}
+
+cudaError_t Gate(const volatile unsigned* ticket, unsigned wait_for, cudaStream_t stream) {
+  GateKernel<<<1, 1, 0, stream>>>(ticket, wait_for);
+  return cudaGetLastError();
 }
 
 cudaError_t Spin(uint64_t ns, int blocks, cudaStream_t stream) {

@@ -20,6 +20,9 @@ cudaError_t Fill(void* ptr, uint64_t elems, const pattern::Params& p, int value_
 // Adds to *d_count (device memory) the elements that differ from Expected(p, i).
 cudaError_t CountWrong(const void* ptr, uint64_t elems, const pattern::Params& p,
                        unsigned long long* d_count, cudaStream_t stream);
+// Holds the stream until *ticket (host-mapped memory) reaches `wait_for`, so a batch can be
+// queued completely before the GPU starts it: iteration times then exclude launch gaps.
+cudaError_t Gate(const volatile unsigned* ticket, unsigned wait_for, cudaStream_t stream);
 // Busy-waits on the GPU clock for `ns` nanoseconds in `blocks` small blocks.
 cudaError_t Spin(uint64_t ns, int blocks, cudaStream_t stream);
 // Copies bytes (multiple of 16 handled, tail byte-wise) with `blocks` blocks; dst may be a peer

@@ -12,6 +12,7 @@ cudaError_t CountWrong(const void*, uint64_t, const pattern::Params&, unsigned l
                        cudaStream_t) {
   return cudaErrorNotSupported;
 }
+cudaError_t Gate(const volatile unsigned*, unsigned, cudaStream_t) { return cudaErrorNotSupported; }
 cudaError_t Spin(uint64_t, int, cudaStream_t) { return cudaErrorNotSupported; }
 cudaError_t Copy(void*, const void*, uint64_t, int, cudaStream_t) { return cudaErrorNotSupported; }
 

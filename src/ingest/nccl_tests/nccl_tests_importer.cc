@@ -114,6 +114,7 @@ bool ParseColumnHeader(std::string_view body, State& st) {
   }
   if (!has_size || !has_busbw) return false;
   if (!st.current.rows.empty()) st.Flush();
+  st.current = st.header;  // the preamble seen so far describes this table
   st.columns.clear();
   for (auto w : words) st.columns.emplace_back(w);
   st.key_columns = 0;

@@ -1,0 +1,122 @@
+// The real backend on real GPUs: every collective, dtype and reduction checked correct, CUDA
+// graphs, P2P copies, and the watchdog aborting a collective one rank never joins. Skips when
+// this machine has no GPU, driver or NCCL.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "bench/cases.h"
+#include "bench/coll_runner.h"
+#include "bench/create_backend.h"
+#include "bench/p2p_runner.h"
+#include "bench/watchdog.h"
+
+namespace commdx::bench {
+namespace {
+
+// No GPU, driver or NCCL: the test is skipped. A GPU whose communicators fail: the test fails.
+#define BACKEND_OR_SKIP(var, ...)                                              \
+  auto var##_made = CreateBackend(BackendOptions{__VA_ARGS__});                 \
+  if (!var##_made) {                                                           \
+    GTEST_SKIP() << var##_made.error().message;                                \
+  }                                                                            \
+  std::unique_ptr<Backend> var = std::move(var##_made).value();               \
+  if (Status c_ = var->Connect(); !c_) {                                      \
+    FAIL() << c_.error().ToString();                                           \
+  }                                                                            \
+  static_assert(true)
+
+RunOptions Quick(uint64_t max_bytes) {
+  RunOptions o;
+  o.min_bytes = 8;
+  o.max_bytes = max_bytes;
+  o.factor = 16;
+  o.iters = 3;
+  return o;
+}
+
+TEST(BenchGpu, EveryCollectiveIsCorrectBothPlacements) {
+  BACKEND_OR_SKIP(b);
+  for (const char* key : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+                          "alltoall", "sendrecv"}) {
+    auto r = FindCase(key)->run(*b, nullptr, Quick(4 << 20));
+    ASSERT_TRUE(r) << key << ": " << r.error().ToString();
+    for (const auto& row : r->rows) {
+      EXPECT_EQ(row.out_of_place.wrong, 0) << key << " " << row.bytes;
+      if (std::string(key) != "alltoall" && std::string(key) != "sendrecv") {
+        EXPECT_EQ(row.in_place.wrong, 0) << key << " in-place " << row.bytes;
+      }
+      EXPECT_GT(row.out_of_place.time_us, 0);
+    }
+  }
+}
+
+TEST(BenchGpu, EveryDtypeAndReductionIsCorrect) {
+  BACKEND_OR_SKIP(b);
+  for (DataType t : AllDataTypes()) {
+    if ((t == DataType::kFp8E4M3 || t == DataType::kFp8E5M2) && b->Info().nccl_version_code < 22400)
+      continue;
+    for (RedOp op : {RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin, RedOp::kAvg}) {
+      RunOptions o = Quick(1 << 20);
+      o.dtype = t;
+      o.op = op;
+      auto r = RunCollective(*b, nullptr, CollKind::kAllReduce, o);
+      ASSERT_TRUE(r) << DataTypeName(t) << " " << RedOpName(op) << ": " << r.error().ToString();
+      for (const auto& row : r->rows)
+        EXPECT_EQ(row.out_of_place.wrong, 0) << DataTypeName(t) << " " << RedOpName(op) << " " << row.bytes;
+    }
+  }
+}
+
+TEST(BenchGpu, CudaGraphMode) {
+  BACKEND_OR_SKIP(b);
+  RunOptions o = Quick(1 << 20);
+  o.iters = 0;
+  o.graph_iters = 10;
+  auto r = RunCollective(*b, nullptr, CollKind::kAllReduce, o);
+  ASSERT_TRUE(r) << r.error().ToString();
+  EXPECT_TRUE(r->cuda_graph);
+  for (const auto& row : r->rows) {
+    EXPECT_EQ(row.out_of_place.iterations % 10, 0);
+    EXPECT_EQ(row.out_of_place.wrong, 0);
+  }
+}
+
+TEST(BenchGpu, PeerCopies) {
+  BACKEND_OR_SKIP(b);
+  if (b->Info().local_ranks < 2) {
+    GTEST_SKIP() << "one GPU";
+  }
+  RunOptions o;
+  o.p2p_bytes = 64 << 20;
+  auto r = RunP2p(*b, nullptr, o);
+  ASSERT_TRUE(r) << r.error().ToString();
+  for (const auto& p : r->p2p)
+    if (p.waived.empty()) {
+      EXPECT_GT(p.bandwidth_gbps, 1) << p.method << " " << p.src << "->" << p.dst;
+    }
+}
+
+TEST(BenchGpu, WatchdogAbortsACollectiveARankNeverJoins) {
+  BackendOptions bo;
+  bo.fault_skip_rank = 1;
+  BACKEND_OR_SKIP(b, bo);
+  if (b->Info().local_ranks < 2) {
+    GTEST_SKIP() << "one GPU";
+  }
+  Watchdog wd(2.0, b.get());
+  b->SetWatchdog(&wd);
+  RunOptions o = Quick(64);
+  auto start = std::chrono::steady_clock::now();
+  auto r = RunCollective(*b, &wd, CollKind::kAllReduce, o);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  b->SetWatchdog(nullptr);
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(wd.fired());
+  EXPECT_LT(s, 20);
+  EXPECT_NE(r.error().message.find("rank 0"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("all_reduce"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace commdx::bench

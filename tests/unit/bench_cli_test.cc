@@ -1,0 +1,78 @@
+// `commdx bench` through the real binary with the fake backend: output, JSON, exit codes,
+// and the watchdog ending a hung run.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace commdx {
+namespace {
+
+struct ExecResult {
+  int code;
+  std::string out;
+};
+
+ExecResult Exec(const std::string& args) {
+  std::string cmd = std::string(COMMDX_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(BenchCli, PrintsNcclTestsColumnsAndSummary) {
+  ExecResult r = Exec("bench all_reduce --backend fake -b 8 -e 64M -f 16");
+  EXPECT_EQ(r.code, 0) << r.out;
+  // nccl-tests' columns, in nccl-tests' order, on one line
+  size_t at = r.out.find("size(B)");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  std::string header = r.out.substr(at, r.out.find('\n', at) - at);
+  size_t pos = 0;
+  for (const char* col : {"size(B)", "count", "type", "redop", "root", "time(us)", "algbw(GB/s)",
+                          "busbw(GB/s)", "#wrong", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong"}) {
+    size_t next = header.find(col, pos);
+    ASSERT_NE(next, std::string::npos) << col << " after " << pos << " in " << header;
+    pos = next + 1;
+  }
+  EXPECT_NE(r.out.find("all_reduce summary"), std::string::npos);
+  EXPECT_NE(r.out.find("NCCL library"), std::string::npos);
+}
+
+TEST(BenchCli, JsonHasStableKeys) {
+  ExecResult r = Exec("bench sendrecv --backend fake -b 1K -e 1M -f 32 --format json");
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* key : {"\"bench_sendrecv\"", "\"oop_busbw_gbps\"", "\"ip_wrong\"",
+                          "\"bench_sendrecv_summary\"", "\"plateau_busbw_gbps\""})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key;
+}
+
+TEST(BenchCli, LowBandwidthIsAnErrorFindingWithExitCode1) {
+  ExecResult r = Exec("bench all_reduce --backend fake -b 1M -e 1G -f 32 --fake-busbw 20");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("bench.low_busbw"), std::string::npos);
+}
+
+TEST(BenchCli, WatchdogEndsAHungCollective) {
+  ExecResult r = Exec("bench all_reduce --backend fake -b 8 -e 1K -f 2 --fake-hang-bytes 64 --timeout 0.3");
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_NE(r.out.find("all_reduce 64 B float sum out-of-place"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("made no progress"), std::string::npos);
+}
+
+TEST(BenchCli, UsageErrors) {
+  EXPECT_EQ(Exec("bench allreduce --backend fake").code, 2);
+  EXPECT_EQ(Exec("bench all_reduce --backend fake -d float128").code, 2);
+  EXPECT_EQ(Exec("bench all_reduce --backend fake -e lots").code, 2);
+  ExecResult list = Exec("bench --list");
+  EXPECT_EQ(list.code, 0);
+  EXPECT_NE(list.out.find("repro"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace commdx

@@ -1,0 +1,208 @@
+#include <gtest/gtest.h>
+
+#include "analysis/bench_analyzers.h"
+#include "analysis/bench_summary.h"
+#include "base/file.h"
+#include "ingest/load_job.h"
+#include "ingest/nccl_tests/nccl_tests_importer.h"
+#include "ingest/registry.h"
+
+namespace commdx {
+namespace {
+
+const std::string kRef = std::string(COMMDX_SHARED_DIR) + "/reference/h200x2/";
+
+Job Load(const std::string& name) {
+  auto job = ingest::LoadJob({kRef + name}, {});
+  EXPECT_TRUE(job) << job.error().ToString();
+  return job ? std::move(job).value() : Job{};
+}
+
+Job FromText(const std::string& text) {
+  Job job;
+  FileText f{"mem.txt", text, false, 0};
+  auto st = ingest::ParseNcclTests(f, job);
+  EXPECT_TRUE(st) << st.error().ToString();
+  return job;
+}
+
+const Finding* FindId(const std::vector<Finding>& fs, const std::string& id) {
+  for (const auto& f : fs)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+TEST(NcclTests, ParsesTheReferenceAllReduceTable) {
+  Job job = Load("nccl-tests-allreduce-base.txt");
+  ASSERT_EQ(job.inputs.size(), 1u);
+  EXPECT_EQ(job.inputs[0].kind, "nccl_tests");
+  ASSERT_EQ(job.bench.size(), 1u);
+  const BenchResult& r = job.bench[0];
+  EXPECT_EQ(r.case_key, "all_reduce");
+  EXPECT_EQ(r.source, "nccl-tests");
+  EXPECT_EQ(r.tool_version, "2.19.6");
+  EXPECT_EQ(r.nccl_version, "2.28.9");
+  EXPECT_EQ(r.nranks, 2);
+  EXPECT_EQ(r.topology.gpu_name, "NVIDIA H200");
+  EXPECT_FALSE(r.cuda_graph);
+  ASSERT_EQ(r.rows.size(), 16u);
+  const BenchRow& last = r.rows.back();
+  EXPECT_EQ(last.bytes, 8589934592ull);
+  EXPECT_EQ(last.count, 2147483648ull);
+  EXPECT_EQ(last.dtype, "float");
+  EXPECT_EQ(last.redop, "sum");
+  EXPECT_EQ(last.root, -1);
+  EXPECT_DOUBLE_EQ(last.out_of_place.time_us, 24812.3);
+  EXPECT_DOUBLE_EQ(last.out_of_place.busbw_gbps, 346.20);
+  EXPECT_DOUBLE_EQ(last.in_place.busbw_gbps, 344.29);
+  EXPECT_EQ(last.in_place.wrong, 0);
+  EXPECT_EQ(last.loc.line, 27u);
+  ASSERT_TRUE(r.reported_avg_busbw_gbps);
+  EXPECT_DOUBLE_EQ(*r.reported_avg_busbw_gbps, 113.77);
+  EXPECT_EQ(r.reported_out_of_bounds, 0);
+  EXPECT_TRUE(job.quality.empty());
+}
+
+TEST(NcclTests, SendRecvInPlaceWrongIsNotApplicableAndGraphIsSeen) {
+  Job sr = Load("nccl-tests-sendrecv-base.txt");
+  ASSERT_EQ(sr.bench.size(), 1u);
+  EXPECT_EQ(sr.bench[0].case_key, "sendrecv");
+  EXPECT_EQ(sr.bench[0].rows[0].out_of_place.wrong, 0);
+  EXPECT_EQ(sr.bench[0].rows[0].in_place.wrong, -1);
+  Job g = Load("nccl-tests-allreduce-graph.txt");
+  EXPECT_TRUE(g.bench[0].cuda_graph);
+  Job ag = Load("nccl-tests-allgather-base.txt");
+  EXPECT_EQ(ag.bench[0].rows[0].bytes, 0u);
+  EXPECT_EQ(ag.bench[0].rows.back().count, 268435456u);
+}
+
+TEST(NcclTests, OldLayoutWithErrorColumnAndNoRoot) {
+  // nccl-tests 1.x/2.0: no version line, no root column, "error" instead of "#wrong".
+  Job job = FromText(
+      "# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#\n# Using devices\n"
+      "#   Rank  0 Pid  25375 on    dgx1v device  0 [0x06] Tesla V100-SXM2-16GB\n"
+      "#   Rank  1 Pid  25375 on    dgx1v device  1 [0x07] Tesla V100-SXM2-16GB\n"
+      "#\n"
+      "#                                                     out-of-place                       in-place\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "#        (B)    (elements)                     (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+      "           8             2   float     sum    42.42    0.00    0.00  1e-07    41.49    0.00    0.00  1e-07\n"
+      "   134217728      33554432   float     sum   1473.8   91.07  159.37  1e-07   1472.5   91.15  159.51  1e-07\n"
+      "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 50.4\n");
+  ASSERT_EQ(job.bench.size(), 1u);
+  const BenchResult& r = job.bench[0];
+  EXPECT_EQ(r.case_key, "unknown");
+  EXPECT_EQ(r.nranks, 2);
+  EXPECT_EQ(r.topology.gpu_name, "Tesla V100-SXM2-16GB");
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.rows[1].root, -1);
+  EXPECT_DOUBLE_EQ(r.rows[1].out_of_place.busbw_gbps, 159.37);
+  EXPECT_EQ(r.rows[1].out_of_place.wrong, -1);  // a max deviation, not a count
+}
+
+TEST(NcclTests, BadRowsAreCountedAndTwoTablesGiveTwoResults) {
+  std::string table =
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
+      "        1024           256     float     sum      -1    12.00    0.09    0.09       0    12.10    0.08    0.08       0\n";
+  Job job = FromText("# Collective test starting: all_reduce_perf\n" + table +
+                     "        2048           512     float     sum      -1    13.00    0.16\n"
+                     "# Collective test concluded: all_reduce_perf\n"
+                     "# Collective test starting: reduce_scatter_perf\n" + table);
+  ASSERT_EQ(job.bench.size(), 2u);
+  EXPECT_EQ(job.bench[0].case_key, "all_reduce");
+  EXPECT_EQ(job.bench[1].case_key, "reduce_scatter");
+  EXPECT_EQ(job.bench[0].rows.size(), 1u);
+  EXPECT_EQ(job.quality.Count("nccl_tests.bad_row"), 1u);
+  EXPECT_EQ(job.quality.entries()[0].first.line, 4u);
+}
+
+TEST(NcclTests, SniffsByContentAndRejectsTablelessText) {
+  EXPECT_TRUE(ingest::SniffNcclTests("# nccl-tests version 2.13.8 nccl-headers=21903"));
+  EXPECT_FALSE(ingest::SniffNcclTests("node1:2045:2101 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P"));
+  Job job;
+  FileText f{"x.txt", "# nccl-tests version 2.19.6\nnothing else\n", false, 0};
+  auto st = ingest::ParseNcclTests(f, job);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, ErrorCode::kBadInput);
+  EXPECT_NE(st.error().ToString().find("x.txt"), std::string::npos);
+}
+
+TEST(BenchSummary, PlateauIsNotTheAverageAndLatencyFloorIsTheSmallTimes) {
+  Job job = Load("nccl-tests-allreduce-base.txt");
+  auto s = analysis::SummarizeBench(job.bench[0]);
+  ASSERT_TRUE(s.has_data);
+  EXPECT_DOUBLE_EQ(s.peak_busbw_gbps, 346.20);
+  // within 5% of the peak: 341.33 and 346.20
+  EXPECT_NEAR(s.plateau_busbw_gbps, (341.33 + 346.20) / 2, 1e-9);
+  EXPECT_EQ(s.plateau_points, 2);
+  EXPECT_TRUE(s.saturated);
+  EXPECT_DOUBLE_EQ(s.latency_floor_us, 12.76);
+  EXPECT_EQ(s.latency_bytes, 512u);
+  ASSERT_TRUE(s.fit_ok);
+  EXPECT_GT(s.alpha_us, 8);
+  EXPECT_LT(s.alpha_us, 16);
+  EXPECT_GT(s.beta_busbw_gbps, 250);
+  EXPECT_LT(s.beta_busbw_gbps, 400);
+  ASSERT_TRUE(s.expected.known);  // from the GPU name: NVLink4, 18 links
+  EXPECT_NEAR(s.expected.line_rate_gbps, 478.125, 1e-9);
+  EXPECT_NEAR(s.efficiency, 343.765 / 478.125, 1e-3);
+  // all_gather stops at 2 GiB while still rising
+  Job ag = Load("nccl-tests-allgather-base.txt");
+  EXPECT_FALSE(analysis::SummarizeBench(ag.bench[0]).saturated);
+}
+
+TEST(BenchFindings, HealthyReferenceRunsRaiseNothing) {
+  for (const char* f : {"nccl-tests-allreduce-base.txt", "nccl-tests-sendrecv-base.txt",
+                        "nccl-tests-allgather-base.txt", "nccl-tests-allreduce-graph.txt"}) {
+    Job job = Load(f);
+    auto fs = analysis::RunAnalyzers(job, {}, {"bench"});
+    EXPECT_TRUE(fs.empty()) << f << ": " << (fs.empty() ? "" : fs[0].id + " " + fs[0].title);
+  }
+}
+
+TEST(BenchFindings, P2pOffOneChannelAndSocketAreLowBandwidth) {
+  for (const char* f : {"nccl-tests-allreduce-p2poff.txt", "nccl-tests-allreduce-onech.txt",
+                        "nccl-tests-allreduce-socket.txt"}) {
+    Job job = Load(f);
+    auto fs = analysis::RunAnalyzers(job, {}, {"bench"});
+    const Finding* low = FindId(fs, "bench.low_busbw");
+    ASSERT_NE(low, nullptr) << f;
+    EXPECT_EQ(low->severity, Severity::kError);
+    EXPECT_LT(low->confidence, 0.9);  // the link was assumed from the GPU name
+    ASSERT_FALSE(low->refs.empty());
+    EXPECT_GT(low->refs[0].where.line, 10u);
+  }
+  Job sock = Load("nccl-tests-allreduce-socket.txt");
+  auto fs = analysis::RunAnalyzers(sock, {}, {"bench"});
+  const Finding* lat = FindId(fs, "bench.high_latency");
+  ASSERT_NE(lat, nullptr);
+  EXPECT_NEAR(lat->metrics[0].value, 28720, 1);  // 28.72 us at 128 B, out-of-place
+}
+
+TEST(BenchFindings, WrongResultsAndAsymmetricPairs) {
+  Job job;
+  BenchResult r;
+  r.case_key = "all_reduce";
+  BenchRow row;
+  row.bytes = 1024;
+  row.out_of_place = {10, 0, 0, 0.1, 0.1, 7, 20, 0, true};
+  r.rows.push_back(row);
+  r.p2p.push_back({0, 1, "ce", false, 1 << 20, 390, 2, 0, 0, ""});
+  r.p2p.push_back({1, 0, "ce", false, 1 << 20, 150, 2, 0, 0, ""});
+  r.p2p.push_back({1, 0, "sm", false, 1 << 20, 380, 2, 0, 0, ""});
+  job.bench.push_back(r);
+  auto fs = analysis::RunAnalyzers(job, {}, {"bench"});
+  const Finding* wrong = FindId(fs, "bench.wrong_results");
+  ASSERT_NE(wrong, nullptr);
+  EXPECT_EQ(wrong->metrics[0].value, 7);
+  const Finding* asym = FindId(fs, "bench.asymmetric_pair");
+  ASSERT_NE(asym, nullptr);
+  EXPECT_EQ(asym->rank, 1);
+  int asym_count = 0;
+  for (const auto& f : fs) asym_count += f.id == "bench.asymmetric_pair";
+  EXPECT_EQ(asym_count, 1);  // the sm pair has no peer to compare with
+}
+
+}  // namespace
+}  // namespace commdx
