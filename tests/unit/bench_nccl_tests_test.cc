@@ -144,9 +144,10 @@ TEST(BenchSummary, PlateauIsNotTheAverageAndLatencyFloorIsTheSmallTimes) {
   EXPECT_LT(s.alpha_us, 16);
   EXPECT_GT(s.beta_busbw_gbps, 250);
   EXPECT_LT(s.beta_busbw_gbps, 400);
-  ASSERT_TRUE(s.expected.known);  // from the GPU name: NVLink4, 18 links
-  EXPECT_NEAR(s.expected.line_rate_gbps, 478.125, 1e-9);
-  EXPECT_NEAR(s.efficiency, 343.765 / 478.125, 1e-3);
+  ASSERT_TRUE(s.expected.known);  // from the GPU name: NVLink4, 18 links x 25 GB/s nominal
+  EXPECT_NEAR(s.expected.line_rate_gbps, 450, 1e-9);
+  EXPECT_NEAR(s.efficiency, 343.765 / 450, 1e-3);
+  EXPECT_LE(s.expected.confidence, 0.6);
   // all_gather stops at 2 GiB while still rising
   Job ag = Load("nccl-tests-allgather-base.txt");
   EXPECT_FALSE(analysis::SummarizeBench(ag.bench[0]).saturated);
