@@ -27,7 +27,9 @@ Result<BenchPoint> MeasurePoint(Backend& b, Watchdog* wd, const CollSpec& spec, 
   if (wd) wd->Arm(what + " (warm-up)");
   // Plain launches first (NCCL connects lazily, and not inside a graph capture), then one
   // replay of the captured graph.
-  COMMDX_TRY(b.Time(spec, std::max(1, std::min(o.warmup, std::max(1, b.Info().max_batch))), false));
+  int warmup = std::max(1, o.warmup);
+  if (b.Info().max_batch > 0) warmup = std::min(warmup, b.Info().max_batch);
+  COMMDX_TRY(b.Time(spec, warmup, false));
   if (graph) COMMDX_TRY(b.Time(spec, o.graph_iters, true));
   if (wd) wd->Arm(what);
   COMMDX_ASSIGN_OR_RETURN(

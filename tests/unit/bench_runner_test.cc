@@ -104,6 +104,19 @@ TEST(BenchRunner, SweepComputesNcclTestsBandwidths) {
   EXPECT_EQ(b.reserved_bytes(), 2ull << 30);
 }
 
+TEST(BenchRunner, WarmupAndFixedIterationsAreObeyed) {
+  FakeBackend b(FakeOptions{});
+  RunOptions o = Small();
+  o.max_bytes = 8;  // one size
+  o.in_place = false;
+  o.warmup = 4;
+  o.iters = 7;
+  auto r = RunCollective(b, nullptr, CollKind::kAllReduce, o);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->rows[0].out_of_place.iterations, 7);
+  EXPECT_EQ(b.timed_ops(), 4 + 7 + 1);  // warm-up, timed, correctness run
+}
+
 TEST(BenchRunner, InPlaceOfSendRecvIsNotChecked) {
   FakeBackend b(FakeOptions{});
   RunOptions o = Small();
