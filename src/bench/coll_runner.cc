@@ -19,15 +19,19 @@ struct Placement {
   BenchPoint BenchRow::*field;
 };
 
+// The first point of a sweep is the communicators' first use after init: on 2xH200 its
+// iterations stayed slow after one warm-up (docs/measurements/bench-h200x2.md).
+constexpr int kFirstPointWarmup = 20;
+
 Result<BenchPoint> MeasurePoint(Backend& b, Watchdog* wd, const CollSpec& spec, uint64_t seed,
-                                const RunOptions& o) {
+                                const RunOptions& o, bool first_point) {
   bool graph = o.graph_iters > 0;
   std::string what = spec.Describe();
   COMMDX_TRY(b.Prepare(spec, seed));
   if (wd) wd->Arm(what + " (warm-up)");
   // Plain launches first (NCCL connects lazily, and not inside a graph capture), then one
   // replay of the captured graph.
-  int warmup = std::max(1, o.warmup);
+  int warmup = std::max(first_point ? kFirstPointWarmup : 1, o.warmup);
   if (b.Info().max_batch > 0) warmup = std::min(warmup, b.Info().max_batch);
   COMMDX_TRY(b.Time(spec, warmup, false));
   if (graph) COMMDX_TRY(b.Time(spec, o.graph_iters, true));
@@ -129,7 +133,8 @@ Result<BenchResult> RunCollective(Backend& b, Watchdog* wd, CollKind kind, const
     row.root = HasRoot(kind) ? o.root : -1;
     for (const auto& pl : placements) {
       spec.in_place = pl.in_place;
-      COMMDX_ASSIGN_OR_RETURN(row.*pl.field, MeasurePoint(b, wd, spec, i * 2 + pl.in_place, o));
+      COMMDX_ASSIGN_OR_RETURN(row.*pl.field,
+                              MeasurePoint(b, wd, spec, i * 2 + pl.in_place, o, i == 0));
     }
     if (o.progress)
       o.progress(std::string(CollKindKey(kind)) + " " + FormatBytes(static_cast<double>(row.bytes)) +

@@ -107,14 +107,15 @@ TEST(BenchRunner, SweepComputesNcclTestsBandwidths) {
 TEST(BenchRunner, WarmupAndFixedIterationsAreObeyed) {
   FakeBackend b(FakeOptions{});
   RunOptions o = Small();
-  o.max_bytes = 8;  // one size
+  o.max_bytes = 64;  // two sizes
   o.in_place = false;
   o.warmup = 4;
   o.iters = 7;
   auto r = RunCollective(b, nullptr, CollKind::kAllReduce, o);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->rows[0].out_of_place.iterations, 7);
-  EXPECT_EQ(b.timed_ops(), 4 + 7 + 1);  // warm-up, timed, correctness run
+  EXPECT_EQ(r->rows[1].out_of_place.iterations, 7);
+  // first point: 20 warm-up iterations (first use after init); then -w 4; each 7 timed + 1 check
+  EXPECT_EQ(b.timed_ops(), (20 + 7 + 1) + (4 + 7 + 1));
 }
 
 TEST(BenchRunner, InPlaceOfSendRecvIsNotChecked) {
