@@ -115,6 +115,7 @@ std::vector<std::string> SourcesRead(const Job& job) {
     else if (StartsWith(in.kind, "kineto") || StartsWith(in.kind, "trace")) s.insert("trace");
     else if (StartsWith(in.kind, "nccl_tests") || StartsWith(in.kind, "bench")) s.insert("bench");
     else if (StartsWith(in.kind, "smi") || StartsWith(in.kind, "snapshot")) s.insert("topo");
+    else if (in.kind == "env_dump") s.insert("env");
   }
   return {s.begin(), s.end()};
 }

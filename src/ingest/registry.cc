@@ -1,5 +1,6 @@
 #include "ingest/registry.h"
 
+#include "ingest/env_dump/env_dump_importer.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/nccl_log/nccl_log_importer.h"
 #include "ingest/nccl_tests/nccl_tests_importer.h"
@@ -18,6 +19,8 @@ const std::vector<Importer>& Importers() {
        &SniffNcclLog, &ParseNcclLog},
       {"snapshot", "commdx machine snapshot (commdx topo/env --save): topology and environment",
        &SniffSnapshot, &ParseSnapshot},
+      {"env_dump", "environment dump of a process: JSON with \"environ\" (commdx workloads' env_rank*.json)",
+       &SniffEnvDump, &ParseEnvDump},
       {"smi_topo", "nvidia-smi topo -m: GPU/NIC connection matrix, CPU/NUMA affinity, NIC legend",
        &SniffSmiTopoMatrix, &ParseSmiTopoMatrix},
       {"smi_p2p", "nvidia-smi topo -p2p r|w|n|a|p: P2P status matrix", &SniffSmiP2PMatrix,

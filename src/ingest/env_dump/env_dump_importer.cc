@@ -1,0 +1,98 @@
+#include "ingest/env_dump/env_dump_importer.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+
+#include "base/text.h"
+
+namespace commdx::ingest {
+
+namespace {
+
+// {"hostname": "vm", "pid": 2172, "rank": 0, "cpu_count": 32, "cpu_affinity": [0, 1, ...],
+//  "torch_version": "2.11.0+cu130", "nccl_version": "2.28.9",
+//  "nccl_lib_loaded": [".../nvidia/nccl/lib/libnccl.so.2"],
+//  "environ": {"OMP_NUM_THREADS": "256", "LOCAL_WORLD_SIZE": "2", ...}}
+
+std::string CpuListText(const std::vector<int64_t>& cpus) {
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(cpus[i]);
+    if (j > i) out += "-" + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string GetString(simdjson::dom::element doc, const char* key) {
+  std::string_view s;
+  return doc[key].get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
+}
+
+}  // namespace
+
+bool SniffEnvDump(std::string_view head) {
+  std::string_view t = TrimLeft(head);
+  if (t.empty() || t.front() != '{') return false;
+  if (Contains(head, "\"traceEvents\"") || Contains(head, "\"schema_version\"")) return false;
+  return Contains(head, "\"environ\"") || Contains(head, "\"env\":") || Contains(head, "\"env\" :");
+}
+
+Status ParseEnvDump(const FileText& file, Job& job) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (auto err = parser.parse(file.data).get(doc); err != simdjson::SUCCESS)
+    return MakeError(ErrorCode::kBadInput,
+                     std::string("environment dump is not valid JSON: ") + simdjson::error_message(err),
+                     {file.path});
+  simdjson::dom::object vars;
+  if (doc["environ"].get(vars) != simdjson::SUCCESS && doc["env"].get(vars) != simdjson::SUCCESS)
+    return MakeError(ErrorCode::kBadInput,
+                     "expected an object \"environ\" (or \"env\") of variable -> value", {file.path});
+  EnvSnapshot& env = job.env;
+  env.captured = true;
+  if (env.host.empty()) env.host = GetString(doc, "hostname");
+  for (auto field : vars) {
+    std::string_view value;
+    if (field.value.get(value) != simdjson::SUCCESS) {
+      job.quality.Add("env_dump.non_string_value", DiagSeverity::kNote,
+                      "an environment value that is not a string was skipped", {file.path});
+      continue;
+    }
+    std::string name(field.key);
+    // Ranks of one job share their environment except for per-rank variables; the first seen wins.
+    if (!env.Find(name)) env.vars.push_back({name, std::string(value)});
+  }
+  int64_t cpus = 0;
+  if (doc["cpu_count"].get(cpus) == simdjson::SUCCESS && cpus > 0 && env.online_cpus == 0)
+    env.online_cpus = static_cast<int>(cpus);
+  simdjson::dom::array affinity;
+  if (env.cpus_allowed.empty() && doc["cpu_affinity"].get(affinity) == simdjson::SUCCESS) {
+    std::vector<int64_t> list;
+    for (auto c : affinity) {
+      int64_t v = 0;
+      if (c.get(v) == simdjson::SUCCESS) list.push_back(v);
+    }
+    std::sort(list.begin(), list.end());
+    env.cpus_allowed = CpuListText(list);
+  }
+  if (env.torch_version.empty()) env.torch_version = GetString(doc, "torch_version");
+  std::string nccl_version = GetString(doc, "nccl_version");
+  simdjson::dom::array libs;
+  if (doc["nccl_lib_loaded"].get(libs) == simdjson::SUCCESS) {
+    for (auto l : libs) {
+      std::string_view path;
+      if (l.get(path) != simdjson::SUCCESS) continue;
+      bool known = std::any_of(env.nccl_libs.begin(), env.nccl_libs.end(),
+                               [&](const NcclLibrary& x) { return x.path == path; });
+      if (!known) env.nccl_libs.push_back({std::string(path), "process", nccl_version, "", true});
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace commdx::ingest
