@@ -22,6 +22,7 @@ int Run(int argc, char** argv) {
   AddCompareCommand(app, run);
   AddTopoCommand(app, run);
   AddEnvCommand(app, run);
+  AddDoctorCommand(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

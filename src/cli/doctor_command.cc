@@ -1,0 +1,124 @@
+// `commdx doctor`: the live check of this node in one command — environment, topology, link
+// health and (with two or more GPUs and NCCL) a quick all_reduce sweep — as ranked findings.
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "analysis/registry.h"
+#include "bench/cases.h"
+#include "bench/create_backend.h"
+#include "bench/watchdog.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "diagnose/diagnosis.h"
+#include "ingest/snapshot/snapshot.h"
+#include "probe/env_probe.h"
+#include "probe/topology_probe.h"
+#include "report/bench_tables.h"
+#include "report/topo_tables.h"
+
+extern char** environ;
+
+namespace commdx::cli {
+
+namespace {
+
+struct DoctorOptions {
+  std::string save_path;
+  std::string nccl_lib;
+  bool no_bench = false;
+  double bench_timeout_s = 60;
+  std::string root = "/";  // hidden: fake sysfs/proc trees in tests
+  OutputOptions output;
+};
+
+Job ProbeNode(const DoctorOptions& o) {
+  Job job;
+  probe::ProbeOptions topo;
+  topo.root = o.root;
+  job.topo = probe::ProbeLiveTopology(topo);
+  probe::EnvProbeOptions env;
+  env.root = o.root;
+  env.nccl_lib = o.nccl_lib;
+  for (char** e = environ; e && *e; ++e) env.environ.emplace_back(*e);
+  job.env = probe::ProbeEnvironment(env);
+  if (job.env.cuda_driver_version == 0) job.env.cuda_driver_version = job.topo.cuda_driver_version;
+  if (job.env.driver_version.empty()) job.env.driver_version = job.topo.driver_version;
+  if (job.env.host.empty()) job.env.host = job.topo.host;
+  return job;
+}
+
+// The quick benchmark: all_reduce from 8 B to 256 MiB (×8 steps) with a small time budget per
+// size — enough for the latency floor and a bandwidth near the plateau in a few seconds.
+Status QuickBench(const DoctorOptions& o, Job& job) {
+  bench::BackendOptions bo;
+  bo.nccl_lib = o.nccl_lib;
+  COMMDX_ASSIGN_OR_RETURN(auto backend, bench::CreateBackend(bo));
+  const bench::Case* c = bench::FindCase("all_reduce");
+  if (!c) return MakeError(ErrorCode::kInternal, "bench case all_reduce missing");
+  bench::RunOptions run;
+  run.min_bytes = 8;
+  run.max_bytes = 256ull << 20;
+  run.max_bytes_explicit = true;
+  run.factor = 8;
+  run.in_place = false;
+  run.budget_ms = 20;
+  bench::Watchdog wd(o.bench_timeout_s, backend.get());
+  backend->SetWatchdog(&wd);
+  wd.Arm("NCCL communicator init (ncclCommInitAll)");
+  Status connected = backend->Connect();
+  wd.Disarm();
+  Result<BenchResult> r = connected ? c->run(*backend, &wd, run) : Result<BenchResult>(connected.error());
+  backend->SetWatchdog(nullptr);
+  if (!r) return std::move(r).error();
+  job.bench.push_back(std::move(r).value());
+  return Ok{};
+}
+
+int RunDoctor(const DoctorOptions& o) {
+  Job job = ProbeNode(o);
+  std::vector<diagnose::Gap> gaps;
+  if (job.topo.gpus.size() >= 2 && !o.no_bench) {
+    if (!o.output.quiet) std::fprintf(stderr, "commdx: quick all_reduce sweep on %zu GPUs...\n", job.topo.gpus.size());
+    if (Status s = QuickBench(o, job); !s)
+      gaps.push_back({"interconnect benchmark", "could not run: " + s.error().message});
+  } else if (!o.no_bench) {
+    gaps.push_back({"interconnect benchmark",
+                    job.topo.gpus.empty() ? "no GPU visible (" + job.topo.nvml_error + ")"
+                                          : "needs two or more GPUs on this node"});
+  }
+  if (!o.save_path.empty())
+    if (auto st = ingest::WriteSnapshotFile(o.save_path, &job.topo, &job.env); !st)
+      return ReportError(st.error());
+  auto findings = analysis::RunAnalyzers(job, {}, {"env", "topo", "bench"});
+  auto diag = diagnose::Diagnose(job, std::move(findings));
+  diag.not_checked = gaps;
+  diag.not_checked.push_back({"what the training job itself does (overlap, syncs, stragglers)",
+                              "commdx diagnose on its profiler traces and NCCL logs"});
+  auto rep = report::MakeReport("doctor", job, std::move(diag));
+  report::AddTopologyTables(job, rep);
+  report::AddEnvironmentTables(job, rep);
+  if (!job.bench.empty()) report::AddBenchTables(job.bench, rep);
+  return EmitReport(rep, o.output);
+}
+
+}  // namespace
+
+void AddDoctorCommand(CLI::App& app, Action& run) {
+  auto o = std::make_shared<DoctorOptions>();
+  auto* cmd = app.add_subcommand(
+      "doctor",
+      "Live check of this node: environment, topology, link health and a quick NCCL all_reduce "
+      "sweep, as ranked findings");
+  cmd->add_option("--save", o->save_path, "Also write topology and environment as a JSON snapshot");
+  cmd->add_option("--nccl-lib", o->nccl_lib, "libnccl.so.2 to benchmark (default: search order)");
+  cmd->add_flag("--no-bench", o->no_bench, "Skip the quick benchmark");
+  cmd->add_option("--timeout", o->bench_timeout_s, "Abort a benchmark step stuck this long (s)")
+      ->capture_default_str();
+  cmd->add_option("--root", o->root, "Read sysfs/procfs under this folder (testing)")->group("");
+  AddOutputFlags(*cmd, o->output);
+  cmd->callback([&run, o] { run = [o] { return RunDoctor(*o); }; });
+}
+
+}  // namespace commdx::cli
