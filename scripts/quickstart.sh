@@ -6,6 +6,7 @@ scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCOMMDX_BUILD_TESTS=OFF \
   -DCOMMDX_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build build --target commdx
-example=${1:-examples}
-echo "+ build/commdx logs $example" >&2
-build/commdx logs "$example" || [ $? -eq 1 ]  # exit 1 = error-level findings, the expected answer
+# A real 2xH200 DDP run with NCCL_P2P_DISABLE=1: profiler traces, NCCL logs, environment dumps.
+example=${1:-examples/ddp_p2p_disable}
+echo "+ build/commdx diagnose $example" >&2
+build/commdx diagnose "$example" || [ $? -eq 1 ]  # exit 1 = error-level findings, the expected answer
