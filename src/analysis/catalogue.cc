@@ -45,6 +45,7 @@ const std::vector<CatalogueEntry>& Catalogue() {
       {"comm.efa_not_used", kE, 4, "The AWS OFI plugin does not use EFA"},
       {"comm.multi_nic_underused", kW, 10, "Several NICs are listed but one carries the traffic"},
       {"comm.mixed_link_layers", kW, 4, "InfiniBand and RoCE ports are mixed in one NIC list"},
+      {"comm.init_incomplete", kI, 4, "A communicator started init on more ranks than completed it"},
       // live
       {"topo.pcie_only", kW, 4, "GPUs are connected by PCIe only (no NVLink)"},
       {"topo.nvlink_degraded", kE, 4, "NVLinks are down or fewer than on peer GPUs"},

@@ -25,5 +25,6 @@ std::vector<Finding> FindCommMixedLinkLayers(const Job& job, const Options& opti
 std::vector<Finding> FindCommAcs(const Job& job, const Options& options);
 std::vector<Finding> FindCommUnsupportedGpu(const Job& job, const Options& options);
 std::vector<Finding> FindCommGraphSearch(const Job& job, const Options& options);
+std::vector<Finding> FindCommInitIncomplete(const Job& job, const Options& options);
 
 }  // namespace commdx::analysis

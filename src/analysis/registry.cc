@@ -31,6 +31,7 @@ const std::vector<Analyzer>& Analyzers() {
       {"comm_acs", "PCIe ACS in pasted lspci output", "logs", &FindCommAcs},
       {"comm_unsupported_gpu", "GPU not supported by the NCCL build", "logs", &FindCommUnsupportedGpu},
       {"comm_graph_search", "topology search fell back", "logs", &FindCommGraphSearch},
+      {"comm_init_incomplete", "init started but not completed", "logs", &FindCommInitIncomplete},
       {"bench_low_busbw", "benchmark plateau busbw vs the link's line rate", "bench", &FindBenchLowBusbw},
       {"bench_high_latency", "benchmark small-message latency floor", "bench", &FindBenchHighLatency},
       {"bench_asymmetric_pair", "P2P pair slower than its peers", "bench", &FindBenchAsymmetricPair},

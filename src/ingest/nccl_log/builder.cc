@@ -118,8 +118,8 @@ void Builder::AddCommInit(const LineInfo& li, const CommInit& init) {
     ds.pending.clear();
     ds.pending_conn_by_msg.clear();
   };
-  if (init.start || !init.complete) {
-    ++rec.starts;
+  if (init.start || !init.complete) {  // the pre-2.4 "comm 0x.. rank 0 nranks 2" opens a comm too
+    if (init.start) ++rec.starts;
     ds.start_comm = idx;
     flush();
   }
