@@ -1,5 +1,9 @@
 #include "ingest/kineto/byte_source.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -154,6 +158,57 @@ class GzipSource final : public ByteSource {
   uint64_t out_ = 0;
 };
 
+// A plain file mapped whole; Read() still works (from the mapping) for callers that copy.
+class MappedSource final : public ByteSource {
+ public:
+  MappedSource(char* data, size_t size) : data_(data), size_(size) {}
+  ~MappedSource() override { munmap(data_, size_); }
+  Result<size_t> Read(char* dst, size_t n) override {
+    size_t k = std::min(n, size_ - pos_);
+    std::memcpy(dst, data_ + pos_, k);
+    pos_ += k;
+    return k;
+  }
+  uint64_t size_hint() const override { return size_; }
+  char* mapped() override { return data_; }
+  void Release(uint64_t offset) override {
+    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    uint64_t upto = std::min<uint64_t>(offset, size_) / page * page;
+    if (upto <= released_) return;
+    madvise(data_ + released_, upto - released_, MADV_DONTNEED);
+    released_ = upto;
+  }
+
+ private:
+  char* data_;
+  size_t size_;
+  size_t pos_ = 0;
+  uint64_t released_ = 0;
+};
+
+// Maps `path` if it is a non-empty regular file that is not gzip; null otherwise.
+std::unique_ptr<ByteSource> TryMap(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  struct stat st {};
+  std::unique_ptr<ByteSource> out;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 2) {
+    size_t size = static_cast<size_t>(st.st_size);
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      auto* c = static_cast<unsigned char*>(p);
+      if (c[0] == 0x1f && c[1] == 0x8b) {
+        munmap(p, size);
+      } else {
+        madvise(p, size, MADV_SEQUENTIAL);
+        out = std::make_unique<MappedSource>(static_cast<char*>(p), size);
+      }
+    }
+  }
+  close(fd);
+  return out;
+}
+
 std::unique_ptr<ByteSource> Wrap(std::unique_ptr<RawReader> raw, std::string_view head,
                                  const std::string& name, uint64_t size) {
   if (LooksGzip(head)) {
@@ -165,7 +220,9 @@ std::unique_ptr<ByteSource> Wrap(std::unique_ptr<RawReader> raw, std::string_vie
 
 }  // namespace
 
-Result<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path) {
+Result<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path, bool map) {
+  if (map)
+    if (auto m = TryMap(path)) return m;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f)
     return MakeError(ErrorCode::kBadInput,

@@ -22,10 +22,17 @@ class ByteSource {
   virtual uint64_t compressed_bytes() const { return 0; }
   // Size of the decompressed input if known in advance (plain files, memory), else 0.
   virtual uint64_t size_hint() const { return 0; }
+  // A plain file mapped into memory (private, writable copy-on-write), or null: the reader then
+  // parses in place instead of copying through Read().
+  virtual char* mapped() { return nullptr; }
+  // The caller is done with mapped bytes before `offset`: give their pages back (they stay in
+  // the page cache), so resident memory stays bounded by what is being parsed.
+  virtual void Release(uint64_t /*offset*/) {}
 };
 
-// Opens `path` and picks plain or gzip by the magic bytes, not by the name.
-Result<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path);
+// Opens `path` and picks plain or gzip by the magic bytes, not by the name. With `map`, a plain
+// regular file is memory-mapped (ByteSource::mapped()).
+Result<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path, bool map = false);
 
 // Reads from memory the caller keeps alive; gzip data is inflated as it is read.
 std::unique_ptr<ByteSource> MemorySource(std::string_view data, const std::string& name);

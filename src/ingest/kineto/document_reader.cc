@@ -20,6 +20,12 @@ class Reader {
       : src_(src), name_(name), sink_(sink), opt_(o) {}
 
   Result<ReaderStats> Run() {
+    if (char* mapped = src_.mapped()) {  // parse the mapped file in place, no copies
+      buf_ = mapped;
+      end_ = cap_ = static_cast<size_t>(src_.size_hint());
+      eof_ = true;
+      stats_.bytes = end_;
+    }
     COMMDX_TRY(SkipWs());
     if (AtEof()) return Fail("empty input: expected a Kineto trace (a JSON object)");
     if (buf_[pos_] != '{')
@@ -69,7 +75,7 @@ class Reader {
     if (eof_) return Ok{};
     size_t keep = std::min(keep_, pos_ > 0 ? pos_ - 1 : 0);
     if (end_ + kReadBlock + kPadding > cap_ && keep > 0) {
-      std::memmove(buf_.get(), buf_.get() + keep, end_ - keep);
+      std::memmove(buf_, buf_ + keep, end_ - keep);
       end_ -= keep;
       pos_ -= keep;
       keep_ -= std::min(keep_, keep);
@@ -78,15 +84,16 @@ class Reader {
     if (end_ + kReadBlock + kPadding > cap_) {
       size_t cap = std::max<size_t>(cap_ * 2, end_ + kReadBlock + kPadding);
       std::unique_ptr<char[]> grown(new char[cap]);  // not zeroed: pages are touched as used
-      if (end_) std::memcpy(grown.get(), buf_.get(), end_);
-      buf_ = std::move(grown);
+      if (end_) std::memcpy(grown.get(), buf_, end_);
+      owned_ = std::move(grown);
+      buf_ = owned_.get();
       cap_ = cap;
     }
-    COMMDX_ASSIGN_OR_RETURN(size_t got, src_.Read(buf_.get() + end_, cap_ - end_ - kPadding));
+    COMMDX_ASSIGN_OR_RETURN(size_t got, src_.Read(buf_ + end_, cap_ - end_ - kPadding));
     if (got == 0) eof_ = true;
     end_ += got;
     stats_.bytes += got;
-    std::memset(buf_.get() + end_, ' ', kPadding);
+    std::memset(buf_ + end_, ' ', kPadding);
     return Ok{};
   }
 
@@ -186,7 +193,7 @@ class Reader {
     size_t i = pos_;
     COMMDX_ASSIGN_OR_RETURN(bool ok, SkipValue(i));
     if (!ok) return Fail("truncated JSON: input ends inside a key");
-    std::string key(buf_.get() + keep_ + 1, i - keep_ - 2);
+    std::string key(buf_ + keep_ + 1, i - keep_ - 2);
     pos_ = i;
     return key;
   }
@@ -196,7 +203,7 @@ class Reader {
     size_t i = pos_;
     COMMDX_ASSIGN_OR_RETURN(bool ok, SkipValue(i));
     if (!ok) return Fail("truncated JSON: input ends inside the value of \"" + key + "\"");
-    std::string_view value(buf_.get() + keep_, i - keep_);
+    std::string_view value(buf_ + keep_, i - keep_);
     uint64_t offset = base_ + keep_;
     pos_ = i;
     std::string padded;
@@ -213,9 +220,9 @@ class Reader {
     size_t i = from;
     resume = end_;
     while (i < end_) {
-      const void* nl = std::memchr(buf_.get() + i, '\n', end_ - i);
+      const void* nl = std::memchr(buf_ + i, '\n', end_ - i);
       if (!nl) return std::string::npos;
-      size_t p = static_cast<const char*>(nl) - buf_.get();
+      size_t p = static_cast<const char*>(nl) - buf_;
       i = p + 1;
       size_t f = p + 1;
       while (f < end_ && IsWs(buf_[f])) ++f;
@@ -260,6 +267,7 @@ class Reader {
       if (st) {
         pos_ = cut + 1;
         target = opt_.part_bytes;
+        src_.Release(base_ + pos_ - 1);
         continue;
       }
       // The cut was not between two events (or the part is broken): take it back and retry
@@ -275,11 +283,18 @@ class Reader {
     size_t begin = pos_ - 1;
     uint64_t len = cut + 1 - begin;
     if (len > kMaxPart) return TooBig(len);
+    ++stats_.parts;
+    if (cap_ - begin < len + kPadding) {  // the end of a mapped file: no room for padding
+      std::string copy(buf_ + begin, len);
+      copy.front() = '[';
+      copy.back() = ']';
+      copy.append(kPadding, ' ');
+      return sink_.EventPart(copy.data(), len, copy.size(), base_ + pos_);
+    }
     char saved_open = buf_[begin], saved_close = buf_[cut];
     buf_[begin] = '[';
     buf_[cut] = ']';
-    ++stats_.parts;
-    Status st = sink_.EventPart(buf_.get() + begin, len, cap_ - begin, base_ + pos_);
+    Status st = sink_.EventPart(buf_ + begin, len, cap_ - begin, base_ + pos_);
     buf_[begin] = saved_open;
     buf_[cut] = saved_close;
     return st;
@@ -325,7 +340,8 @@ class Reader {
   DocumentSink& sink_;
   ReaderOptions opt_;
   ReaderStats stats_;
-  std::unique_ptr<char[]> buf_;
+  char* buf_ = nullptr;             // owned_, or the mapped file
+  std::unique_ptr<char[]> owned_;
   size_t cap_ = 0;
   size_t end_ = 0;
   size_t pos_ = 0;

@@ -35,7 +35,9 @@ class DocumentSink {
 };
 
 struct ReaderOptions {
-  size_t part_bytes = 8u << 20;  // target size of one traceEvents part
+  // Target size of one traceEvents part: small enough that simdjson's second pass finds the
+  // bytes of its first still in the core's cache (256 KiB measured ~10% faster than 8 MiB).
+  size_t part_bytes = 256u << 10;
 };
 
 struct ReaderStats {

@@ -75,6 +75,8 @@ EventCat CatOf(std::string_view c) {
 }  // namespace
 
 bool ParseMicrosToNs(std::string_view tok, int64_t& ns) {
+  // Times past about the year 2262 do not fit int64 ns: such an event is bad, not wrapped around.
+  constexpr int64_t kMaxMicros = 9'200'000'000'000'000;
   if (tok.size() >= 2 && tok.front() == '"') tok = tok.substr(1, tok.size() - 2);
   const char* p = tok.data();
   const char* e = p + tok.size();
@@ -102,11 +104,12 @@ bool ParseMicrosToNs(std::string_view tok, int64_t& ns) {
   if (p < e && (*p == 'e' || *p == 'E' || IsDigit(*p))) {
     double d = 0;
     auto [q, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), d);
-    if (ec != std::errc() || q != tok.data() + tok.size() || !std::isfinite(d)) return false;
+    bool in_range = std::fabs(d) < static_cast<double>(kMaxMicros);  // false for NaN too
+    if (ec != std::errc() || q != tok.data() + tok.size() || !in_range) return false;
     ns = std::llround(d * 1000.0);
     return true;
   }
-  if (p != e) return false;
+  if (p != e || whole >= kMaxMicros) return false;
   for (int i = std::min(frac_digits, 3); i < 3; ++i) frac *= 10;
   ns = whole * 1000 + frac + (round_up ? 1 : 0);
   if (neg) ns = -ns;
@@ -128,7 +131,9 @@ struct EventParser::Impl {
                      loc);
   }
 
-  simdjson::error_code Args(od::object args, RawEvent& ev) {
+  // `id_only`: a CPU op whose args commdx does not use beyond its External id (the first key
+  // Kineto writes): stop there and let simdjson skip the rest.
+  simdjson::error_code Args(od::object args, RawEvent& ev, bool id_only) {
     CollArgs& c = ev.coll;
     for (auto f : args) {
       od::field field;
@@ -137,7 +142,10 @@ struct EventParser::Impl {
       od::value v = field.value();
       switch (k[0]) {
         case 'E':
-          if (KeyIs(k, "External id")) ev.external_id = Int(v);
+          if (KeyIs(k, "External id")) {
+            ev.external_id = Int(v);
+            if (id_only) return simdjson::SUCCESS;
+          }
           break;
         case 'd':
           if (KeyIs(k, "device")) ev.device = Int(v);
@@ -199,8 +207,10 @@ struct EventParser::Impl {
     return simdjson::SUCCESS;
   }
 
-  // Fields of one event, in any order.
-  simdjson::error_code Event(od::object obj, RawEvent& ev) {
+  // Fields of one event, in any order. `want_flows`: flow events ("s"/"f") are read only while
+  // some GPU op or launch lacks its correlation in the args (older traces); otherwise they are
+  // skipped right after "ph", which Kineto writes first.
+  simdjson::error_code Event(od::object obj, RawEvent& ev, bool want_flows) {
     for (auto f : obj) {
       od::field field;
       if (auto err = std::move(f).get(field)) return err;
@@ -211,6 +221,7 @@ struct EventParser::Impl {
           if (KeyIs(k, "ph")) {
             std::string_view ph = Str(v);
             ev.ph = ph.size() == 1 ? ph[0] : '?';
+            if (!want_flows && (ev.ph == 's' || ev.ph == 'f')) return simdjson::SUCCESS;
           } else if (KeyIs(k, "pid")) {
             ev.pid = Str(v);
           }
@@ -245,7 +256,9 @@ struct EventParser::Impl {
             if (type != od::json_type::object) break;  // not used; skipped with the event
             od::object args;
             if (auto err = v.get_object().get(args)) return err;
-            if (auto err = Args(args, ev)) return err;
+            const bool id_only = (ev.cat == EventCat::kCpuOp || ev.cat == EventCat::kUserAnnotation) &&
+                                 !ev.name.empty() && ev.name != "record_param_comms";
+            if (auto err = Args(args, ev, id_only)) return err;
           }
           break;
         case 'i':
@@ -292,7 +305,7 @@ Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uin
     }
     od::object obj;
     if (auto err = v.get_object().get(obj)) return m.Fail(err, ev.offset, "traceEvents");
-    if (auto err = m.Event(obj, ev)) {
+    if (auto err = m.Event(obj, ev, builder_.wants_flows())) {
       const char* p = nullptr;
       return m.Fail(err, doc.current_location().get(p) ? ev.offset : at(p), "a trace event");
     }

@@ -43,6 +43,7 @@ FileResult ParseOne(const std::string& path, ByteSource& src, Reopen reopen,
                     const kineto::ReaderOptions& ropt) {
   FileResult out;
   kineto::RankBuilder builder(path);
+  builder.Reserve(src.size_hint());
   kineto::EventParser parser(path, builder);
   auto stats = kineto::ReadDocument(src, path, parser, ropt);
   if (!stats) {
@@ -170,7 +171,7 @@ Status LoadKinetoFiles(const std::vector<KinetoInput>& files, Job& job,
         if (!s) return std::nullopt;
         return std::move(*s);
       };
-      auto src = kineto::OpenFileSource(path);
+      auto src = kineto::OpenFileSource(path, /*map=*/true);
       if (!src) {
         results[i].error = src.error();
         continue;

@@ -10,25 +10,17 @@ namespace commdx::ingest::kineto {
 
 namespace {
 
-// Sorts `v` by start (longer first at equal starts, so parents precede children) and returns
-// new_pos[old index].
+// Sorts `v` by start, longer first at equal starts (parents before children), then by name so
+// the order never depends on the sort algorithm. Kineto writes events nearly in order, so the
+// check often saves the sort.
 template <class T>
-std::vector<int32_t> SortByStart(std::vector<T>& v) {
-  std::vector<int32_t> order(v.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&v](int32_t a, int32_t b) {
-    if (v[a].start_ns != v[b].start_ns) return v[a].start_ns < v[b].start_ns;
-    return v[a].end_ns > v[b].end_ns;
-  });
-  std::vector<int32_t> new_pos(v.size());
-  std::vector<T> sorted;
-  sorted.reserve(v.size());
-  for (size_t i = 0; i < order.size(); ++i) {
-    new_pos[order[i]] = static_cast<int32_t>(i);
-    sorted.push_back(v[order[i]]);
-  }
-  v.swap(sorted);
-  return new_pos;
+void SortByStart(std::vector<T>& v) {
+  auto less = [](const T& a, const T& b) {
+    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+    if (a.end_ns != b.end_ns) return a.end_ns > b.end_ns;
+    return a.name < b.name;
+  };
+  if (!std::is_sorted(v.begin(), v.end(), less)) std::sort(v.begin(), v.end(), less);
 }
 
 }  // namespace
@@ -69,8 +61,10 @@ void RankBuilder::SortAndLink() {
       if (rc.correlation < 0)
         if (auto it = start_at.find(rc.start_ns); it != start_at.end()) rc.correlation = it->second;
   }
-  std::vector<int32_t> gpu_pos = SortByStart(t.gpu_ops);
-  for (auto& c : colls_) c.gpu_op = gpu_pos[c.gpu_op];
+  // GpuOp::collective holds the index into colls_ until the collectives are built.
+  SortByStart(t.gpu_ops);
+  for (size_t i = 0; i < t.gpu_ops.size(); ++i)
+    if (t.gpu_ops[i].collective >= 0) colls_[t.gpu_ops[i].collective].gpu_op = static_cast<int32_t>(i);
   SortByStart(t.host_ops);
   SortByStart(t.runtime);
   SortByStart(t.gpu_annotations);

@@ -50,12 +50,16 @@ class RankBuilder {
   void SetBaseTimeNs(int64_t ns) { base_time_ns_ = ns; }
 
   void Add(const RawEvent& ev);
+  // Reserves room for the events a trace of `json_bytes` usually holds (no realloc copies).
+  void Reserve(uint64_t json_bytes);
 
   // Taking back the events of a part that is retried.
   void Checkpoint();
   void Rollback();
 
   Diagnostics& quality() { return quality_; }
+  // Flow events are needed only while some GPU op or launch lacks its correlation.
+  bool wants_flows() const { return want_flows_; }
   // Finishes the model. `rank_from_name` is used when the file has no distributedInfo.
   RankTrace Finish(int rank_from_name);
 
@@ -84,6 +88,16 @@ class RankBuilder {
   void AddRuntime(const RawEvent& ev);
   void AddMetadata(const RawEvent& ev);
   uint32_t Thread(std::string_view tid);
+  uint32_t LookupThread(std::string_view tid);
+  // What a name means (flags, comm kernel, copy direction), worked out once per distinct name.
+  struct NameInfo {
+    bool known = false;
+    bool comm = false;
+    uint8_t host_flags = 0;
+    uint8_t runtime_flags = 0;
+    CopyKind copy = CopyKind::kNone;
+  };
+  const NameInfo& Info(uint32_t id, std::string_view name);
   PendingColl MakePending(const RawEvent& ev);
   void Note(std::string_view id, DiagSeverity sev, std::string message, uint64_t offset);
 
@@ -97,6 +111,10 @@ class RankBuilder {
   RankTrace trace_;
   Interner names_;
   std::unordered_map<std::string, uint32_t> threads_;
+  std::vector<NameInfo> name_info_;
+  int32_t last_thread_ = -1;
+  bool want_flows_ = true;
+  bool missing_correlation_ = false;
   std::vector<PendingColl> colls_;     // from kernels
   std::vector<PendingColl> ext_args_;  // from record_param_comms
   std::vector<Flow> flows_;
