@@ -62,7 +62,8 @@ std::vector<Finding> FindEnvPlatform(const Job& job, const Options&) {
     f.id = "env.container";
     f.source = "env";
     f.severity = Severity::kInfo;
-    f.title = "Running in a container (" + e.container_signs.front().what + ")";
+    f.title = "Running in a container";  // a snapshot may say so without naming a sign
+    if (!e.container_signs.empty()) f.title += " (" + e.container_signs.front().what + ")";
     f.detail =
         "Containers limit /dev/shm, locked memory and CPU sets, and hide other processes' "
         "PIDs; GPU processes started outside are not visible for the placement audit. "

@@ -1,7 +1,10 @@
 // libFuzzer target for one importer of the registry (its name is COMMDX_FUZZ_IMPORTER), plus
 // "saved_result" for the reader behind `commdx compare`. The input goes through the same path a
-// file does: gzip detection, sniffing, parsing into a Job. Any crash, sanitizer report, leak or
-// hang is a bug; a returned Error is the expected answer to bad input.
+// file takes in `commdx diagnose`: gzip detection, sniffing, parsing into a Job, every analyzer,
+// the diagnosis, the per-source tables and all four renderers (every input string is escaped
+// there). A saved result is read and compared with itself, as `commdx compare A A` does. Any
+// crash, sanitizer report, leak or hang is a bug; a returned Error is the expected answer to bad
+// input.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,12 +13,24 @@
 
 #include "analysis/registry.h"
 #include "base/file.h"
+#include "diagnose/compare.h"
+#include "diagnose/diagnosis.h"
 #include "ingest/registry.h"
 #include "ingest/saved_result/saved_result_reader.h"
+#include "report/render.h"
+#include "report/report.h"
+#include "report/sources.h"
 
 namespace {
 
 constexpr uint64_t kMaxInflated = 64ull << 20;  // keep gzip bombs inside the fuzzer's memory
+
+void RenderAll(const commdx::report::Report& rep) {
+  using namespace commdx::report;
+  volatile size_t n = RenderText(rep, {}).size() + RenderJson(rep).size() +
+                      RenderMarkdown(rep).size() + RenderHtml(rep).size();
+  (void)n;
+}
 
 }  // namespace
 
@@ -33,16 +48,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   std::string_view name = COMMDX_FUZZ_IMPORTER;
   if (name == "saved_result") {
-    (void)ingest::ReadSavedResult(file);
+    auto saved = ingest::ReadSavedResult(file);
+    if (saved) (void)diagnose::Compare(*saved, *saved, {});
     return 0;
   }
   const ingest::Importer* imp = ingest::FindImporter(name);
   if (!imp) std::abort();  // the build names an importer the registry does not have
   (void)imp->sniff(std::string_view(file.data).substr(0, 64 * 1024));
   Job job;
-  if (imp->parse(file, job)) {
-    // The analyzers must cope with whatever a parse accepted.
-    (void)analysis::RunAnalyzers(job, {});
-  }
+  if (!imp->parse(file, job)) return 0;
+  job.inputs.push_back({file.path, imp->name, file.data.size()});
+  // The analyzers, the diagnosis and the report must cope with whatever a parse accepted.
+  auto findings = analysis::RunAnalyzers(job, {});
+  auto rep = report::MakeReport("diagnose", job, diagnose::Diagnose(job, std::move(findings)));
+  report::AddSourceTables(job, rep);
+  RenderAll(rep);
   return 0;
 }
