@@ -126,7 +126,15 @@ std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, c
   const double step_ns = MeanStepNs(f);
   std::vector<Finding> out;
   for (const auto& [trace, total] : caused) {
-    double per_step = static_cast<double>(total) / nsteps;
+    // What the waiting costs: the others' waiting that no compute hides (their exposed wait),
+    // in proportion to the waits this rank caused. Waiting under compute costs nothing.
+    int64_t exposed_wait = 0;
+    for (size_t i = 0; i < f.rank_means.size(); ++i)
+      if (static_cast<int>(i) != trace)
+        exposed_wait = std::max(exposed_wait, f.rank_means[i].comm_exposed_wait_ns);
+    const double share = all_wait ? static_cast<double>(total) / static_cast<double>(all_wait) : 0;
+    double per_step = share * static_cast<double>(exposed_wait);
+    const double waited = static_cast<double>(total) / nsteps;
     if (per_step < kMinCostNs || (step_ns > 0 && per_step < kMinStepShare * step_ns)) continue;
     const RankTrace& t = set.ranks[trace];
     std::map<std::string, int> doing_votes;
@@ -148,12 +156,13 @@ std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, c
     char buf[400];
     std::snprintf(buf, sizeof buf,
                   "Rank %d arrived last at %d collectives that made others wait; the others waited "
-                  "%.2f ms per step (%.0f%% of a %.2f ms step). Before arriving it spent more time "
-                  "than the earliest rank on: %s.",
-                  t.rank, last_at[trace], per_step / 1e6, step_ns > 0 ? 100.0 * per_step / step_ns : 0,
-                  step_ns / 1e6, doing_text.c_str());
+                  "%.2f ms per step, %.2f ms of it with nothing else to run (%.0f%% of a %.2f ms "
+                  "step). Before arriving it spent more time than the earliest rank on: %s.",
+                  t.rank, last_at[trace], waited / 1e6, per_step / 1e6,
+                  step_ns > 0 ? 100.0 * per_step / step_ns : 0, step_ns / 1e6, doing_text.c_str());
     x.detail = buf;
-    x.metrics = {{"wait_per_step", per_step, "ns"},
+    x.metrics = {{"wait_per_step", waited, "ns"},
+                 {"exposed_wait_per_step", per_step, "ns"},
                  {"step_time", step_ns, "ns"},
                  {"late_at_collectives", static_cast<double>(last_at[trace]), "count"},
                  {"share_of_all_waiting", all_wait ? static_cast<double>(total) / all_wait : 0, "ratio"}};

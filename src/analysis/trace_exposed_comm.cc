@@ -13,7 +13,7 @@ namespace commdx::analysis {
 namespace {
 
 constexpr int64_t kMinCostNs = 200'000;  // 0.2 ms per step
-constexpr double kMinStepShare = 0.03;
+constexpr double kMinStepShare = 0.05;
 constexpr double kAfterBackward = 0.8;   // share of gradient bytes issued after backward
 constexpr double kLaunchBoundIdle = 0.3;  // idle-host share of the step
 
@@ -46,15 +46,23 @@ double GradientCommAfterBackward(const RankTrace& t) {
 }
 
 std::vector<Finding> FindExposedComm(const TraceSet& set, const TraceFacts& f, const Options&) {
+  // The rank that waits least for others sets the pace: its exposed communication is what the
+  // step pays. (A rank that waits for a straggler finishes its own compute early, so its
+  // transfers run exposed as a consequence — trace.arrival_skew's, not this finding's.)
   int worst = -1;
-  int64_t worst_ns = 0;
   for (size_t i = 0; i < f.rank_means.size(); ++i) {
     const StepBreakdown& m = f.rank_means[i];
     if (m.step == 0) continue;
-    int64_t exposed = m.comm_exposed_ns - m.comm_exposed_wait_ns;
-    if (exposed > worst_ns) worst_ns = exposed, worst = static_cast<int>(i);
+    if (worst < 0 || m.comm_exposed_wait_ns < f.rank_means[worst].comm_exposed_wait_ns)
+      worst = static_cast<int>(i);
   }
   if (worst < 0) return {};
+  // Median over its steps: the first step of a trace may hold kernels launched before the
+  // profiler started, whose waiting cannot be matched.
+  std::vector<int64_t> per_step;
+  for (const StepBreakdown& s : f.steps)
+    if (s.trace == worst) per_step.push_back(s.comm_exposed_ns - s.comm_exposed_wait_ns);
+  const int64_t worst_ns = Median(per_step);
   const StepBreakdown& m = f.rank_means[worst];
   const double step_ns = static_cast<double>(m.total_ns());
   if (worst_ns < kMinCostNs || worst_ns < kMinStepShare * step_ns) return {};
@@ -68,9 +76,10 @@ std::vector<Finding> FindExposedComm(const TraceSet& set, const TraceFacts& f, c
   x.rank = t.rank;
   char buf[500];
   std::snprintf(buf, sizeof buf,
-                "On rank %d, %.2f ms per step (%.1f%% of a %.2f ms step) of NCCL time runs with no "
-                "compute beside it, not counting time spent waiting for other ranks; only %.0f%% of "
-                "its %.2f ms of communication overlaps compute.",
+                "On rank %d (the rank that waits least for others), %.2f ms per step (%.1f%% of a "
+                "%.2f ms step) of NCCL time runs with no compute beside it, not counting time spent "
+                "waiting for other ranks; only %.0f%% of its %.2f ms of communication overlaps "
+                "compute.",
                 t.rank, static_cast<double>(worst_ns) / 1e6, 100.0 * worst_ns / step_ns, step_ns / 1e6,
                 comm_total ? 100.0 * m.comm_overlapped_ns / comm_total : 0.0,
                 static_cast<double>(comm_total) / 1e6);
