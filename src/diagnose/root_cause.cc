@@ -32,7 +32,10 @@ struct Candidate {
 };
 
 Candidate Evaluate(const std::vector<Finding>& v, size_t i) {
-  Candidate c{i, {}, v[i].cost_ns_per_step.value_or(0), {v[i].source.empty() ? SourceOfId(v[i].id) : v[i].source}};
+  Candidate c{i,
+              {},
+              v[i].cost_ns_per_step.value_or(0),
+              {v[i].source.empty() ? SourceOfId(v[i].id) : v[i].source}};
   const CauseRule* rule = RuleFor(v[i].id);
   if (!rule) return c;
   for (size_t j = 0; j < v.size(); ++j) {
@@ -95,14 +98,17 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
   if (root.rank) rc.summary += " (rank " + std::to_string(*root.rank) + ")";
   if (!rc.supporting.empty()) {
     rc.summary += ". It explains: ";
-    for (size_t k = 0; k < rc.supporting.size(); ++k) rc.summary += (k ? ", " : "") + rc.supporting[k];
+    for (size_t k = 0; k < rc.supporting.size(); ++k)
+      rc.summary += (k ? ", " : "") + rc.supporting[k];
   }
-  if (best->cost_ns > 0) rc.summary += ". Costs about " + FormatDurationNs(best->cost_ns) + " per step";
+  if (best->cost_ns > 0)
+    rc.summary += ". Costs about " + FormatDurationNs(best->cost_ns) + " per step";
   if (!root.fix.empty()) rc.summary += ". Fix: " + root.fix;
 
   if (!root.cost_ns_per_step && best->cost_ns > 0) root.cost_ns_per_step = best->cost_ns;
   for (size_t j : best->explained)
-    v[j].detail += (v[j].detail.empty() ? "" : " ") + std::string("(Explained by ") + root.id + ".)";
+    v[j].detail +=
+        (v[j].detail.empty() ? "" : " ") + std::string("(Explained by ") + root.id + ".)";
   std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(best->index),
               v.begin() + static_cast<std::ptrdiff_t>(best->index) + 1);
   return rc;
@@ -110,12 +116,20 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
 
 std::vector<std::string> SourcesRead(const Job& job) {
   std::set<std::string> s;
-  for (const auto& in : job.inputs) {
-    if (in.kind == "nccl_log") s.insert("logs");
-    else if (StartsWith(in.kind, "kineto") || StartsWith(in.kind, "trace")) s.insert("trace");
-    else if (StartsWith(in.kind, "nccl_tests") || StartsWith(in.kind, "bench")) s.insert("bench");
-    else if (StartsWith(in.kind, "smi") || StartsWith(in.kind, "snapshot")) s.insert("topo");
-    else if (in.kind == "env_dump") s.insert("env");
+  for (const auto& input : job.inputs) {
+    for (std::string_view kind : Split(input.kind, '+')) {
+      InputFile in{input.path, std::string(kind), input.bytes};
+      if (in.kind == "nccl_log")
+        s.insert("logs");
+      else if (StartsWith(in.kind, "kineto") || StartsWith(in.kind, "trace"))
+        s.insert("trace");
+      else if (StartsWith(in.kind, "nccl_tests") || StartsWith(in.kind, "bench"))
+        s.insert("bench");
+      else if (StartsWith(in.kind, "smi") || StartsWith(in.kind, "snapshot"))
+        s.insert("topo");
+      else if (in.kind == "env_dump")
+        s.insert("env");
+    }
   }
   return {s.begin(), s.end()};
 }

@@ -16,6 +16,14 @@ bool Allowed(const LoadOptions& options, std::string_view name) {
   return std::find(options.only.begin(), options.only.end(), name) != options.only.end();
 }
 
+// Console output often holds several text formats at once: nccl-tests run with NCCL_DEBUG=INFO
+// prints its table between NCCL lines, and people paste nvidia-smi output into the same log. Each
+// of these importers reads only its own lines, so all that recognise such a file read it.
+bool SharesFile(std::string_view name) {
+  return name == "nccl_tests" || name == "nccl_log" || name == "smi_topo" || name == "smi_p2p" ||
+         name == "smi_nvlink";
+}
+
 const Importer* Choose(std::string_view head, const LoadOptions& options) {
   for (const auto& imp : Importers())
     if (Allowed(options, imp.name) && imp.sniff(head)) return &imp;
@@ -44,7 +52,25 @@ Result<Job> LoadJob(const std::vector<std::string>& paths, const LoadOptions& op
       continue;
     }
     COMMDX_TRY(imp->parse(text, job));
-    job.inputs.push_back({path, imp->name, text.data.size()});
+    std::string kind = imp->name;
+    if (SharesFile(imp->name)) {
+      for (const auto& other : Importers()) {
+        if (&other == imp || !SharesFile(other.name) || !Allowed(options, other.name) ||
+            !other.sniff(head))
+          continue;
+        // The file is already read as its first format; a part that does not parse as a second
+        // format is noted, not fatal.
+        if (Status st = other.parse(text, job); !st) {
+          job.quality.Add(std::string("load.partial_") + other.name, DiagSeverity::kNote,
+                          "part of the file looked like " + std::string(other.name) +
+                              " but did not parse: " + st.error().message,
+                          st.error().where);
+          continue;
+        }
+        kind += std::string("+") + other.name;
+      }
+    }
+    job.inputs.push_back({path, kind, text.data.size()});
   }
   return job;
 }
