@@ -113,7 +113,9 @@ TEST(TraceCrossRank, AlignsClocksAndSplitsWaitFromTransfer) {
   // all-reduce under compute (0.5 ms exposed of a 15 ms step: below the 5% threshold).
   EXPECT_EQ(FindId(findings, "trace.exposed_comm"), nullptr);
   for (const auto& s : f.steps)
-    if (s.rank == 1) EXPECT_EQ(s.comm_exposed_ns - s.comm_exposed_wait_ns, 500'000);
+    if (s.rank == 1) {
+      EXPECT_EQ(s.comm_exposed_ns - s.comm_exposed_wait_ns, 500'000);
+    }
   // Transfer-only bandwidth: 32 MiB in 1 ms.
   bool saw = false;
   for (const CollectiveBw& b : f.bandwidth)
