@@ -56,6 +56,11 @@ set +e
 /usr/bin/time -v "$commdx" diagnose "$work/job" --format json -o "$work/report.json" 2>"$log"
 rc=$?
 set -e
+if [ "$rc" -ge 2 ] && [ "$rc" -ne 3 ]; then  # 2 usage, 126/127 not runnable, crashes
+  echo "bench_diagnose: commdx exited $rc" >&2
+  tail -5 "$log" >&2
+  exit 1
+fi
 wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$log")
 user=$(awk -F': ' '/User time/ {print $2}' "$log")
 sys=$(awk -F': ' '/System time/ {print $2}' "$log")
