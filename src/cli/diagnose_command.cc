@@ -39,12 +39,21 @@ int RunDiagnose(const DiagnoseOptions& o) {
     return ReportError(MakeError(ErrorCode::kUsage, "diagnose needs files or folders (or --list)"));
   auto job = ingest::LoadJob(o.paths, {});
   if (!job) return ReportError(job.error());
-  if (job->inputs.empty())
+  if (job->inputs.empty()) {
+    // Name each file and why it was not read, so the user knows what to fix.
+    for (const auto& s : job->skipped)
+      std::fprintf(stderr, "commdx: %s: skipped: %s\n", s.path.c_str(), s.reason.c_str());
     return ReportError(MakeError(
         ErrorCode::kBadInput,
-        "none of the " + std::to_string(job->skipped.size()) +
-            " file(s) given is an input commdx reads (profiler traces, NCCL logs, nccl-tests "
-            "output, nvidia-smi text, commdx snapshots); `commdx diagnose --list` shows the formats"));
+        job->skipped.size() == 1
+            ? job->skipped[0].reason + "; expected a profiler trace, NCCL log, nccl-tests output, "
+                                       "nvidia-smi text or commdx snapshot (commdx diagnose --list)"
+            : "none of the " + std::to_string(job->skipped.size()) +
+                  " file(s) given is an input commdx reads (profiler traces, NCCL logs, "
+                  "nccl-tests output, nvidia-smi text, commdx snapshots); `commdx diagnose "
+                  "--list` shows the formats",
+        {job->skipped.size() == 1 ? job->skipped[0].path : std::string()}));
+  }
   auto findings = analysis::RunAnalyzers(*job, {});
   auto rep = report::MakeReport("diagnose", *job, diagnose::Diagnose(*job, std::move(findings)));
   report::AddSourceTables(*job, rep);
