@@ -1,9 +1,12 @@
 // health.nvlink_errors and health.throttled: link and clock health NVML reports.
 //
-// NVLink error counters (replay, recovery, CRC flit/data) count since the driver loaded. A few
+// NVLink error counters (replay, recovery, CRC on flits) count since the driver loaded. A few
 // replays can be noise; recoveries and a steady growth mean a marginal link that slows every
-// transfer. Clock events: hardware slowdown, thermal slowdown and power brake pull the clocks
-// down under load; SW power cap alone is normal at full load and not reported.
+// transfer. The data-CRC counter (NVML_NVLINK_ERROR_DL_CRC_DATA) is left out: on the 2xH200
+// machine it grew at idle (93 -> 168 in seconds) with no replay, while `nvidia-smi nvlink -e`
+// reported "CRC Errors: 0" (that is the flit counter). Clock events: hardware slowdown, thermal
+// slowdown and power brake pull the clocks down under load; SW power cap alone is normal at full
+// load and not reported.
 #include "analysis/topo_analyzers.h"
 #include "analysis/topo_common.h"
 
@@ -19,7 +22,7 @@ void NvLinkErrors(const Gpu& g, std::vector<Finding>& out) {
   std::vector<EvidenceRef> refs;
   for (const auto& l : g.nvlinks) {
     uint64_t r = l.replay_errors.value_or(0), rec = l.recovery_errors.value_or(0);
-    uint64_t c = l.crc_flit_errors.value_or(0) + l.crc_data_errors.value_or(0);
+    uint64_t c = l.crc_flit_errors.value_or(0);
     if (r + rec + c == 0) continue;
     replay += r;
     recovery += rec;

@@ -98,6 +98,10 @@ void CpuOverlap(const Topology& t, std::vector<Finding>& out) {
   std::vector<std::pair<const GpuProcess*, std::vector<int>>> pinned;
   for (const auto& p : t.processes) {
     if (!p.proc_visible) continue;
+    // A process on several GPUs is listed once per GPU; compare it once.
+    if (std::any_of(pinned.begin(), pinned.end(),
+                    [&](const auto& x) { return x.first->pid == p.pid; }))
+      continue;
     auto cpus = Cpus(p.cpus_allowed);
     if (cpus.empty() || (t.online_cpus > 0 && static_cast<int>(cpus.size()) >= t.online_cpus))
       continue;
@@ -105,7 +109,6 @@ void CpuOverlap(const Topology& t, std::vector<Finding>& out) {
   }
   for (size_t i = 0; i < pinned.size(); ++i)
     for (size_t j = i + 1; j < pinned.size(); ++j) {
-      if (pinned[i].first->pid == pinned[j].first->pid) continue;
       std::vector<int> both = Intersect(pinned[i].second, pinned[j].second);
       if (both.empty()) continue;
       Finding f;

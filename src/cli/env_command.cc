@@ -41,7 +41,7 @@ Job ProbeLive(const EnvOptions& o) {
   for (char** e = environ; e && *e; ++e) env.environ.emplace_back(*e);
   job.env = probe::ProbeEnvironment(env);
   if (job.env.cuda_driver_version == 0) job.env.cuda_driver_version = job.topo.cuda_driver_version;
-  if (job.env.driver_version.empty()) job.env.driver_version = job.topo.driver_version;
+  if (!job.topo.driver_version.empty()) job.env.driver_version = job.topo.driver_version;
   if (job.env.host.empty()) job.env.host = job.topo.host;
   return job;
 }

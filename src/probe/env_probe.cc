@@ -12,20 +12,12 @@
 namespace commdx::probe {
 
 bool KeepVariable(std::string_view name) {
-  static constexpr const char* kPrefixes[] = {"NCCL_",
-                                              "TORCH_NCCL_",
-                                              "TORCH_DISTRIBUTED_",
-                                              "CUDA_",
-                                              "OMP_",
-                                              "NVIDIA_",
-                                              "UCX_",
-                                              "FI_",
-                                              "PYTORCH_CUDA_",
-                                              "SLURM_LOCALID",
-                                              "SLURM_NTASKS",
-                                              "SLURM_CPUS",
-                                              "OMPI_COMM_WORLD_LOCAL",
-                                              "PMIX_RANK"};
+  static constexpr const char* kPrefixes[] = {
+      "NCCL_",        "TORCH_NCCL_",   "TORCH_DISTRIBUTED_",
+      "CUDA_",        "OMP_",          "UCX_",
+      "FI_",          "PYTORCH_CUDA_", "SLURM_LOCALID",
+      "SLURM_NTASKS", "SLURM_CPUS",    "OMPI_COMM_WORLD_LOCAL",
+      "PMIX_RANK"};
   static constexpr const char* kNames[] = {"RANK",
                                            "LOCAL_RANK",
                                            "WORLD_SIZE",
@@ -40,7 +32,9 @@ bool KeepVariable(std::string_view name) {
                                            "container",
                                            "VIRTUAL_ENV",
                                            "CONDA_PREFIX",
-                                           "GROUP_RANK"};
+                                           "GROUP_RANK",
+                                           "NVIDIA_VISIBLE_DEVICES",
+                                           "NVIDIA_DRIVER_CAPABILITIES"};
   for (const char* p : kPrefixes)
     if (StartsWith(name, p)) return true;
   for (const char* n : kNames)
@@ -178,12 +172,8 @@ EnvSnapshot ProbeEnvironment(const EnvProbeOptions& options) {
   if (auto status = root.Read("proc/self/status"))
     env.cpus_allowed = StatusField(*status, "Cpus_allowed_list").value_or("");
   ReadContainerSigns(root, env);
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun ..."
-  if (auto v = root.Read("proc/driver/nvidia/version")) {
-    auto words = SplitWhitespace(*v);
-    for (size_t i = 0; i + 1 < words.size(); ++i)
-      if (words[i] == "Module") env.driver_version = std::string(words[i + 1]);
-  }
+  if (auto v = root.Read("proc/driver/nvidia/version"))
+    env.driver_version = DriverVersionFromProc(*v);
   ReadRdmaAndIommu(root, env);
   std::string bundled;
   ProbePython(root, options.environ, env, bundled);

@@ -108,4 +108,15 @@ std::optional<std::string> StatusField(std::string_view text, std::string_view k
   return std::nullopt;
 }
 
+std::string DriverVersionFromProc(std::string_view text) {
+  std::string_view line = text.substr(0, text.find('\n'));
+  if (!StartsWith(line, "NVRM version:")) return "";
+  for (std::string_view w : SplitWhitespace(line.substr(13))) {
+    bool digits_and_dots =
+        std::all_of(w.begin(), w.end(), [](char c) { return IsDigit(c) || c == '.'; });
+    if (digits_and_dots && Contains(w, ".") && IsDigit(w.front())) return std::string(w);
+  }
+  return "";
+}
+
 }  // namespace commdx::probe

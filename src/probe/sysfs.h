@@ -39,4 +39,10 @@ class SysRoot {
 // Value of "Key:\tvalue" in /proc/PID/status-style text ("Cpus_allowed_list:\t0-31").
 std::optional<std::string> StatusField(std::string_view text, std::string_view key);
 
+// The driver version in /proc/driver/nvidia/version, whichever module flavour wrote it:
+//   "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024"
+//   "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ..."
+// The first word of the NVRM line made of digits and dots (with a dot); "" if none.
+std::string DriverVersionFromProc(std::string_view text);
+
 }  // namespace commdx::probe

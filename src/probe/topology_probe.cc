@@ -124,14 +124,9 @@ Topology ProbeTopology(const ProbeOptions& options, GpuSource* gpus,
   topo.nvml_error = nvml_error;
   if (gpus) AddNvmlGpus(*gpus, topo);
   if (topo.gpus.empty()) AddSysfsGpus(root, topo);
-  if (topo.driver_version.empty()) {
-    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun ..."
-    if (auto v = root.Read("proc/driver/nvidia/version")) {
-      auto words = SplitWhitespace(*v);
-      for (size_t i = 0; i + 1 < words.size(); ++i)
-        if (words[i] == "Module") topo.driver_version = std::string(words[i + 1]);
-    }
-  }
+  if (topo.driver_version.empty())
+    if (auto v = root.Read("proc/driver/nvidia/version"))
+      topo.driver_version = DriverVersionFromProc(*v);
   topo.nics = ReadNics(root);
   AddPciFacts(root, topo, options.acs);
   if (gpus && options.processes && topo.gpu_source == "nvml") AddGpuProcesses(*gpus, root, topo);

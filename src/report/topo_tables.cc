@@ -318,7 +318,9 @@ void AddEnvironmentTables(const Job& job, Report& report) {
       Bytes(e.memlock_soft_bytes) + " (hard " + Bytes(e.memlock_hard_bytes) + ")");
   row("CPUs", std::to_string(e.online_cpus) + " online" +
                   (e.cpus_allowed.empty() ? "" : ", this process may use " + e.cpus_allowed));
-  row("NVIDIA driver", e.driver_version.empty() ? job.topo.driver_version : e.driver_version);
+  // NVML's answer when there is one (the /proc text differs between driver flavours).
+  row("NVIDIA driver",
+      job.topo.driver_version.empty() ? e.driver_version : job.topo.driver_version);
   int drv = e.cuda_driver_version ? e.cuda_driver_version : job.topo.cuda_driver_version;
   row("CUDA (driver supports)",
       drv ? std::to_string(drv / 1000) + "." + std::to_string((drv % 1000) / 10) : "");

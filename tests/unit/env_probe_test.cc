@@ -71,6 +71,16 @@ TEST(EnvProbe, ParsersAndVersionCodes) {
   EXPECT_EQ(probe::NcclVersionFromCode(2708), "2.7.8");
   EXPECT_EQ(probe::ShmSizeFromMounts("none /dev/shm tmpfs rw,size=2g 0 0\n"), 2ull << 30);
   EXPECT_FALSE(probe::ShmSizeFromMounts("tmpfs /run tmpfs rw,size=64k 0 0\n"));
+  EXPECT_EQ(probe::DriverVersionFromProc(
+                "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                "580.159.04  Release Build  (dvs-builder@U22)\nGCC version: 12\n"),
+            "580.159.04");
+  EXPECT_EQ(probe::DriverVersionFromProc("NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
+                                         "550.54.15  Tue Mar  5 22:23:56 UTC 2024"),
+            "550.54.15");
+  EXPECT_EQ(probe::DriverVersionFromProc("GCC version: 12.2.0"), "");
+  EXPECT_FALSE(probe::KeepVariable("NVIDIA_REQUIRE_CUDA"));
+  EXPECT_TRUE(probe::KeepVariable("NVIDIA_VISIBLE_DEVICES"));
   EXPECT_TRUE(probe::KeepVariable("TORCH_NCCL_BLOCKING_WAIT"));
   EXPECT_FALSE(probe::KeepVariable("GITHUB_TOKEN"));
 }

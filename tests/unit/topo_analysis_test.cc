@@ -188,8 +188,24 @@ TEST(TopoAnalyzers, PlacementAudit) {
   EXPECT_NE(overlap[0].title.find("4-7"), std::string::npos) << overlap[0].title;
 }
 
+TEST(TopoAnalyzers, ProcessOnTwoGpusIsComparedOnce) {
+  Job job;
+  job.topo.online_cpus = 32;
+  for (int g : {0, 1}) job.topo.GpuAt(g);
+  GpuProcess a{587, 0, "python3", 0, true, "0-3", "0", {}, {}};
+  GpuProcess b{588, 0, "python3", 0, true, "2-5", "0", 1, 1};
+  GpuProcess b_on_gpu1 = b;
+  b_on_gpu1.gpu_index = 1;
+  job.topo.processes = {b, a, b_on_gpu1};  // as NVML listed them on the 2xH200 machine
+  auto f = FindTopoPlacement(job, {});
+  EXPECT_EQ(WithId(f, "topo.cpu_overlap").size(), 1u);
+  EXPECT_EQ(WithId(f, "topo.gpu_shared").size(), 1u);
+}
+
 TEST(TopoAnalyzers, NvLinkErrorCounters) {
   Job job = LoadSmi({"h200x2-topo-m.txt", "h200x2-nvlink-s.txt"});
+  EXPECT_TRUE(FindTopoHealth(job, {}).empty());
+  job.topo.gpus[1].nvlinks[4].crc_data_errors = 50;  // noisy counter: not a finding by itself
   EXPECT_TRUE(FindTopoHealth(job, {}).empty());
   job.topo.gpus[1].nvlinks[4].recovery_errors = 2;
   auto f = FindTopoHealth(job, {});

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "analysis/registry.h"
 #include "ingest/load_job.h"
 #include "ingest/registry.h"
 #include "ingest/snapshot/snapshot.h"
@@ -105,6 +106,37 @@ TEST(Snapshot, BadInput) {
       typed));
   EXPECT_EQ(typed.quality.Count("snapshot.bad_field"), 2u);
   EXPECT_EQ(typed.topo.gpus.size(), 1u);
+}
+
+// Saved by `commdx topo --save` / `commdx env --save` on the 2xH200 machine (2026-11-30).
+TEST(Snapshot, RealH200Capture) {
+  std::string dir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/snapshot/";
+  auto job = ingest::LoadJob({dir + "h200x2-topo.json"}, {});
+  ASSERT_TRUE(job) << job.error().ToString();
+  EXPECT_EQ(job->inputs[0].kind, "snapshot");
+  EXPECT_TRUE(job->quality.empty());
+  const Topology& t = job->topo;
+  EXPECT_EQ(t.gpu_source, "nvml");
+  ASSERT_EQ(t.gpus.size(), 2u);
+  EXPECT_EQ(t.gpus[0].name, "NVIDIA H200");
+  EXPECT_EQ(t.gpus[1].ActiveNvLinks(), 18);
+  EXPECT_TRUE(t.gpus[0].nvlinks[0].remote_is_switch);  // 2 GPUs of an NVSwitch board in a VM
+  EXPECT_EQ(t.FindPair(0, 1)->nvlinks, 18);
+  EXPECT_EQ(t.FindPair(0, 1)->p2p_read, P2PStatus::kOk);
+  EXPECT_EQ(t.FindPair(0, 1)->p2p_pci, P2PStatus::kNotSupported);
+  EXPECT_EQ(t.cuda_driver_version, 13000);
+  // Data-CRC counters are non-zero there while replay/recovery/flit CRC are 0: no health finding.
+  EXPECT_GT(t.gpus[0].nvlinks[2].crc_data_errors.value_or(0), 0u);
+  for (const auto& f : analysis::RunAnalyzers(*job, {}, {"topo"}))
+    ADD_FAILURE() << f.id << ": " << f.title;
+  auto env = ingest::LoadJob({dir + "h200x2-env.json"}, {});
+  ASSERT_TRUE(env);
+  EXPECT_TRUE(env->env.captured);
+  EXPECT_EQ(env->env.torch_version, "2.11.0+cu130");
+  ASSERT_EQ(env->env.nccl_libs.size(), 2u);
+  EXPECT_EQ(env->env.nccl_libs[0].version, "2.28.3");
+  EXPECT_EQ(env->env.nccl_libs[1].version, "2.28.9");
+  EXPECT_EQ(env->env.memlock_soft_bytes, kUnlimited);
 }
 
 // The binary on the fake trees: no NVML is opened for a fake root.
