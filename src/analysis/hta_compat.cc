@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <set>
 
-#include "analysis/trace_timeline.h"
 
 namespace commdx::analysis {
 
@@ -43,17 +42,72 @@ HtaKernelType HtaClassify(std::string_view n) {
   return HtaKernelType::kComputation;
 }
 
+namespace {
+
+// HTA works in the file's microseconds and rounds each event inward (start up, end down) before
+// merging; durations under a microsecond can come out negative, and HTA keeps them.
+struct UsInterval {
+  int64_t ts = 0;
+  int64_t end = 0;
+};
+
+int64_t CeilUs(int64_t ns) { return ns >= 0 ? (ns + 999) / 1000 : -((-ns) / 1000); }
+int64_t FloorUs(int64_t ns) { return ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000); }
+
+// hta.utils.merge_kernel_intervals: sort by start; a new group starts when an interval starts
+// after the running maximum of the ends before it; each group is (min start, max end).
+std::vector<UsInterval> HtaMerge(std::vector<UsInterval> v) {
+  std::stable_sort(v.begin(), v.end(), [](const UsInterval& a, const UsInterval& b) { return a.ts < b.ts; });
+  std::vector<UsInterval> out;
+  int64_t cummax = INT64_MIN;
+  for (const UsInterval& x : v) {
+    if (out.empty() || x.ts > cummax) {
+      out.push_back(x);
+    } else {
+      out.back().ts = std::min(out.back().ts, x.ts);
+      out.back().end = std::max(out.back().end, x.end);
+    }
+    cummax = std::max(cummax, x.end);
+  }
+  return out;
+}
+
+int64_t RunTime(const std::vector<UsInterval>& m) {
+  int64_t s = 0;
+  for (const UsInterval& x : m) s += x.end - x.ts;
+  return s;
+}
+
+// hta CommunicationAnalysis: +1/-1 at communication starts/ends, +2/-2 at computation ones,
+// sorted by time; time where the running sum is 3 is overlap.
+int64_t HtaOverlap(const std::vector<UsInterval>& comm, const std::vector<UsInterval>& comp) {
+  std::vector<std::pair<int64_t, int>> ev;
+  for (const UsInterval& x : comm) ev.push_back({x.ts, 1}), ev.push_back({x.end, -1});
+  for (const UsInterval& x : comp) ev.push_back({x.ts, 2}), ev.push_back({x.end, -2});
+  std::stable_sort(ev.begin(), ev.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  int64_t overlap = 0;
+  int running = 0;
+  for (size_t i = 0; i + 1 < ev.size(); ++i) {
+    running += ev[i].second;
+    if (running == 3) overlap += ev[i + 1].first - ev[i].first;
+  }
+  return overlap;
+}
+
+}  // namespace
+
 HtaCompat ComputeHtaCompat(const RankTrace& t) {
   HtaCompat r;
   r.rank = t.rank;
   const int64_t cut = LastStepStart(t);
-  std::vector<Interval> all, compute, comm;
+  const int64_t base = t.base_time_ns;
+  std::vector<UsInterval> all, compute, comm;
   for (const GpuOp& op : t.gpu_ops) {
     if (op.stream < 0) continue;
     if (cut != INT64_MAX) {
       if (op.launch < 0 || t.runtime[op.launch].start_ns >= cut) continue;
     }
-    Interval iv{op.start_ns, op.end_ns};
+    UsInterval iv{CeilUs(op.start_ns - base), FloorUs(op.end_ns - base)};
     all.push_back(iv);
     switch (HtaClassify(t.names[op.name])) {
       case HtaKernelType::kComputation:
@@ -66,20 +120,18 @@ HtaCompat ComputeHtaCompat(const RankTrace& t) {
         break;
     }
   }
-  Intervals busy = MergeIntervals(std::move(all));
-  if (busy.empty()) return r;
-  Intervals comp = MergeIntervals(std::move(compute));
-  Intervals com = MergeIntervals(std::move(comm));
-  const int64_t lo = busy.front().start, hi = busy.back().end;
-  const int64_t kernel_time = hi - lo;
-  const int64_t idle = kernel_time - LengthIn(busy, lo, hi);
-  const int64_t compute_ns = LengthIn(comp, lo, hi);
-  r.kernel_time_ns = kernel_time;
+  if (all.empty()) return r;
+  std::vector<UsInterval> busy = HtaMerge(std::move(all));
+  std::vector<UsInterval> comp = HtaMerge(std::move(compute));
+  std::vector<UsInterval> com = HtaMerge(std::move(comm));
+  const int64_t kernel_time = busy.back().end - busy.front().ts;
+  const int64_t idle = kernel_time - RunTime(busy);
+  const int64_t compute_us = RunTime(comp);
+  r.kernel_time_ns = kernel_time * 1000;
   r.idle_pct = Pct(idle, kernel_time);
-  r.compute_pct = Pct(compute_ns, kernel_time);
-  r.non_compute_pct = Pct(kernel_time - compute_ns - idle, kernel_time);
-  const int64_t comm_ns = LengthIn(com, lo, hi);
-  r.comm_comp_overlap_pct = Pct(OverlapIn(comp, com, lo, hi), comm_ns);
+  r.compute_pct = Pct(compute_us, kernel_time);
+  r.non_compute_pct = Pct(kernel_time - compute_us - idle, kernel_time);
+  r.comm_comp_overlap_pct = Pct(HtaOverlap(com, comp), RunTime(com));
   return r;
 }
 

@@ -189,6 +189,7 @@ struct RankTrace {
   StepSource step_source = StepSource::kNone;
   std::string step_name;     // annotation the steps came from
   int32_t main_thread = -1;  // the training-loop thread (has the step annotations)
+  int64_t base_time_ns = 0;  // baseTimeNanoseconds added to the file's relative times (0: none)
   int64_t first_ns = 0;      // earliest event
   int64_t last_ns = 0;       // latest event end
   uint64_t json_bytes = 0;

@@ -38,6 +38,7 @@ void RankBuilder::ApplyBaseTime() {
   for (const auto& o : trace_.runtime) max_abs = std::max(max_abs, std::abs(o.start_ns));
   if (max_abs >= kRelativeBelowNs) return;
   const int64_t b = base_time_ns_;
+  trace_.base_time_ns = b;
   for (auto& o : trace_.gpu_ops) o.start_ns += b, o.end_ns += b;
   for (auto& o : trace_.host_ops) o.start_ns += b, o.end_ns += b;
   for (auto& o : trace_.runtime) o.start_ns += b, o.end_ns += b;
