@@ -5,7 +5,6 @@
 #include "analysis/bench_analyzers.h"
 #include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
-#include "analysis/trace_analyzers.h"
 #include "analysis/env_analyzers.h"
 #include "analysis/topo_analyzers.h"
 #include "analysis/trace_analyzers.h"
