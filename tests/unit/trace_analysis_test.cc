@@ -152,3 +152,22 @@ TEST(TraceFindings, PatternAndNothingLoudOnAHealthyStep) {
 
 }  // namespace
 }  // namespace commdx::analysis
+
+namespace commdx::analysis {
+namespace {
+
+TEST(TraceFindings, ComputeHeldBehindNcclIsSerialized) {
+  Job job = Load({"serialized_rank0.json"});
+  auto findings = FindTraceIssues(job, {});
+  const Finding* s = FindId(findings, "trace.comm_serialized");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->severity, Severity::kWarning);
+  EXPECT_EQ(s->rank, 0);
+  EXPECT_NEAR(*s->cost_ns_per_step, 4e6, 1);  // 2 x 2 ms held back per step
+  // Where the all-reduce overlaps the compute next to it, nothing is serialized.
+  EXPECT_EQ(FindId(FindTraceIssues(Load({"kineto_2024_rank0.json"}), {}), "trace.comm_serialized"),
+            nullptr);
+}
+
+}  // namespace
+}  // namespace commdx::analysis

@@ -318,6 +318,26 @@ def skew():
     write("skew_rank1.json", pretty(h1, r1.ev))
 
 
+def serialized():
+    """One hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1): in each of two 10 ms steps, two
+    all-reduces of 2 ms on the comm stream; each time a compute kernel that was launched before
+    the all-reduce, onto an idle compute stream, starts only when the all-reduce ends."""
+    r = Rank()
+    t = 0.0
+    for step in (1, 2):
+        r.cpu("ProfilerStep#%d" % step, t, 10000, cat="user_annotation")
+        g = t + 500
+        for k in range(2):
+            base = g + k * 4000
+            r.kernel("void at::native::elementwise_kernel<128, 2>(int)", base - 100, base, 400)
+            # ready at base + 450 (launched before the all-reduce), held until it ends
+            r.kernel("void gemm_kernel<bf16>(int)", base + 100, base + 2600, 1000)
+            r.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", base + 200, base + 600, 2000,
+                     stream=r.comm_stream, args=dict(allreduce_args(1048576), grid=[24, 1, 1]))
+        t += 10000
+    write("serialized_rank0.json", pretty(header(0, world=2), r.ev))
+
+
 if __name__ == "__main__":
     new_format()
     old_format()
@@ -328,3 +348,4 @@ if __name__ == "__main__":
     bad_records()
     broken()
     skew()
+    serialized()
