@@ -56,6 +56,13 @@ std::vector<Gap> FindGaps(const Job& job) {
     gaps.push_back({"NCCL transports, channels and warnings (no NCCL log)",
                     "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,ENV,NET "
                     "NCCL_DEBUG_FILE=nccl.%h.%p.log"});
+  if (job.topo.empty())
+    gaps.push_back({"GPU topology, NVLink health and rank placement (no topology)",
+                    "run `commdx topo --save topo.json` on the node while the job runs (or save "
+                    "`nvidia-smi topo -m` output) and pass the file"});
+  if (!job.env.captured)
+    gaps.push_back({"environment: NCCL/CUDA variables, /dev/shm, memlock, NCCL library (no snapshot)",
+                    "run `commdx env --save env.json` where the job runs and pass the file"});
   return gaps;
 }
 
