@@ -36,10 +36,10 @@ struct Cell {
 Cell ParseCell(std::string_view s) {
   Cell c;
   if (StartsWith(s, "NV")) {
-    auto n = ParseInt(s.substr(2));
-    if (n && *n > 0) {
+    int64_t n = ParseInt(s.substr(2)).value_or(0);
+    if (n > 0) {
       c.path = PathType::kNvLink;
-      c.nvlinks = static_cast<int>(*n);
+      c.nvlinks = static_cast<int>(n);
       c.ok = true;
     }
     return c;
