@@ -172,7 +172,7 @@ struct EventParser::Impl {
           if (KeyIs(k, "bytes")) ev.bytes = Int(v);
           break;
         case 'n':
-          if (KeyIs(k, "name")) ev.meta_name = Str(v);
+          if (KeyIs(k, "name")) ev.meta_name = RawStr(v);
           break;
         case 'C':
           if (KeyIs(k, "Collective name")) c.coll_name = Str(v), c.present = true;
@@ -219,28 +219,28 @@ struct EventParser::Impl {
       switch (k[0]) {
         case 'p':
           if (KeyIs(k, "ph")) {
-            std::string_view ph = Str(v);
+            std::string_view ph = RawStr(v);
             ev.ph = ph.size() == 1 ? ph[0] : '?';
             if (!want_flows && (ev.ph == 's' || ev.ph == 'f')) return simdjson::SUCCESS;
           } else if (KeyIs(k, "pid")) {
-            ev.pid = Str(v);
+            ev.pid = RawStr(v);
           }
           break;
         case 'c':
           if (KeyIs(k, "cat")) {
-            ev.cat_text = Str(v);
+            ev.cat_text = RawStr(v);
             ev.cat = CatOf(ev.cat_text);
           }
           break;
         case 'n':
-          if (KeyIs(k, "name")) ev.name = Str(v);
+          if (KeyIs(k, "name")) ev.name = RawStr(v);  // escaped: the interner unescapes
           break;
         case 't':
           if (KeyIs(k, "ts")) {
             ev.has_ts = true;
             ev.bad_ts = !ParseMicrosToNs(Token(v), ev.ts_ns);
           } else if (KeyIs(k, "tid")) {
-            ev.tid = Str(v);
+            ev.tid = RawStr(v);
           }
           break;
         case 'd':

@@ -29,6 +29,14 @@ inline std::string_view Token(od::value& v) {
   return tok;
 }
 
+// A string value's raw content between its quotes, escapes left as written (for names the
+// interner unescapes once per distinct name, and for keywords that never hold escapes).
+inline std::string_view RawStr(od::value& v) {
+  std::string_view tok = Token(v);
+  if (tok.size() >= 2 && tok.front() == '"') return tok.substr(1, tok.size() - 2);
+  return tok;
+}
+
 // A string value without copying when it has no escapes; numbers come back as their text.
 inline std::string_view Str(od::value& v) {
   std::string_view tok = Token(v);

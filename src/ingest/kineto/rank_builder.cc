@@ -47,8 +47,84 @@ uint32_t Interner::Intern(std::string_view s) {
   return id;
 }
 
+uint32_t Interner::InternRaw(std::string_view raw) {
+  if (std::memchr(raw.data(), '\\', raw.size()) == nullptr) return Intern(raw);
+  auto it = raw_ids_.find(raw);
+  if (it != raw_ids_.end()) return it->second;
+  uint32_t id = Intern(JsonUnescape(raw));
+  raw_keys_.emplace_back(raw);
+  raw_ids_.emplace(std::string_view(raw_keys_.back()), id);
+  return id;
+}
+
+std::string JsonUnescape(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  auto hex4 = [&raw](size_t at) -> int64_t {
+    if (at + 4 > raw.size()) return -1;
+    int64_t v = 0;
+    for (size_t k = at; k < at + 4; ++k) {
+      char c = raw[k];
+      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (d < 0) return -1;
+      v = v * 16 + d;
+    }
+    return v;
+  };
+  for (size_t i = 0; i < raw.size(); ++i) {
+    char c = raw[i];
+    if (c != '\\' || i + 1 >= raw.size()) {
+      out += c;
+      continue;
+    }
+    char e = raw[++i];
+    switch (e) {
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        int64_t cp = hex4(i + 1);
+        if (cp < 0) {
+          out += '?';
+          break;
+        }
+        i += 4;
+        if (cp >= 0xD800 && cp < 0xDC00 && i + 2 < raw.size() && raw[i + 1] == '\\' && raw[i + 2] == 'u') {
+          int64_t lo = hex4(i + 3);
+          if (lo >= 0xDC00 && lo < 0xE000) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            i += 6;
+          }
+        }
+        if (cp < 0x80) {
+          out += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+          out += static_cast<char>(0xC0 | (cp >> 6));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+          out += static_cast<char>(0xE0 | (cp >> 12));
+          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+          out += static_cast<char>(0xF0 | (cp >> 18));
+          out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+        break;
+      }
+      default: out += e;  // \" \\ \/ and anything else as itself
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> Interner::Take() {
   ids_.clear();
+  raw_ids_.clear();
+  raw_keys_.clear();
   std::vector<std::string> out;
   out.reserve(storage_.size());
   for (auto& s : storage_) out.push_back(std::move(s));
@@ -112,10 +188,11 @@ uint32_t RankBuilder::LookupThread(std::string_view tid) {
   return id;
 }
 
-const RankBuilder::NameInfo& RankBuilder::Info(uint32_t id, std::string_view name) {
+const RankBuilder::NameInfo& RankBuilder::Info(uint32_t id) {
   if (id >= name_info_.size()) name_info_.resize(id + 1);
   NameInfo& n = name_info_[id];
   if (!n.known) {
+    std::string_view name = names_.Lookup(id);
     n.known = true;
     n.comm = IsCommKernelName(name);
     n.host_flags = HostFlags(name);
@@ -175,9 +252,9 @@ void RankBuilder::AddComplete(const RawEvent& ev) {
         a.start_ns = ev.ts_ns;
         a.end_ns = ev.ts_ns + ev.dur_ns;
         a.external_id = ev.external_id;
-        a.name = names_.Intern(ev.name);
+        a.name = names_.InternRaw(ev.name);
         a.kind = HostOpKind::kUserAnnotation;
-        a.flags = Info(a.name, ev.name).host_flags;
+        a.flags = Info(a.name).host_flags;
         trace_.gpu_annotations.push_back(a);
       }
       return;
@@ -266,7 +343,7 @@ void RankBuilder::AddGpu(const RawEvent& ev) {
   GpuOp op;
   op.start_ns = ev.ts_ns;
   op.end_ns = ev.ts_ns + ev.dur_ns;
-  op.name = names_.Intern(ev.name);
+  op.name = names_.InternRaw(ev.name);
   op.correlation = ev.correlation;
   op.external_id = ev.external_id;
   op.grid_x = static_cast<int32_t>(ev.grid_x);
@@ -277,7 +354,7 @@ void RankBuilder::AddGpu(const RawEvent& ev) {
   switch (ev.cat) {
     case EventCat::kMemcpy:
       op.kind = GpuOpKind::kMemcpy;
-      op.copy = Info(op.name, ev.name).copy;
+      op.copy = Info(op.name).copy;
       break;
     case EventCat::kMemset:
       op.kind = GpuOpKind::kMemset;
@@ -286,8 +363,8 @@ void RankBuilder::AddGpu(const RawEvent& ev) {
       op.kind = GpuOpKind::kSync;
       break;
     default:
-      op.kind = (ev.coll.present || Info(op.name, ev.name).comm) ? GpuOpKind::kCommKernel
-                                                                 : GpuOpKind::kKernel;
+      op.kind = (ev.coll.present || Info(op.name).comm) ? GpuOpKind::kCommKernel
+                                                         : GpuOpKind::kKernel;
   }
   if (op.kind == GpuOpKind::kCommKernel) {
     PendingColl p = MakePending(ev);
@@ -306,9 +383,9 @@ void RankBuilder::AddRuntime(const RawEvent& ev) {
   rc.end_ns = ev.ts_ns + ev.dur_ns;
   rc.correlation = ev.correlation;
   rc.external_id = ev.external_id;
-  rc.name = names_.Intern(ev.name);
+  rc.name = names_.InternRaw(ev.name);
   rc.thread = Thread(ev.tid);
-  rc.flags = Info(rc.name, ev.name).runtime_flags;
+  rc.flags = Info(rc.name).runtime_flags;
   ++trace_.threads[rc.thread].ops;
   trace_.runtime.push_back(rc);
 }
@@ -318,10 +395,10 @@ void RankBuilder::AddHost(const RawEvent& ev) {
   op.start_ns = ev.ts_ns;
   op.end_ns = ev.ts_ns + ev.dur_ns;
   op.external_id = ev.external_id;
-  op.name = names_.Intern(ev.name);
+  op.name = names_.InternRaw(ev.name);
   op.thread = Thread(ev.tid);
   op.kind = ev.cat == EventCat::kUserAnnotation ? HostOpKind::kUserAnnotation : HostOpKind::kCpuOp;
-  op.flags = Info(op.name, ev.name).host_flags;
+  op.flags = Info(op.name).host_flags;
   if (ev.coll.present) {
     op.flags |= kHostFlagCollective;
     PendingColl p = MakePending(ev);
@@ -334,7 +411,7 @@ void RankBuilder::AddHost(const RawEvent& ev) {
 
 void RankBuilder::AddMetadata(const RawEvent& ev) {
   if (ev.name == "thread_name" && !ev.tid.empty() && !ev.meta_name.empty())
-    trace_.threads[Thread(ev.tid)].name = SanitizeUtf8(ev.meta_name);
+    trace_.threads[Thread(ev.tid)].name = SanitizeUtf8(JsonUnescape(ev.meta_name));
 }
 
 RankTrace RankBuilder::Finish(int rank_from_name) {

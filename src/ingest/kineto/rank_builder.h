@@ -21,6 +21,8 @@ class Interner {
  public:
   Interner();
   uint32_t Intern(std::string_view s);
+  // `raw` as it sits between the quotes in the JSON; stored unescaped.
+  uint32_t InternRaw(std::string_view raw);
   std::string_view Lookup(uint32_t id) const { return storage_[id]; }
   std::vector<std::string> Take();
 
@@ -29,7 +31,9 @@ class Interner {
     size_t operator()(std::string_view s) const noexcept;
   };
   std::deque<std::string> storage_;
-  std::unordered_map<std::string_view, uint32_t, Hash> ids_;
+  std::deque<std::string> raw_keys_;  // raw forms of names that had escapes
+  std::unordered_map<std::string_view, uint32_t, Hash> ids_;       // by unescaped name
+  std::unordered_map<std::string_view, uint32_t, Hash> raw_ids_;   // by raw form, escapes only
 };
 
 struct PgConfig {
@@ -97,7 +101,7 @@ class RankBuilder {
     uint8_t runtime_flags = 0;
     CopyKind copy = CopyKind::kNone;
   };
-  const NameInfo& Info(uint32_t id, std::string_view name);
+  const NameInfo& Info(uint32_t id);
   PendingColl MakePending(const RawEvent& ev);
   void Note(std::string_view id, DiagSeverity sev, std::string message, uint64_t offset);
 
@@ -129,5 +133,8 @@ class RankBuilder {
 // Rank from a file name: "trace_rank3.json.gz", "rank-3.json", "worker_3.pt.trace.json" -> 3;
 // -1 if the name does not say.
 int RankFromFileName(std::string_view path);
+
+// JSON string escapes (\" \\ \/ \b \f \n \r \t \uXXXX with surrogate pairs) to UTF-8.
+std::string JsonUnescape(std::string_view raw);
 
 }  // namespace commdx::ingest::kineto

@@ -45,7 +45,7 @@ struct RawEvent {
   char ph = 0;
   EventCat cat = EventCat::kNone;
   std::string_view cat_text;
-  std::string_view name;
+  std::string_view name;  // raw: JSON escapes as written (RankBuilder unescapes when interning)
   std::string_view pid;  // as written, quotes removed
   std::string_view tid;
   int64_t ts_ns = 0;  // µs in the file, ns here; relative to baseTimeNanoseconds if the file is
