@@ -230,3 +230,24 @@ TEST(KinetoTime, MicrosToNanosIsExact) {
 
 }  // namespace
 }  // namespace commdx
+
+namespace commdx {
+namespace {
+
+TEST(KinetoNames, EscapedNamesAreUnescapedOnce) {
+  using ingest::kineto::JsonUnescape;
+  EXPECT_EQ(JsonUnescape(R"(plain)"), "plain");
+  EXPECT_EQ(JsonUnescape(R"(say \"hi\" \\ \/ \n)"), "say \"hi\" \\ / \n");
+  EXPECT_EQ(JsonUnescape(R"(caf\u00e9)"), "caf\xc3\xa9");
+  EXPECT_EQ(JsonUnescape(R"(\ud83d\ude00)"), "\xf0\x9f\x98\x80");  // surrogate pair
+  EXPECT_EQ(JsonUnescape(R"(bad \u12)"), "bad ?");
+  ingest::kineto::Interner in;
+  uint32_t a = in.InternRaw(R"(fn(\"x\"))");
+  uint32_t b = in.Intern("fn(\"x\")");
+  EXPECT_EQ(a, b);  // raw and unescaped forms are one name
+  EXPECT_EQ(in.InternRaw(R"(fn(\"x\"))"), a);
+  EXPECT_EQ(in.Lookup(a), "fn(\"x\")");
+}
+
+}  // namespace
+}  // namespace commdx
