@@ -10,7 +10,6 @@ namespace {
 
 constexpr size_t kPadding = 64;           // simdjson reads this far past a document
 constexpr size_t kReadBlock = 4u << 20;   // bytes asked of the source at a time
-constexpr uint64_t kMaxPart = 0xFFFFFFFFull - kPadding;  // simdjson's document limit
 
 bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -282,7 +281,7 @@ class Reader {
   Status ParsePart(size_t cut) {
     size_t begin = pos_ - 1;
     uint64_t len = cut + 1 - begin;
-    if (len > kMaxPart) return TooBig(len);
+    if (len > opt_.max_part_bytes) return TooBig(len);
     ++stats_.parts;
     if (cap_ - begin < len + kPadding) {  // the end of a mapped file: no room for padding
       std::string copy(buf_ + begin, len);

@@ -38,6 +38,8 @@ struct ReaderOptions {
   // Target size of one traceEvents part: small enough that simdjson's second pass finds the
   // bytes of its first still in the core's cache (256 KiB measured ~10% faster than 8 MiB).
   size_t part_bytes = 256u << 10;
+  // Largest part simdjson can take (4 GiB less its padding); lower only to test the error.
+  uint64_t max_part_bytes = 0xFFFFFFFFull - 64;
 };
 
 struct ReaderStats {
