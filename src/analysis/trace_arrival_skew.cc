@@ -73,6 +73,14 @@ void Explain(const TraceSet& set, const TraceFacts& f, const MatchedCollective& 
                 static_cast<double>(best->extra) / 1e6, set.ranks[early->trace].rank);
   out.doing = buf;
   out.doing_key = best->key;
+  out.extra_ns = best->extra;
+  out.worst_wait_ns = m.max_wait_ns;
+}
+
+bool IsPartial(const TraceFacts& f, int trace, int64_t step) {
+  for (const StepBreakdown& s : f.steps)
+    if (s.trace == trace && s.step == step) return s.partial;
+  return false;
 }
 
 }  // namespace
@@ -108,8 +116,29 @@ std::vector<LateStep> LateRanksPerStep(const TraceSet& set, const TraceFacts& f)
   return out;
 }
 
+namespace {
+
+// The late rank's extra time must account for at least half of the waiting it caused in the
+// step before it is named as the reason.
+constexpr double kMinExplained = 0.5;
+
+}  // namespace
+
+std::vector<LateStep> ExplainedLateRanks(const TraceSet& set, const TraceFacts& f) {
+  std::vector<LateStep> out = LateRanksPerStep(set, f);
+  for (LateStep& l : out) {
+    if (l.doing_key.empty() || l.extra_ns >= kMinExplained * static_cast<double>(l.worst_wait_ns)) continue;
+    char buf[120];
+    std::snprintf(buf, sizeof buf, "; explains only %.2f of the %.2f ms the others waited",
+                  static_cast<double>(l.extra_ns) / 1e6, static_cast<double>(l.worst_wait_ns) / 1e6);
+    l.doing += buf;
+    l.doing_key = "unclear";
+  }
+  return out;
+}
+
 std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, const Options&) {
-  std::vector<LateStep> late = LateRanksPerStep(set, f);
+  std::vector<LateStep> late = ExplainedLateRanks(set, f);
   if (late.empty()) return {};
   std::map<int64_t, bool> steps;
   int64_t all_wait = 0;
@@ -137,10 +166,19 @@ std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, c
     const double waited = static_cast<double>(total) / nsteps;
     if (per_step < kMinCostNs || (step_ns > 0 && per_step < kMinStepShare * step_ns)) continue;
     const RankTrace& t = set.ranks[trace];
-    std::map<std::string, int> doing_votes;
-    std::string doing;
+    // The reason is the category named in the steps with the most waiting (votes weighted by
+    // the waiting each step caused). Steps holding work from before the trace began do not vote
+    // unless there is nothing else.
+    std::map<std::string, int64_t> doing_votes;
+    bool any_complete = false;
     for (const LateStep& l : late)
-      if (l.late_trace == trace && ++doing_votes[l.doing_key] >= doing_votes[doing]) doing = l.doing_key;
+      any_complete |= l.late_trace == trace && !IsPartial(f, trace, l.step);
+    for (const LateStep& l : late)
+      if (l.late_trace == trace && !(any_complete && IsPartial(f, trace, l.step)))
+        doing_votes[l.doing_key] += l.caused_wait_ns;
+    std::string doing;
+    for (const auto& [key, weight] : doing_votes)
+      if (doing.empty() || weight > doing_votes[doing]) doing = key;
     std::string doing_text;
     for (const LateStep& l : late)
       if (l.late_trace == trace && l.doing_key == doing) doing_text = l.doing;
@@ -150,7 +188,8 @@ std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, c
     // A rank that is late only because its CPU is slower while every rank is CPU-bound (small
     // model, profiler overhead) is a symptom of trace.launch_bound, not a straggler of its own.
     const bool cpu_only = doing == "cpu";
-    if (cpu_only) x.severity = Severity::kInfo;
+    const bool unclear = doing == "unclear";
+    if (cpu_only || unclear) x.severity = Severity::kInfo;
     x.rank = t.rank;
     x.title = "Rank " + std::to_string(t.rank) + " arrives late at collectives: the others wait for it";
     char buf[400];
@@ -186,6 +225,10 @@ std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, c
               "'s CPU does before the collective (logging, checkpointing, CPU pinning, Python work) "
               "and move it off the critical path.";
     x.confidence = all_wait ? std::min(0.95, 0.5 + 0.5 * static_cast<double>(total) / all_wait) : 0.5;
+    if (unclear) {
+      x.confidence = std::min(x.confidence, 0.4);
+      x.detail += " What it did before arriving explains less than half of the waiting.";
+    }
     if (cpu_only) {
       x.confidence = std::min(x.confidence, 0.5);
       x.detail += " Its extra time is CPU work with the GPU idle: when all ranks are CPU-bound the "

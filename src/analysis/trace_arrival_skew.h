@@ -20,10 +20,14 @@ struct LateStep {
   int64_t caused_wait_ns = 0;  // sum over the step's collectives of the longest wait
   int instances = 0;           // collectives it was last at (wait >= 20 µs)
   std::string doing;           // "GPU compute (+18.2 ms)", "data loading (+60.1 ms)", ...
-  std::string doing_key;       // "compute", "data", "sync", "cpu", "comm"
+  std::string doing_key;       // "compute", "data", "sync", "cpu", "comm", "unclear"
+  int64_t extra_ns = 0;        // its extra time in that category
+  int64_t worst_wait_ns = 0;   // the waiting at the collective that was explained
 };
 
 std::vector<LateStep> LateRanksPerStep(const TraceSet& set, const TraceFacts& facts);
+// The same, with doing_key "unclear" where the extra time explains less than half the waiting.
+std::vector<LateStep> ExplainedLateRanks(const TraceSet& set, const TraceFacts& facts);
 
 std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& facts,
                                      const Options& options);

@@ -1,5 +1,7 @@
 #include "analysis/trace_step_breakdown.h"
 
+#include <algorithm>
+
 namespace commdx::analysis {
 
 StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64_t a, int64_t b) {
@@ -33,11 +35,18 @@ std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
     if (!t.has_gpu) continue;
     static const Intervals kNone;
     const Intervals& wait = ti < cross.wait.size() ? cross.wait[ti] : kNone;
+    // GPU ops whose launch is not in the trace (issued before it began), if launches are.
+    std::vector<int64_t> orphans;
+    if (!t.runtime.empty())
+      for (const GpuOp& op : t.gpu_ops)
+        if (op.launch < 0 && op.kind != GpuOpKind::kSync) orphans.push_back(op.start_ns);
     for (const Step& st : StepWindows(t)) {
       StepBreakdown s = MeasureWindow(timelines[ti], wait, st.start_ns, st.end_ns);
       s.trace = static_cast<int>(ti);
       s.rank = t.rank;
       s.step = st.number;
+      auto it = std::lower_bound(orphans.begin(), orphans.end(), st.start_ns);
+      s.partial = it != orphans.end() && *it < st.end_ns;
       out.push_back(s);
     }
   }
@@ -47,9 +56,11 @@ std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
 StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace) {
   StepBreakdown m;
   m.trace = trace;
+  bool any_complete = false;
+  for (const auto& s : steps) any_complete |= s.trace == trace && !s.partial;
   int64_t n = 0, total = 0;
   for (const auto& s : steps) {
-    if (s.trace != trace) continue;
+    if (s.trace != trace || (s.partial && any_complete)) continue;
     m.rank = s.rank;
     ++n;
     total += s.total_ns();

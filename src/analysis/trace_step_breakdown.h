@@ -31,6 +31,9 @@ struct StepBreakdown {
   int64_t other_gpu_ns = 0;
   int64_t idle_host_ns = 0;
   int64_t idle_data_ns = 0;
+  // The window holds GPU work launched before the trace began (the tail of an earlier step):
+  // its parts are distorted, and rank means leave it out when other steps are complete.
+  bool partial = false;
 
   int64_t total_ns() const { return end_ns - start_ns; }
   int64_t comm_ns() const { return comm_overlapped_ns + comm_exposed_ns; }
@@ -43,7 +46,8 @@ std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
                                                 const std::vector<RankTimeline>& timelines,
                                                 const CrossRank& cross);
 
-// Mean over the steps of one rank (trace index); step = number of steps averaged.
+// Mean over the complete steps of one rank (trace index; all steps if none is complete);
+// step = number of steps averaged.
 StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace);
 
 }  // namespace commdx::analysis

@@ -39,7 +39,8 @@ void AddBreakdown(const analysis::TraceFacts& f, Report& report) {
            "other GPU", "idle: host", "idle: data"},
           {"rank", "step", "step_ms", "compute_ms", "comm_overlapped_ms", "comm_exposed_ms",
            "comm_exposed_wait_ms", "other_gpu_ms", "idle_host_ms", "idle_data_ms"},
-          {}, "compute = compute kernels with no NCCL kernel running; step = mean over the steps"};
+          {}, "compute = compute kernels with no NCCL kernel running; mean = over complete steps; "
+              "* = holds GPU work launched before the trace began (left out of the mean)"};
   auto row = [&t](const analysis::StepBreakdown& s, Cell step) {
     t.AddRow({Cell::Int(s.rank), std::move(step), Ms(s.total_ns()), Ms(s.compute_ns),
               Ms(s.comm_overlapped_ns), Ms(s.comm_exposed_ns), Ms(s.comm_exposed_wait_ns),
@@ -47,7 +48,11 @@ void AddBreakdown(const analysis::TraceFacts& f, Report& report) {
   };
   for (const auto& m : f.rank_means)
     if (m.step > 0) row(m, Cell("mean"));
-  for (const auto& s : f.steps) row(s, Cell::Int(s.step));
+  for (const auto& s : f.steps) {
+    Cell step = Cell::Int(s.step);
+    if (s.partial) step.text += "*";
+    row(s, step);
+  }
   report.tables.push_back(std::move(t));
 }
 
@@ -105,7 +110,7 @@ void AddBandwidth(const Job& job, const analysis::TraceFacts& f, Report& report)
 }
 
 void AddLate(const Job& job, const analysis::TraceFacts& f, Report& report) {
-  auto late = analysis::LateRanksPerStep(job.trace, f);
+  auto late = analysis::ExplainedLateRanks(job.trace, f);
   if (late.empty()) return;
   Table t{"trace_late_ranks", "Who the others waited for, per step (clocks aligned on collective ends)",
           {"step", "late rank", "others waited ms", "collectives", "it was busy with"},
