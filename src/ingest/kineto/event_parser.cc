@@ -131,21 +131,57 @@ struct EventParser::Impl {
                      loc);
   }
 
-  // `id_only`: a CPU op whose args commdx does not use beyond its External id (the first key
-  // Kineto writes): stop there and let simdjson skip the rest.
-  simdjson::error_code Args(od::object args, RawEvent& ev, bool id_only) {
+  // How much of "args" an event needs, so the rest is skipped by simdjson (it skips a value by
+  // counting brackets, cheaper than visiting its fields):
+  enum class Need {
+    kAll,         // comm kernels, record_param_comms, metadata, anything not recognised
+    kExternalId,  // CPU ops and annotations: External id (Kineto writes it first)
+    kLaunchIds,   // compute kernels: External id, device, stream, correlation (Kineto: first)
+    kCopyBytes,   // copies and sets: those and "bytes"
+  };
+
+  static Need NeedOf(const RawEvent& ev) {
+    if (ev.name.empty()) return Need::kAll;  // name after args: cannot tell
+    switch (ev.cat) {
+      case EventCat::kCpuOp:
+      case EventCat::kUserAnnotation:
+        return ev.name == "record_param_comms" ? Need::kAll : Need::kExternalId;
+      case EventCat::kKernel:
+        return ev.name.substr(0, 4) == "nccl" || ev.name.substr(0, 4) == "rccl" ? Need::kAll
+                                                                              : Need::kLaunchIds;
+      case EventCat::kMemcpy:
+      case EventCat::kMemset:
+        return Need::kCopyBytes;
+      default:
+        return Need::kAll;
+    }
+  }
+
+  static bool Done(const RawEvent& ev, Need need) {
+    switch (need) {
+      case Need::kAll:
+        return false;
+      case Need::kExternalId:
+        return ev.external_id >= 0;
+      case Need::kLaunchIds:
+        return ev.external_id >= 0 && ev.device >= 0 && ev.stream >= 0 && ev.correlation >= 0;
+      case Need::kCopyBytes:
+        return ev.correlation >= 0 && ev.stream >= 0 && ev.bytes >= 0;
+    }
+    return false;
+  }
+
+  simdjson::error_code Args(od::object args, RawEvent& ev, Need need) {
     CollArgs& c = ev.coll;
     for (auto f : args) {
+      if (Done(ev, need)) return simdjson::SUCCESS;
       od::field field;
       if (auto err = std::move(f).get(field)) return err;
       const char* k = field.key().raw();
       od::value v = field.value();
       switch (k[0]) {
         case 'E':
-          if (KeyIs(k, "External id")) {
-            ev.external_id = Int(v);
-            if (id_only) return simdjson::SUCCESS;
-          }
+          if (KeyIs(k, "External id")) ev.external_id = Int(v);
           break;
         case 'd':
           if (KeyIs(k, "device")) ev.device = Int(v);
@@ -256,9 +292,7 @@ struct EventParser::Impl {
             if (type != od::json_type::object) break;  // not used; skipped with the event
             od::object args;
             if (auto err = v.get_object().get(args)) return err;
-            const bool id_only = (ev.cat == EventCat::kCpuOp || ev.cat == EventCat::kUserAnnotation) &&
-                                 !ev.name.empty() && ev.name != "record_param_comms";
-            if (auto err = Args(args, ev, id_only)) return err;
+            if (auto err = Args(args, ev, NeedOf(ev))) return err;
           }
           break;
         case 'i':
