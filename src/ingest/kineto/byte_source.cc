@@ -53,7 +53,7 @@ class SpanReader final : public RawReader {
   explicit SpanReader(std::string_view data) : data_(data) {}
   Result<size_t> Read(char* dst, size_t n) override {
     size_t k = std::min(n, data_.size() - pos_);
-    std::memcpy(dst, data_.data() + pos_, k);
+    if (k) std::memcpy(dst, data_.data() + pos_, k);
     pos_ += k;
     return k;
   }

@@ -120,6 +120,7 @@ struct EventParser::Impl {
   std::string file;
   od::parser parser;
   std::string scratch_ranks, scratch_in, scratch_out;
+  const char* end_ = nullptr;  // end of the part being parsed (tokens are clamped to it)
 
   Error Fail(simdjson::error_code err, uint64_t offset, std::string_view where) const {
     SourceLoc loc{file};
@@ -181,17 +182,17 @@ struct EventParser::Impl {
       od::value v = field.value();
       switch (k[0]) {
         case 'E':
-          if (KeyIs(k, "External id")) ev.external_id = Int(v);
+          if (KeyIs(k, "External id")) ev.external_id = Int(v, end_);
           break;
         case 'd':
-          if (KeyIs(k, "device")) ev.device = Int(v);
-          else if (KeyIs(k, "dtype")) c.dtype = Str(v);
+          if (KeyIs(k, "device")) ev.device = Int(v, end_);
+          else if (KeyIs(k, "dtype")) c.dtype = Str(v, end_);
           break;
         case 's':
-          if (KeyIs(k, "stream")) ev.stream = Int(v);
+          if (KeyIs(k, "stream")) ev.stream = Int(v, end_);
           break;
         case 'c':
-          if (KeyIs(k, "correlation")) ev.correlation = Int(v);
+          if (KeyIs(k, "correlation")) ev.correlation = Int(v, end_);
           break;
         case 'g':
           if (KeyIs(k, "grid")) {
@@ -199,42 +200,42 @@ struct EventParser::Impl {
             if (!v.get_array().get(arr))
               for (auto el : arr) {
                 od::value x;
-                if (!std::move(el).get(x)) ev.grid_x = Int(x, 0);
+                if (!std::move(el).get(x)) ev.grid_x = Int(x, end_, 0);
                 break;
               }
           }
           break;
         case 'b':
-          if (KeyIs(k, "bytes")) ev.bytes = Int(v);
+          if (KeyIs(k, "bytes")) ev.bytes = Int(v, end_);
           break;
         case 'n':
-          if (KeyIs(k, "name")) ev.meta_name = RawStr(v);
+          if (KeyIs(k, "name")) ev.meta_name = RawStr(v, end_);
           break;
         case 'C':
-          if (KeyIs(k, "Collective name")) c.coll_name = Str(v), c.present = true;
+          if (KeyIs(k, "Collective name")) c.coll_name = Str(v, end_), c.present = true;
           break;
         case 'I':
-          if (KeyIs(k, "In msg nelems")) c.in_nelems = Int(v);
-          else if (KeyIs(k, "In split size")) c.in_split = ListText(v, scratch_in);
+          if (KeyIs(k, "In msg nelems")) c.in_nelems = Int(v, end_);
+          else if (KeyIs(k, "In split size")) c.in_split = ListText(v, end_, scratch_in);
           break;
         case 'O':
-          if (KeyIs(k, "Out msg nelems")) c.out_nelems = Int(v);
-          else if (KeyIs(k, "Out split size")) c.out_split = ListText(v, scratch_out);
+          if (KeyIs(k, "Out msg nelems")) c.out_nelems = Int(v, end_);
+          else if (KeyIs(k, "Out split size")) c.out_split = ListText(v, end_, scratch_out);
           break;
         case 'G':
-          if (KeyIs(k, "Group size")) c.group_size = Int(v);
+          if (KeyIs(k, "Group size")) c.group_size = Int(v, end_);
           break;
         case 'P':
-          if (KeyIs(k, "Process Group Name")) c.pg_name = Str(v);
-          else if (KeyIs(k, "Process Group Description")) c.pg_desc = Str(v);
-          else if (KeyIs(k, "Process Group Ranks")) c.pg_ranks = ListText(v, scratch_ranks);
+          if (KeyIs(k, "Process Group Name")) c.pg_name = Str(v, end_);
+          else if (KeyIs(k, "Process Group Description")) c.pg_desc = Str(v, end_);
+          else if (KeyIs(k, "Process Group Ranks")) c.pg_ranks = ListText(v, end_, scratch_ranks);
           break;
         case 'S':
-          if (KeyIs(k, "Seq")) c.seq = Int(v);
-          else if (KeyIs(k, "Src Rank")) c.src_rank = Int(v);
+          if (KeyIs(k, "Seq")) c.seq = Int(v, end_);
+          else if (KeyIs(k, "Src Rank")) c.src_rank = Int(v, end_);
           break;
         case 'D':
-          if (KeyIs(k, "Dst Rank")) c.dst_rank = Int(v);
+          if (KeyIs(k, "Dst Rank")) c.dst_rank = Int(v, end_);
           break;
         default:
           break;
@@ -255,34 +256,34 @@ struct EventParser::Impl {
       switch (k[0]) {
         case 'p':
           if (KeyIs(k, "ph")) {
-            std::string_view ph = RawStr(v);
+            std::string_view ph = RawStr(v, end_);
             ev.ph = ph.size() == 1 ? ph[0] : '?';
             if (!want_flows && (ev.ph == 's' || ev.ph == 'f')) return simdjson::SUCCESS;
           } else if (KeyIs(k, "pid")) {
-            ev.pid = RawStr(v);
+            ev.pid = RawStr(v, end_);
           }
           break;
         case 'c':
           if (KeyIs(k, "cat")) {
-            ev.cat_text = RawStr(v);
+            ev.cat_text = RawStr(v, end_);
             ev.cat = CatOf(ev.cat_text);
           }
           break;
         case 'n':
-          if (KeyIs(k, "name")) ev.name = RawStr(v);  // escaped: the interner unescapes
+          if (KeyIs(k, "name")) ev.name = RawStr(v, end_);  // escaped: the interner unescapes
           break;
         case 't':
           if (KeyIs(k, "ts")) {
             ev.has_ts = true;
-            ev.bad_ts = !ParseMicrosToNs(Token(v), ev.ts_ns);
+            ev.bad_ts = !ParseMicrosToNs(Token(v, end_), ev.ts_ns);
           } else if (KeyIs(k, "tid")) {
-            ev.tid = RawStr(v);
+            ev.tid = RawStr(v, end_);
           }
           break;
         case 'd':
           if (KeyIs(k, "dur")) {
             ev.has_dur = true;
-            ev.bad_dur = !ParseMicrosToNs(Token(v), ev.dur_ns);
+            ev.bad_dur = !ParseMicrosToNs(Token(v, end_), ev.dur_ns);
           }
           break;
         case 'a':
@@ -296,7 +297,7 @@ struct EventParser::Impl {
           }
           break;
         case 'i':
-          if (KeyIs(k, "id")) ev.flow_id = Int(v);
+          if (KeyIs(k, "id")) ev.flow_id = Int(v, end_);
           break;
         default:
           break;
@@ -317,6 +318,7 @@ Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uin
   Impl& m = *impl_;
   const char* origin = json + 1;  // file offset `offset`
   auto at = [&](const char* p) { return offset + static_cast<uint64_t>(p - origin); };
+  m.end_ = json + len;
   od::document doc;
   if (auto err = m.parser.iterate(json, len, capacity).get(doc)) return m.Fail(err, offset, "traceEvents");
   od::array arr;
@@ -328,7 +330,8 @@ Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uin
       return m.Fail(err, doc.current_location().get(p) ? offset : at(p), "traceEvents");
     }
     RawEvent ev;
-    ev.offset = at(Token(v).data());
+    std::string_view first = Token(v, m.end_);
+    ev.offset = first.data() ? at(first.data()) : offset;
     od::json_type type;
     if (auto err = v.type().get(type)) return m.Fail(err, ev.offset, "traceEvents");
     if (type != od::json_type::object) {

@@ -8,25 +8,26 @@ namespace {
 
 // {"id": 0, "name": "NVIDIA H200", "totalGlobalMem": 150109880320, "computeMajor": 9,
 //  "computeMinor": 0, "numSms": 132, ...}
-simdjson::error_code Device(od::object obj, DeviceInfo& d) {
+simdjson::error_code Device(od::object obj, const char* end, DeviceInfo& d) {
   for (auto f : obj) {
     od::field field;
     if (auto err = std::move(f).get(field)) return err;
     const char* k = field.key().raw();
     od::value v = field.value();
-    if (KeyIs(k, "id")) d.id = static_cast<int>(Int(v));
-    else if (KeyIs(k, "name")) d.name = SanitizeUtf8(Str(v));
-    else if (KeyIs(k, "totalGlobalMem")) d.total_memory_bytes = Int(v, 0);
-    else if (KeyIs(k, "computeMajor")) d.compute_major = static_cast<int>(Int(v, 0));
-    else if (KeyIs(k, "computeMinor")) d.compute_minor = static_cast<int>(Int(v, 0));
-    else if (KeyIs(k, "numSms") || KeyIs(k, "multiProcessorCount")) d.sm_count = static_cast<int>(Int(v, 0));
+    if (KeyIs(k, "id")) d.id = static_cast<int>(Int(v, end));
+    else if (KeyIs(k, "name")) d.name = SanitizeUtf8(Str(v, end));
+    else if (KeyIs(k, "totalGlobalMem")) d.total_memory_bytes = Int(v, end, 0);
+    else if (KeyIs(k, "computeMajor")) d.compute_major = static_cast<int>(Int(v, end, 0));
+    else if (KeyIs(k, "computeMinor")) d.compute_minor = static_cast<int>(Int(v, end, 0));
+    else if (KeyIs(k, "numSms") || KeyIs(k, "multiProcessorCount")) d.sm_count = static_cast<int>(Int(v, end, 0));
   }
   return simdjson::SUCCESS;
 }
 
 // {"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl", "pg_size": 2,
 //  "ranks": [0, 1]}   (older PyTorch: "ranks": "[0, 1]")
-simdjson::error_code PgEntry(od::object obj, std::string_view name_from_key, PgConfig& pg) {
+simdjson::error_code PgEntry(od::object obj, const char* end, std::string_view name_from_key,
+                             PgConfig& pg) {
   pg.name = std::string(name_from_key);
   std::string scratch;
   for (auto f : obj) {
@@ -35,13 +36,13 @@ simdjson::error_code PgEntry(od::object obj, std::string_view name_from_key, PgC
     const char* k = field.key().raw();
     od::value v = field.value();
     if (KeyIs(k, "pg_name")) {
-      pg.name = std::string(Str(v));
+      pg.name = std::string(Str(v, end));
     } else if (KeyIs(k, "pg_desc")) {
-      pg.desc = std::string(Str(v));
+      pg.desc = std::string(Str(v, end));
     } else if (KeyIs(k, "pg_size")) {
-      pg.size = static_cast<int>(Int(v, 0));
+      pg.size = static_cast<int>(Int(v, end, 0));
     } else if (KeyIs(k, "ranks")) {
-      std::string_view list = ListText(v, scratch);
+      std::string_view list = ListText(v, end, scratch);
       for (std::string_view part : Split(list, ',')) {
         part = Trim(part);
         while (!part.empty() && (part.front() == '[' || IsSpace(part.front()))) part.remove_prefix(1);
@@ -54,7 +55,7 @@ simdjson::error_code PgEntry(od::object obj, std::string_view name_from_key, PgC
   return simdjson::SUCCESS;
 }
 
-simdjson::error_code PgConfigs(od::value v, RankBuilder& b) {
+simdjson::error_code PgConfigs(od::value v, const char* end, RankBuilder& b) {
   od::json_type type;
   if (auto err = v.type().get(type)) return err;
   if (type == od::json_type::array) {
@@ -64,7 +65,7 @@ simdjson::error_code PgConfigs(od::value v, RankBuilder& b) {
       od::object obj;
       if (auto err = el.get_object().get(obj)) return err;
       PgConfig pg;
-      if (auto err = PgEntry(obj, "", pg)) return err;
+      if (auto err = PgEntry(obj, end, "", pg)) return err;
       b.AddPgConfig(std::move(pg));
     }
   } else if (type == od::json_type::object) {  // {"0": {...}, "1": {...}}
@@ -79,14 +80,14 @@ simdjson::error_code PgConfigs(od::value v, RankBuilder& b) {
       od::object entry;
       if (auto err = field.value().get_object().get(entry)) return err;
       PgConfig pg;
-      if (auto err = PgEntry(entry, name, pg)) return err;
+      if (auto err = PgEntry(entry, end, name, pg)) return err;
       b.AddPgConfig(std::move(pg));
     }
   }
   return simdjson::SUCCESS;
 }
 
-simdjson::error_code Distributed(od::object obj, RankBuilder& b) {
+simdjson::error_code Distributed(od::object obj, const char* end, RankBuilder& b) {
   int rank = -1, world = 0;
   std::string backend, nccl;
   for (auto f : obj) {
@@ -94,12 +95,12 @@ simdjson::error_code Distributed(od::object obj, RankBuilder& b) {
     if (auto err = std::move(f).get(field)) return err;
     const char* k = field.key().raw();
     od::value v = field.value();
-    if (KeyIs(k, "rank")) rank = static_cast<int>(Int(v));
-    else if (KeyIs(k, "world_size")) world = static_cast<int>(Int(v, 0));
-    else if (KeyIs(k, "backend")) backend = std::string(Str(v));
-    else if (KeyIs(k, "nccl_version")) nccl = std::string(Str(v));
+    if (KeyIs(k, "rank")) rank = static_cast<int>(Int(v, end));
+    else if (KeyIs(k, "world_size")) world = static_cast<int>(Int(v, end, 0));
+    else if (KeyIs(k, "backend")) backend = std::string(Str(v, end));
+    else if (KeyIs(k, "nccl_version")) nccl = std::string(Str(v, end));
     else if (KeyIs(k, "pg_config")) {
-      if (auto err = PgConfigs(v, b)) return err;
+      if (auto err = PgConfigs(v, end, b)) return err;
     }
   }
   b.SetDistributed(rank, world, backend, nccl);
@@ -108,6 +109,7 @@ simdjson::error_code Distributed(od::object obj, RankBuilder& b) {
 
 simdjson::error_code Parse(od::parser& parser, std::string_view key, std::string_view json,
                            RankBuilder& b) {
+  const char* end = json.data() + json.size();
   od::document doc;
   if (auto err = parser.iterate(json.data(), json.size(), json.size() + 64).get(doc)) return err;
   if (key == "deviceProperties") {
@@ -117,13 +119,13 @@ simdjson::error_code Parse(od::parser& parser, std::string_view key, std::string
       od::object obj;
       if (auto err = el.get_object().get(obj)) return err;
       DeviceInfo d;
-      if (auto err = Device(obj, d)) return err;
+      if (auto err = Device(obj, end, d)) return err;
       b.AddDevice(std::move(d));
     }
   } else if (key == "distributedInfo") {
     od::object obj;
     if (auto err = doc.get_object().get(obj)) return err;
-    if (auto err = Distributed(obj, b)) return err;
+    if (auto err = Distributed(obj, end, b)) return err;
   } else if (key == "baseTimeNanoseconds") {
     int64_t ns = 0;
     if (auto err = doc.get_int64().get(ns)) {

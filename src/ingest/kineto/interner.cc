@@ -43,7 +43,7 @@ uint32_t Interner::Intern(std::string_view s) {
 }
 
 uint32_t Interner::InternRaw(std::string_view raw) {
-  if (std::memchr(raw.data(), '\\', raw.size()) == nullptr) return Intern(raw);
+  if (raw.empty() || std::memchr(raw.data(), '\\', raw.size()) == nullptr) return Intern(raw);
   auto it = raw_ids_.find(raw);
   if (it != raw_ids_.end()) return it->second;
   uint32_t id = Intern(JsonUnescape(raw));

@@ -23,23 +23,27 @@ inline bool KeyIs(const char* k, const char (&lit)[N]) {
   return std::memcmp(k, lit, N - 1) == 0 && k[N - 1] == '"';
 }
 
-inline std::string_view Token(od::value& v) {
+// `end`: the end of the document being parsed. simdjson measures a token up to the next
+// structural character, which a broken document may not have: the view is clamped to `end`.
+inline std::string_view Token(od::value& v, const char* end) {
   std::string_view tok = v.raw_json_token();
+  if (tok.data() == nullptr || tok.data() >= end) return {};
+  if (tok.size() > static_cast<size_t>(end - tok.data())) tok = tok.substr(0, end - tok.data());
   while (!tok.empty() && IsSpace(tok.back())) tok.remove_suffix(1);
   return tok;
 }
 
 // A string value's raw content between its quotes, escapes left as written (for names the
 // interner unescapes once per distinct name, and for keywords that never hold escapes).
-inline std::string_view RawStr(od::value& v) {
-  std::string_view tok = Token(v);
+inline std::string_view RawStr(od::value& v, const char* end) {
+  std::string_view tok = Token(v, end);
   if (tok.size() >= 2 && tok.front() == '"') return tok.substr(1, tok.size() - 2);
   return tok;
 }
 
 // A string value without copying when it has no escapes; numbers come back as their text.
-inline std::string_view Str(od::value& v) {
-  std::string_view tok = Token(v);
+inline std::string_view Str(od::value& v, const char* end) {
+  std::string_view tok = Token(v, end);
   if (tok.size() < 2 || tok.front() != '"') return tok;
   std::string_view inner = tok.substr(1, tok.size() - 2);
   if (std::memchr(inner.data(), '\\', inner.size()) == nullptr) return inner;
@@ -48,8 +52,8 @@ inline std::string_view Str(od::value& v) {
   return out;
 }
 
-inline int64_t Int(od::value& v, int64_t fallback = -1) {
-  std::string_view tok = Token(v);
+inline int64_t Int(od::value& v, const char* end, int64_t fallback = -1) {
+  std::string_view tok = Token(v, end);
   if (!tok.empty() && tok.front() == '"') tok = tok.substr(1, tok.size() >= 2 ? tok.size() - 2 : 0);
   int64_t out = 0;
   auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), out);
@@ -63,10 +67,10 @@ inline int64_t Int(od::value& v, int64_t fallback = -1) {
 }
 
 // A list written as a JSON array or as a string "[0, 1]", flattened to "0,1" in `scratch`.
-inline std::string_view ListText(od::value& v, std::string& scratch) {
+inline std::string_view ListText(od::value& v, const char* end, std::string& scratch) {
   od::json_type type;
   if (v.type().get(type)) return {};
-  if (type != od::json_type::array) return Str(v);
+  if (type != od::json_type::array) return Str(v, end);
   od::array arr;
   if (v.get_array().get(arr)) return {};
   scratch.clear();
@@ -74,7 +78,7 @@ inline std::string_view ListText(od::value& v, std::string& scratch) {
     od::value item;
     if (std::move(el).get(item)) break;
     if (!scratch.empty()) scratch += ',';
-    scratch += Token(item);
+    scratch += Token(item, end);
   }
   return scratch;
 }
