@@ -121,6 +121,15 @@ struct EventParser::Impl {
   od::parser parser;
   std::string scratch_ranks, scratch_in, scratch_out;
   const char* end_ = nullptr;  // end of the part being parsed (tokens are clamped to it)
+  CollArgs coll_;              // the collective args of the event being read, if it has any
+
+  CollArgs& Coll(RawEvent& ev) {
+    if (!ev.coll) {
+      coll_ = CollArgs{};
+      ev.coll = &coll_;
+    }
+    return coll_;
+  }
 
   Error Fail(simdjson::error_code err, uint64_t offset, std::string_view where) const {
     SourceLoc loc{file};
@@ -173,7 +182,6 @@ struct EventParser::Impl {
   }
 
   simdjson::error_code Args(od::object args, RawEvent& ev, Need need) {
-    CollArgs& c = ev.coll;
     for (auto f : args) {
       if (Done(ev, need)) return simdjson::SUCCESS;
       od::field field;
@@ -186,7 +194,7 @@ struct EventParser::Impl {
           break;
         case 'd':
           if (KeyIs(k, "device")) ev.device = Int(v, end_);
-          else if (KeyIs(k, "dtype")) c.dtype = Str(v, end_);
+          else if (KeyIs(k, "dtype")) Coll(ev).dtype = Str(v, end_);
           break;
         case 's':
           if (KeyIs(k, "stream")) ev.stream = Int(v, end_);
@@ -212,30 +220,30 @@ struct EventParser::Impl {
           if (KeyIs(k, "name")) ev.meta_name = RawStr(v, end_);
           break;
         case 'C':
-          if (KeyIs(k, "Collective name")) c.coll_name = Str(v, end_), c.present = true;
+          if (KeyIs(k, "Collective name")) Coll(ev).coll_name = Str(v, end_), Coll(ev).present = true;
           break;
         case 'I':
-          if (KeyIs(k, "In msg nelems")) c.in_nelems = Int(v, end_);
-          else if (KeyIs(k, "In split size")) c.in_split = ListText(v, end_, scratch_in);
+          if (KeyIs(k, "In msg nelems")) Coll(ev).in_nelems = Int(v, end_);
+          else if (KeyIs(k, "In split size")) Coll(ev).in_split = ListText(v, end_, scratch_in);
           break;
         case 'O':
-          if (KeyIs(k, "Out msg nelems")) c.out_nelems = Int(v, end_);
-          else if (KeyIs(k, "Out split size")) c.out_split = ListText(v, end_, scratch_out);
+          if (KeyIs(k, "Out msg nelems")) Coll(ev).out_nelems = Int(v, end_);
+          else if (KeyIs(k, "Out split size")) Coll(ev).out_split = ListText(v, end_, scratch_out);
           break;
         case 'G':
-          if (KeyIs(k, "Group size")) c.group_size = Int(v, end_);
+          if (KeyIs(k, "Group size")) Coll(ev).group_size = Int(v, end_);
           break;
         case 'P':
-          if (KeyIs(k, "Process Group Name")) c.pg_name = Str(v, end_);
-          else if (KeyIs(k, "Process Group Description")) c.pg_desc = Str(v, end_);
-          else if (KeyIs(k, "Process Group Ranks")) c.pg_ranks = ListText(v, end_, scratch_ranks);
+          if (KeyIs(k, "Process Group Name")) Coll(ev).pg_name = Str(v, end_);
+          else if (KeyIs(k, "Process Group Description")) Coll(ev).pg_desc = Str(v, end_);
+          else if (KeyIs(k, "Process Group Ranks")) Coll(ev).pg_ranks = ListText(v, end_, scratch_ranks);
           break;
         case 'S':
-          if (KeyIs(k, "Seq")) c.seq = Int(v, end_);
-          else if (KeyIs(k, "Src Rank")) c.src_rank = Int(v, end_);
+          if (KeyIs(k, "Seq")) Coll(ev).seq = Int(v, end_);
+          else if (KeyIs(k, "Src Rank")) Coll(ev).src_rank = Int(v, end_);
           break;
         case 'D':
-          if (KeyIs(k, "Dst Rank")) c.dst_rank = Int(v, end_);
+          if (KeyIs(k, "Dst Rank")) Coll(ev).dst_rank = Int(v, end_);
           break;
         default:
           break;

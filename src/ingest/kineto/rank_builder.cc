@@ -194,8 +194,8 @@ RankBuilder::PendingColl RankBuilder::MakePending(const RawEvent& ev) {
   p.external_id = ev.external_id;
   p.start_ns = ev.ts_ns;
   p.end_ns = ev.ts_ns + ev.dur_ns;
-  const CollArgs& a = ev.coll;
-  if (!a.present) return p;
+  if (!ev.coll || !ev.coll->present) return p;
+  const CollArgs& a = *ev.coll;
   p.coll_name = names_.Intern(a.coll_name);
   p.dtype = names_.Intern(a.dtype);
   p.pg_name = names_.Intern(a.pg_name);
@@ -238,7 +238,7 @@ void RankBuilder::AddGpu(const RawEvent& ev) {
       op.kind = GpuOpKind::kSync;
       break;
     default:
-      op.kind = (ev.coll.present || Info(op.name).comm) ? GpuOpKind::kCommKernel
+      op.kind = ((ev.coll && ev.coll->present) || Info(op.name).comm) ? GpuOpKind::kCommKernel
                                                          : GpuOpKind::kKernel;
   }
   if (op.kind == GpuOpKind::kCommKernel) {
@@ -274,7 +274,7 @@ void RankBuilder::AddHost(const RawEvent& ev) {
   op.thread = Thread(ev.tid);
   op.kind = ev.cat == EventCat::kUserAnnotation ? HostOpKind::kUserAnnotation : HostOpKind::kCpuOp;
   op.flags = Info(op.name).host_flags;
-  if (ev.coll.present) {
+  if (ev.coll && ev.coll->present) {
     op.flags |= kHostFlagCollective;
     PendingColl p = MakePending(ev);
     p.thread = op.thread;

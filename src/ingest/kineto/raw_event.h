@@ -63,7 +63,9 @@ struct RawEvent {
   int64_t bytes = -1;
   int64_t flow_id = -1;
   std::string_view meta_name;  // args.name of "M" events
-  CollArgs coll;
+  // Collective args, only where the event has any (most do not: kept out of line so that a
+  // RawEvent stays cheap to create for millions of events). Owned by the parser.
+  const CollArgs* coll = nullptr;
   uint64_t offset = 0;  // file offset of the event's '{'
 };
 
