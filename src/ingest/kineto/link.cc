@@ -10,32 +10,48 @@ namespace commdx::ingest::kineto {
 
 namespace {
 
-// Sorts `v` by start, longer first at equal starts (parents before children), then by name so
-// the order never depends on the sort algorithm. Kineto writes events nearly in order (an op is
-// written when it ends, so a parent follows its children): an insertion sort with a budget
-// handles that in near-linear time; anything more disordered goes to std::sort.
+// Sorts `v` by start, longer first at equal starts (parents before children), then by name and
+// file order, so the order never depends on the sort algorithm. Kineto writes an op when it
+// ends (a parent after its children) and groups threads, so the input is far from sorted in
+// places: small keys are sorted, then the events moved once.
 template <class T>
 void SortByStart(std::vector<T>& v) {
-  auto less = [](const T& a, const T& b) {
-    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-    if (a.end_ns != b.end_ns) return a.end_ns > b.end_ns;
-    return a.name < b.name;
+  struct Key {
+    int64_t start;
+    int64_t neg_end;
+    uint32_t name;
+    uint32_t index;
   };
-  size_t budget = 64 * v.size() + 1024;  // element moves allowed before giving up
-  for (size_t i = 1; i < v.size(); ++i) {
-    if (!less(v[i], v[i - 1])) continue;
-    T x = v[i];
-    size_t j = i;
-    while (j > 0 && less(x, v[j - 1]) && budget > 0) {
-      v[j] = v[j - 1];
-      --j;
-      --budget;
+  auto less = [](const Key& a, const Key& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.neg_end != b.neg_end) return a.neg_end < b.neg_end;
+    if (a.name != b.name) return a.name < b.name;
+    return a.index < b.index;
+  };
+  std::vector<Key> keys(v.size());
+  bool sorted = true;
+  for (size_t i = 0; i < v.size(); ++i) {
+    keys[i] = {v[i].start_ns, -v[i].end_ns, v[i].name, static_cast<uint32_t>(i)};
+    if (i && less(keys[i], keys[i - 1])) sorted = false;
+  }
+  if (sorted) return;
+  // Merge sort: sawtooth inputs (runs per thread, parents after children) drive introsort into
+  // its heapsort fallback.
+  std::stable_sort(keys.begin(), keys.end(), less);
+  // Apply the permutation in place (position i takes v[keys[i].index]), one cycle at a time,
+  // so that no second copy of the events is ever held.
+  std::vector<bool> done(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (done[i] || keys[i].index == i) continue;
+    T first = v[i];
+    size_t at = i;
+    while (keys[at].index != i) {
+      v[at] = v[keys[at].index];
+      done[at] = true;
+      at = keys[at].index;
     }
-    v[j] = x;
-    if (budget == 0) {
-      std::sort(v.begin(), v.end(), less);
-      return;
-    }
+    v[at] = first;
+    done[at] = true;
   }
 }
 
