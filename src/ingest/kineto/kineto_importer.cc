@@ -71,47 +71,6 @@ bool SniffKineto(std::string_view head) {
          (Contains(head, "\"schemaVersion\"") && Contains(head, "\"distributedInfo\""));
 }
 
-void FinishTraceSet(Job& job) {
-  auto& ranks = job.trace.ranks;
-  // Known ranks first by rank; traces whose rank nobody wrote keep their file order after them.
-  std::stable_sort(ranks.begin(), ranks.end(), [](const RankTrace& a, const RankTrace& b) {
-    bool ua = a.rank_source == "unknown", ub = b.rank_source == "unknown";
-    if (ua != ub) return ub;
-    return ua ? false : a.rank < b.rank;
-  });
-  int next = 0;
-  for (const auto& r : ranks)
-    if (r.rank_source != "unknown") next = std::max(next, r.rank + 1);
-  for (auto& r : ranks) {
-    if (r.rank_source != "unknown") continue;
-    r.rank = next++;
-    job.quality.Add("kineto.rank_unknown", DiagSeverity::kWarning,
-                    "trace has no distributedInfo and its file name does not say the rank; "
-                    "ranks were numbered in file order",
-                    SourceLoc{r.file});
-  }
-  for (size_t i = 1; i < ranks.size(); ++i)
-    if (ranks[i].rank == ranks[i - 1].rank)
-      job.quality.Add("kineto.duplicate_rank", DiagSeverity::kWarning,
-                      "two traces claim rank " + std::to_string(ranks[i].rank) +
-                          " (first: " + ranks[i - 1].file + ")",
-                      SourceLoc{ranks[i].file});
-  auto& pgs = job.trace.process_groups;
-  pgs.clear();
-  for (const auto& r : ranks)
-    for (const auto& pg : r.process_groups) {
-      auto it = std::find_if(pgs.begin(), pgs.end(),
-                             [&pg](const ProcessGroupInfo& p) { return p.name == pg.name; });
-      if (it == pgs.end()) {
-        pgs.push_back(pg);
-      } else {
-        if (it->ranks.empty()) it->ranks = pg.ranks;
-        if (it->desc.empty()) it->desc = pg.desc;
-        it->size = std::max(it->size, pg.size);
-      }
-    }
-}
-
 Status ParseKineto(const FileText& file, Job& job) {
   auto src = kineto::MemorySource(file.data, file.path);
   auto reopen = [&file]() -> std::optional<std::unique_ptr<ByteSource>> {

@@ -1,0 +1,152 @@
+// The traces of one job, taken together: ordered by rank, unknown ranks numbered, duplicates
+// noted (once each, though the set is finished again after every file added), process groups unioned, and traces that cannot belong to the same job or run noted
+// (a folder holding rank 0 of one run and rank 1 of another makes cross-rank numbers meaningless).
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "base/text.h"
+#include "ingest/kineto/kineto_importer.h"
+
+namespace commdx::ingest {
+
+namespace {
+
+void OrderAndNumberRanks(Job& job) {
+  auto& ranks = job.trace.ranks;
+  // Known ranks first by rank; traces whose rank nobody wrote keep their file order after them.
+  std::stable_sort(ranks.begin(), ranks.end(), [](const RankTrace& a, const RankTrace& b) {
+    bool ua = a.rank_source == "unknown", ub = b.rank_source == "unknown";
+    if (ua != ub) return ub;
+    return ua ? false : a.rank < b.rank;
+  });
+  int next = 0;
+  for (const auto& r : ranks)
+    if (r.rank_source != "unknown") next = std::max(next, r.rank + 1);
+  for (auto& r : ranks) {
+    if (r.rank_source != "unknown") continue;
+    r.rank = next++;
+    job.quality.Add("kineto.rank_unknown", DiagSeverity::kWarning,
+                    "trace has no distributedInfo and its file name does not say the rank; "
+                    "ranks were numbered in file order",
+                    SourceLoc{r.file});
+  }
+  uint64_t seen = 0, noted = job.quality.Count("kineto.duplicate_rank");
+  for (size_t i = 1; i < ranks.size(); ++i)
+    if (ranks[i].rank == ranks[i - 1].rank && ++seen > noted)
+      job.quality.Add("kineto.duplicate_rank", DiagSeverity::kWarning,
+                      "two traces claim rank " + std::to_string(ranks[i].rank) +
+                          " (first: " + ranks[i - 1].file + ")",
+                      SourceLoc{ranks[i].file});
+}
+
+const ProcessGroupInfo* FindPg(const RankTrace& t, const std::string& name) {
+  for (const auto& pg : t.process_groups)
+    if (pg.name == name) return &pg;
+  return nullptr;
+}
+
+std::set<CollectiveType> TypesIn(const RankTrace& t, const std::string& pg_name) {
+  std::set<CollectiveType> types;
+  for (const auto& c : t.collectives)
+    if (c.pg >= 0 && t.process_groups[c.pg].name == pg_name && c.type != CollectiveType::kUnknown)
+      types.insert(c.type);
+  return types;
+}
+
+size_t CountIn(const RankTrace& t, const std::string& pg_name) {
+  size_t n = 0;
+  for (const auto& c : t.collectives)
+    if (c.pg >= 0 && t.process_groups[c.pg].name == pg_name) ++n;
+  return n;
+}
+
+std::string RankList(const std::vector<int>& ranks) {
+  std::string s = "[";
+  for (size_t i = 0; i < ranks.size(); ++i) s += (i ? ", " : "") + std::to_string(ranks[i]);
+  return s + "]";
+}
+
+// Why traces `a` and `b` cannot come from one run of one job, or "" when nothing says so.
+// Each rule is a fact every rank of one job shares: the world size, the members of a process
+// group of the same name, the kinds of collective issued in it (every member issues the same
+// ones), and the time window (ranks of one run are profiled over the same steps; a window that
+// ends well before the other starts is another run, or host clocks that disagree by that much).
+std::string WhyNotOneJob(const RankTrace& a, const RankTrace& b) {
+  std::string who = "rank " + std::to_string(a.rank) + " and rank " + std::to_string(b.rank);
+  if (a.world_size > 0 && b.world_size > 0 && a.world_size != b.world_size)
+    return who + " give different world sizes (" + std::to_string(a.world_size) + " and " +
+           std::to_string(b.world_size) + ")";
+  for (const auto& pa : a.process_groups) {
+    const ProcessGroupInfo* pb = FindPg(b, pa.name);
+    if (!pb) continue;
+    if (!pa.ranks.empty() && !pb->ranks.empty() && pa.ranks != pb->ranks)
+      return who + " give process group '" + pa.name + "' different members (" +
+             RankList(pa.ranks) + " and " + RankList(pb->ranks) + ")";
+    const size_t kMinCollectives = 4;  // fewer may be a trimmed window, not a different job
+    if (CountIn(a, pa.name) < kMinCollectives || CountIn(b, pa.name) < kMinCollectives) continue;
+    auto ta = TypesIn(a, pa.name), tb = TypesIn(b, pa.name);
+    bool shared = std::any_of(ta.begin(), ta.end(), [&tb](CollectiveType t) { return tb.count(t); });
+    if (!shared && !ta.empty() && !tb.empty())
+      return who + " issue no collective of the same kind in process group '" + pa.name +
+             "' (rank " + std::to_string(a.rank) + ": " + CollectiveTypeName(*ta.begin()) +
+             ", rank " + std::to_string(b.rank) + ": " + CollectiveTypeName(*tb.begin()) + ")";
+  }
+  if (a.last_ns > a.first_ns && b.last_ns > b.first_ns) {
+    const RankTrace& early = a.last_ns <= b.first_ns ? a : b;
+    const RankTrace& late = &early == &a ? b : a;
+    int64_t gap_ns = late.first_ns - early.last_ns;
+    int64_t longest_ns = std::max(a.last_ns - a.first_ns, b.last_ns - b.first_ns);
+    const int64_t kMinGapNs = 1'000'000'000;  // NTP-synchronised hosts agree far better than 1 s
+    if (gap_ns > kMinGapNs && gap_ns > longest_ns)
+      return who + " were profiled at different times: rank " + std::to_string(late.rank) +
+             "'s trace starts " + FormatDurationNs(static_cast<double>(gap_ns)) +
+             " after rank " + std::to_string(early.rank) +
+             "'s ends (different runs, or host clocks that disagree by that much)";
+  }
+  return "";
+}
+
+void NoteMixedJobs(Job& job) {
+  const auto& ranks = job.trace.ranks;
+  // Every trace against the first one: enough to find a stranger, linear in the rank count.
+  // The set is finished again after each file the registry entry adds: count each stranger once.
+  uint64_t seen = 0, noted = job.quality.Count("kineto.mixed_jobs");
+  for (size_t i = 1; i < ranks.size(); ++i) {
+    std::string why = WhyNotOneJob(ranks[0], ranks[i]);
+    if (why.empty() || ++seen <= noted) continue;
+    job.quality.Add("kineto.mixed_jobs", DiagSeverity::kWarning,
+                    "traces of different jobs or runs are read as one job: " + why +
+                        " (first: " + ranks[0].file +
+                        "); cross-rank numbers compare unrelated work: read one job's traces "
+                        "at a time",
+                    SourceLoc{ranks[i].file});
+  }
+}
+
+void UnionProcessGroups(Job& job) {
+  auto& pgs = job.trace.process_groups;
+  pgs.clear();
+  for (const auto& r : job.trace.ranks)
+    for (const auto& pg : r.process_groups) {
+      auto it = std::find_if(pgs.begin(), pgs.end(),
+                             [&pg](const ProcessGroupInfo& p) { return p.name == pg.name; });
+      if (it == pgs.end()) {
+        pgs.push_back(pg);
+      } else {
+        if (it->ranks.empty()) it->ranks = pg.ranks;
+        if (it->desc.empty()) it->desc = pg.desc;
+        it->size = std::max(it->size, pg.size);
+      }
+    }
+}
+
+}  // namespace
+
+void FinishTraceSet(Job& job) {
+  OrderAndNumberRanks(job);
+  NoteMixedJobs(job);
+  UnionProcessGroups(job);
+}
+
+}  // namespace commdx::ingest

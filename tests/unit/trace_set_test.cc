@@ -1,0 +1,136 @@
+// The trace set: duplicate ranks counted once, and traces that cannot come from one run of one
+// job noted (kineto.mixed_jobs) — on hand-made rank traces for each rule, and never on the real
+// two-rank captures, the straggler among them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "ingest/kineto/kineto_importer.h"
+
+namespace commdx {
+namespace {
+
+RankTrace Rank(int rank, int64_t first_ns, int64_t last_ns) {
+  RankTrace t;
+  t.file = "trace_rank" + std::to_string(rank) + ".json";
+  t.rank = rank;
+  t.rank_source = "distributedInfo";
+  t.world_size = 2;
+  t.names = {""};
+  t.first_ns = first_ns;
+  t.last_ns = last_ns;
+  t.process_groups.push_back(ProcessGroupInfo{"0", "default_pg", {0, 1}, 2});
+  return t;
+}
+
+void AddCollectives(RankTrace& t, CollectiveType type, int n) {
+  for (int i = 0; i < n; ++i) {
+    Collective c;
+    c.type = type;
+    c.pg = 0;
+    t.collectives.push_back(c);
+  }
+}
+
+Job SetOf(std::vector<RankTrace> ranks) {
+  Job job;
+  for (auto& r : ranks) job.trace.ranks.push_back(std::move(r));
+  ingest::FinishTraceSet(job);
+  return job;
+}
+
+std::string MixedNote(const Job& job) {
+  for (const auto& e : job.quality.entries())
+    if (e.id == "kineto.mixed_jobs") return e.message + " @" + e.first.file;
+  return "";
+}
+
+constexpr int64_t kSec = 1'000'000'000;
+
+TEST(TraceSet, OneRunOfOneJobIsNotFlagged) {
+  RankTrace a = Rank(0, 100 * kSec, 103 * kSec), b = Rank(1, 100 * kSec + 5, 103 * kSec);
+  AddCollectives(a, CollectiveType::kAllReduce, 8);
+  AddCollectives(b, CollectiveType::kAllReduce, 8);
+  Job job = SetOf({a, b});
+  EXPECT_EQ(job.quality.Count("kineto.mixed_jobs"), 0u);
+}
+
+TEST(TraceSet, DifferentWorldSizes) {
+  RankTrace b = Rank(1, 0, kSec);
+  b.world_size = 8;
+  Job job = SetOf({Rank(0, 0, kSec), b});
+  EXPECT_NE(MixedNote(job).find("different world sizes (2 and 8)"), std::string::npos)
+      << MixedNote(job);
+  EXPECT_NE(MixedNote(job).find("@trace_rank1.json"), std::string::npos);
+}
+
+TEST(TraceSet, SameProcessGroupNameDifferentMembers) {
+  RankTrace b = Rank(1, 0, kSec);
+  b.process_groups[0].ranks = {0, 1, 2, 3};
+  Job job = SetOf({Rank(0, 0, kSec), b});
+  EXPECT_NE(MixedNote(job).find("'0' different members ([0, 1] and [0, 1, 2, 3])"),
+            std::string::npos)
+      << MixedNote(job);
+}
+
+TEST(TraceSet, NoCollectiveKindInCommonIsAnotherJob) {
+  RankTrace a = Rank(0, 0, kSec), b = Rank(1, 0, kSec);
+  AddCollectives(a, CollectiveType::kAllReduce, 6);       // DDP
+  AddCollectives(b, CollectiveType::kAllGather, 6);       // FSDP
+  AddCollectives(b, CollectiveType::kReduceScatter, 6);
+  Job job = SetOf({a, b});
+  EXPECT_NE(MixedNote(job).find("no collective of the same kind"), std::string::npos)
+      << MixedNote(job);
+  // A trimmed window with few collectives says nothing.
+  RankTrace c = Rank(0, 0, kSec), d = Rank(1, 0, kSec);
+  AddCollectives(c, CollectiveType::kAllReduce, 2);
+  AddCollectives(d, CollectiveType::kAllGather, 2);
+  EXPECT_EQ(SetOf({c, d}).quality.Count("kineto.mixed_jobs"), 0u);
+}
+
+TEST(TraceSet, WindowsFarApartAreDifferentRuns) {
+  Job job = SetOf({Rank(0, 100 * kSec, 102 * kSec), Rank(1, 130 * kSec, 132 * kSec)});
+  EXPECT_NE(MixedNote(job).find("rank 1's trace starts 28.00 s after rank 0's ends"),
+            std::string::npos)
+      << MixedNote(job);
+  // Clocks a fraction of a second apart, or a gap shorter than the traces: the same run.
+  EXPECT_EQ(SetOf({Rank(0, 0, 2 * kSec), Rank(1, 2 * kSec + kSec / 2, 5 * kSec)})
+                .quality.Count("kineto.mixed_jobs"),
+            0u);
+  EXPECT_EQ(SetOf({Rank(0, 0, 5 * kSec), Rank(1, 7 * kSec, 12 * kSec)})
+                .quality.Count("kineto.mixed_jobs"),
+            0u);
+}
+
+TEST(TraceSet, EachStrangerAndEachDuplicateCountedOnceWhenFinishedRepeatedly) {
+  // The registry entry finishes the set after every file: notes must not pile up.
+  Job job;
+  RankTrace b = Rank(1, 0, kSec), c = Rank(2, 0, kSec), d = Rank(2, 0, kSec);
+  b.world_size = 4;
+  c.world_size = 4;
+  for (RankTrace* t : {&b, &c, &d}) {
+    job.trace.ranks.push_back(*t);
+    if (job.trace.ranks.size() == 1) job.trace.ranks.push_back(Rank(0, 0, kSec));
+    ingest::FinishTraceSet(job);
+  }
+  EXPECT_EQ(job.quality.Count("kineto.mixed_jobs"), 2u);  // ranks 1 and 2 (world 4)
+  EXPECT_EQ(job.quality.Count("kineto.duplicate_rank"), 1u);
+}
+
+TEST(TraceSet, RealCapturesOfOneJobAreNotFlagged) {
+  namespace fs = std::filesystem;
+  for (const char* name : {"ddp_healthy", "ddp_straggler", "fsdp_healthy", "pipeline_healthy"}) {
+    fs::path dir = fs::path(COMMDX_SOURCE_DIR) / "examples" / name;
+    std::vector<ingest::KinetoInput> in;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename().string().rfind("trace_rank", 0) == 0)
+        in.push_back({e.path().string(), true});
+    ASSERT_EQ(in.size(), 2u) << name;
+    Job job;
+    ASSERT_TRUE(ingest::LoadKinetoFiles(in, job)) << name;
+    EXPECT_EQ(job.quality.Count("kineto.mixed_jobs"), 0u) << name << ": " << MixedNote(job);
+  }
+}
+
+}  // namespace
+}  // namespace commdx
