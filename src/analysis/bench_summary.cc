@@ -43,6 +43,12 @@ bool FitAlphaBeta(const std::vector<Pt>& pts, double& alpha_us, double& us_per_b
 BenchSummary SummarizeBench(const BenchResult& r) {
   BenchSummary s;
   s.expected = ExpectedForBench(r.topology);
+  if (r.nranks == 1) {
+    // One rank sends nothing anywhere: every bus-bandwidth factor is 0 at n = 1, so there is no
+    // link to judge (seen on a 1-GPU H200 machine, where the GPU name alone suggested NVLink).
+    s.expected = ExpectedLink{};
+    s.expected.basis = "one rank: no data crosses a link, bus bandwidth is 0 by definition";
+  }
   std::vector<Pt> pts;
   bool any_oop = false;
   for (const auto& row : r.rows) any_oop = any_oop || row.out_of_place.valid;

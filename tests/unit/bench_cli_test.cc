@@ -58,6 +58,14 @@ TEST(BenchCli, LowBandwidthIsAnErrorFindingWithExitCode1) {
   EXPECT_NE(r.out.find("bench.low_busbw"), std::string::npos);
 }
 
+TEST(BenchCli, OneRankIsNotJudgedAgainstALink) {
+  // One GPU: every busbw is 0 by definition; seen raising bench.low_busbw on a 1-GPU H200.
+  ExecResult r = Exec("bench all_reduce --backend fake --fake-ranks 1 -b 1M -e 1G -f 32");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("bench.low_busbw"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("one rank: no data crosses a link"), std::string::npos) << r.out;
+}
+
 TEST(BenchCli, WatchdogEndsAHungCollective) {
   ExecResult r = Exec("bench all_reduce --backend fake -b 8 -e 1K -f 2 --fake-hang-bytes 64 --timeout 0.3");
   EXPECT_EQ(r.code, 4) << r.out;
