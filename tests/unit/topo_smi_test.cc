@@ -43,6 +43,18 @@ TEST(SmiTopo, RealH200MatrixAndNvlinkStatus) {
   EXPECT_TRUE(job.quality.empty());
 }
 
+TEST(SmiTopo, RealSingleGpuMatrix) {
+  // One GPU: a matrix of one cell, affinity columns, "N/A" GPU NUMA ID, ANSI header.
+  Job job = Load({"h200x1-topo-m.txt"});
+  ASSERT_EQ(job.inputs.size(), 1u);
+  EXPECT_EQ(job.inputs[0].kind, "smi_topo");
+  ASSERT_EQ(job.topo.gpus.size(), 1u);
+  EXPECT_TRUE(job.topo.pairs.empty());
+  EXPECT_EQ(job.topo.gpus[0].cpu_affinity, "0-15");
+  EXPECT_EQ(job.topo.gpus[0].numa_node, 0);
+  EXPECT_TRUE(job.quality.empty());
+}
+
 // The capture script's files (captures/system): "$ command" above, "[exit 0]" below, ANSI headers.
 TEST(SmiTopo, RealCapturesWithCommandLines) {
   std::string dir = std::string(COMMDX_SOURCE_DIR) + "/captures/system/";

@@ -109,6 +109,34 @@ TEST(Snapshot, BadInput) {
 }
 
 // Saved by `commdx topo --save` / `commdx env --save` on the 2xH200 machine (2026-11-30).
+TEST(Snapshot, RealSingleH200Capture) {
+  // The 1-GPU machine (2026-12-01): no NVLink up, no pairs, a docker container; nothing found.
+  std::string dir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/snapshot/";
+  auto job = ingest::LoadJob({dir + "h200x1-topo.json", dir + "h200x1-env.json"}, {});
+  ASSERT_TRUE(job) << job.error().ToString();
+  EXPECT_TRUE(job->quality.empty());
+  ASSERT_EQ(job->topo.gpus.size(), 1u);
+  EXPECT_EQ(job->topo.gpus[0].name, "NVIDIA H200");
+  EXPECT_EQ(job->topo.gpus[0].ActiveNvLinks(), 0);
+  EXPECT_TRUE(job->topo.pairs.empty());
+  EXPECT_EQ(job->env.nccl_libs.size(), 2u);
+  for (const auto& f : analysis::RunAnalyzers(*job, {}, {"topo"}))
+    ADD_FAILURE() << f.id << ": " << f.title;
+}
+
+TEST(Snapshot, AnotherMachinesTopologyReplacingTheFirstIsAWarning) {
+  std::string dir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/snapshot/";
+  auto job = ingest::LoadJob({dir + "h200x2-topo.json", dir + "h200x1-topo.json"}, {});
+  ASSERT_TRUE(job) << job.error().ToString();
+  ASSERT_EQ(job->quality.entries().size(), 1u);
+  EXPECT_EQ(job->quality.entries()[0].id, "snapshot.topology_replaced");
+  EXPECT_NE(job->quality.entries()[0].message.find("(host 'vm', 1 GPUs) replaces"),
+            std::string::npos)
+      << job->quality.entries()[0].message;
+  EXPECT_EQ(job->topo.gpus.size(), 1u);
+  EXPECT_EQ(job->topo.files.size(), 2u);
+}
+
 TEST(Snapshot, RealH200Capture) {
   std::string dir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/snapshot/";
   auto job = ingest::LoadJob({dir + "h200x2-topo.json"}, {});

@@ -141,6 +141,17 @@ void ReadTopology(element t, const FileText& file, Job& job) {
   }
 }
 
+// The same node: same host name and the same GPUs (by UUID where known, else by bus id).
+bool SameMachine(const Topology& a, const Topology& b) {
+  if (a.host != b.host || a.gpus.size() != b.gpus.size()) return false;
+  for (size_t i = 0; i < a.gpus.size(); ++i) {
+    const auto &ga = a.gpus[i], &gb = b.gpus[i];
+    if (!ga.uuid.empty() && !gb.uuid.empty() ? ga.uuid != gb.uuid : ga.bus_id != gb.bus_id)
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void ReadSnapshotEnv(element e, const FileText& file, Job& job);  // snapshot_env.cc
@@ -171,11 +182,19 @@ Status ParseSnapshot(const FileText& file, Job& job) {
   element section;
   if (doc["topology"].get(section) == simdjson::SUCCESS &&
       section.type() == simdjson::dom::element_type::OBJECT) {
-    if (!job.topo.empty())
-      job.quality.Add("snapshot.topology_replaced", DiagSeverity::kWarning,
-                      "a second topology replaces the one read before", {file.path});
+    Topology before = std::move(job.topo);
     job.topo = Topology{};
     ReadTopology(section, file, job);
+    // `topo --save` and `env --save` of one node both carry its topology: only another machine's
+    // topology replacing the first is worth a warning.
+    if (!before.empty() && !SameMachine(before, job.topo))
+      job.quality.Add("snapshot.topology_replaced", DiagSeverity::kWarning,
+                      "a second machine's topology (host '" + job.topo.host + "', " +
+                          std::to_string(job.topo.gpus.size()) +
+                          " GPUs) replaces the one read before (host '" + before.host + "', " +
+                          std::to_string(before.gpus.size()) + " GPUs)",
+                      {file.path});
+    job.topo.files.insert(job.topo.files.begin(), before.files.begin(), before.files.end());
     job.topo.files.push_back(file.path);
   }
   if (doc["env"].get(section) == simdjson::SUCCESS &&
