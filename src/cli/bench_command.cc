@@ -101,8 +101,10 @@ int RunBench(CLI::App& cmd, BenchCliOptions& o) {
     b.SetWatchdog(&wd);
     Status connected = Ok{};
     if (c->needs_nccl) {
-      wd.Arm(info.launch == "single_process" ? "NCCL communicator init (ncclCommInitAll)"
-                                             : "NCCL communicator init (ncclCommInitRank)");
+      // One process per GPU: the backend arms the watchdog itself once the NCCL id exchange is
+      // done, so a rank that never starts is named by the exchange's own timeout (seen on the
+      // GPU machine: a watchdog armed here fired first and blamed ncclCommInitRank).
+      if (info.launch == "single_process") wd.Arm("NCCL communicator init (ncclCommInitAll)");
       connected = b.Connect();
       wd.Disarm();
       if (connected && o.fault_exit_rank >= 0 && info.first_local_rank == o.fault_exit_rank &&

@@ -143,6 +143,7 @@ Status CudaBackend::Connect() {
   if (got.size() != sizeof id)
     return MakeError(ErrorCode::kEnvironment, "rank 0 sent an NCCL id of the wrong size");
   std::memcpy(&id, got.data(), sizeof id);
+  if (watchdog_) watchdog_->Arm("NCCL communicator init (ncclCommInitRank)");
   Dev& d = devs_[0];
   COMMDX_CUDA(cudaSetDevice(d.dev));
   ncclResult_t r = api.CommInitRank(&d.comm, launch_.world_size, id, launch_.rank);
