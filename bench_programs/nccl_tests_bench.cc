@@ -1,6 +1,6 @@
-// nccl-tests output parse speed, and the nvidia-smi text importers per file. The nccl-tests input
+// nccl-tests output parse speed, and the nvidia-smi text and snapshot importers per file. The nccl-tests input
 // is built in memory by repeating the real 2xH200 outputs of reference/h200x2 (every table of
-// every collective) up to the size asked for; nvidia-smi inputs are always small, so those cases
+// every collective) up to the size asked for; nvidia-smi and snapshot inputs are always small, so those cases
 // time one real file each (microseconds per file is the number that matters).
 //   nccl_tests_bench --benchmark_filter=ParseNcclTests/64
 #include <benchmark/benchmark.h>
@@ -74,6 +74,10 @@ BENCHMARK_CAPTURE(ParseSmiFile, topo_h200x2, "smi_topo", kData + "h200x2-topo-m.
 BENCHMARK_CAPTURE(ParseSmiFile, topo_h100x8, "smi_topo", kData + "h100x8-nv16-topo-m.txt");
 BENCHMARK_CAPTURE(ParseSmiFile, p2p_pcie8, "smi_p2p", kData + "pcie8-p2p-r.txt");
 BENCHMARK_CAPTURE(ParseSmiFile, nvlink_h100x8, "smi_nvlink", kData + "h100x8-nvlink-s.txt");
+// commdx's own snapshots (topo/env --save) are small JSON files too: real 2xH200 ones.
+const std::string kSnap = std::string(COMMDX_SOURCE_DIR) + "/tests/data/snapshot/";
+BENCHMARK_CAPTURE(ParseSmiFile, snapshot_topo_h200x2, "snapshot", kSnap + "h200x2-topo.json");
+BENCHMARK_CAPTURE(ParseSmiFile, snapshot_env_h200x2, "snapshot", kSnap + "h200x2-env.json");
 
 }  // namespace
 

@@ -15,7 +15,6 @@ if(NOT CLI11_FOUND)
 endif()
 # fmt is used header-only so the binary carried to the GPU machine needs no libfmt.so.
 find_package(fmt CONFIG REQUIRED)
-pkg_check_modules(HWLOC IMPORTED_TARGET hwloc)
 # CUDA headers (for the runtime API and nccl.h) come from the toolkit; NCCL, NVML and the driver
 # are loaded with dlopen at run time, so nothing GPU-related is linked.
 find_package(CUDAToolkit QUIET)
