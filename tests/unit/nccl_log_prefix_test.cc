@@ -24,6 +24,17 @@ TEST(NcclLogPrefix, ModernInfoLine) {
   EXPECT_FALSE(li.weak);
 }
 
+TEST(NcclLogPrefix, DigitRunsTooLongForAPidAreNotAPrefix) {
+  // Found by fuzzing: 20-digit pid/tid overflowed int64_t (UBSan). 18 digits still parse.
+  // Under UBSan (the sanitizer suite) the old code stops here; without it the pid wrapped to
+  // 7766279631452241919.
+  LineInfo li;
+  SplitNcclLine("vm:99999999999999999999:1 [0] NCCL INFO x", li);
+  EXPECT_NE(li.pid, 7766279631452241919);
+  auto ok = Split("vm:123456789012345678:7 [0] NCCL INFO Channel 00/24 : 0 1");
+  EXPECT_EQ(ok.pid, 123456789012345678);
+}
+
 TEST(NcclLogPrefix, WarnWithSourceLocation) {
   auto li = Split("ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared "
                   "memory segment /dev/shm/nccl-x (size 9637888)");

@@ -19,8 +19,10 @@ namespace commdx::ingest::nccl_log {
 
 namespace {
 
+// A pid, tid, device or line number: digits only, and few enough for int64_t (a longer run is
+// not an NCCL prefix; found by fuzzing, 20 digits overflowed Digits()).
 bool AllDigits(std::string_view s) {
-  if (s.empty()) return false;
+  if (s.empty() || s.size() > 18) return false;
   for (char c : s)
     if (!IsDigit(c)) return false;
   return true;
