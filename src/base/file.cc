@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -159,6 +160,28 @@ LineCol LocateOffset(std::string_view data, uint64_t offset) {
   }
   lc.col = static_cast<uint32_t>(end - line_start + 1);
   return lc;
+}
+
+SourceLoc LineLocator::At(uint64_t offset) {
+  std::string_view data = file_.data;
+  uint64_t end = std::min<uint64_t>(offset, data.size());
+  if (end < pos_) pos_ = line_start_ = 0, line_ = 1;
+  while (pos_ < end) {
+    const void* nl = std::memchr(data.data() + pos_, '\n', end - pos_);
+    if (!nl) {
+      pos_ = end;
+      break;
+    }
+    pos_ = static_cast<uint64_t>(static_cast<const char*>(nl) - data.data()) + 1;
+    line_start_ = pos_;
+    ++line_;
+  }
+  SourceLoc loc{file_.path};
+  loc.line = line_;
+  loc.col = static_cast<uint32_t>(end - line_start_ + 1);
+  loc.offset = offset;
+  loc.has_offset = true;
+  return loc;
 }
 
 SourceLoc LocAt(const FileText& file, uint64_t offset) {

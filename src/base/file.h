@@ -44,7 +44,22 @@ struct LineCol {
 };
 LineCol LocateOffset(std::string_view data, uint64_t offset);
 
-// SourceLoc for a byte offset in a file's text.
+// SourceLoc for a byte offset in a file's text. Scans from the start: for one error, not per line.
 SourceLoc LocAt(const FileText& file, uint64_t offset);
+
+// SourceLocs for offsets met in order while parsing (a location kept for every row): carries the
+// line count forward, so a whole file costs one pass instead of one pass per row. An offset
+// before the last one asked for starts over from the beginning (still correct, just slower).
+class LineLocator {
+ public:
+  explicit LineLocator(const FileText& file) : file_(file) {}
+  SourceLoc At(uint64_t offset);
+
+ private:
+  const FileText& file_;
+  uint64_t pos_ = 0;         // text before pos_ has been counted
+  uint64_t line_start_ = 0;  // offset of the line pos_ is in
+  uint32_t line_ = 1;
+};
 
 }  // namespace commdx

@@ -128,3 +128,23 @@ TEST(JsonWriter, EscapesAndNests) {
 
 }  // namespace
 }  // namespace commdx
+
+namespace commdx {
+namespace {
+
+TEST(LineLocator, MatchesLocAtForwardAndBackward) {
+  FileText f{"t.txt", "ab\ncd\n\nefg\nh"};
+  LineLocator at(f);
+  for (uint64_t off : {0, 1, 3, 5, 6, 7, 9, 11, 12, 40, 4, 0, 8}) {  // forward, past the end, back
+    SourceLoc a = at.At(off), b = LocAt(f, off);
+    EXPECT_EQ(a.line, b.line) << off;
+    EXPECT_EQ(a.col, b.col) << off;
+    EXPECT_EQ(a.offset, off);
+    EXPECT_EQ(a.file, "t.txt");
+  }
+  EXPECT_EQ(at.At(7).line, 4u);
+  EXPECT_EQ(at.At(9).col, 3u);
+}
+
+}  // namespace
+}  // namespace commdx

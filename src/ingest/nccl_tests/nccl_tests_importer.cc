@@ -52,8 +52,9 @@ struct State {
   bool old_error_column = false;
   std::set<std::string> hosts;
   int device_lines = 0;
+  LineLocator lines;  // every row keeps its place: line numbers carried forward, not rescanned
 
-  SourceLoc Loc(uint64_t offset) const { return LocAt(file, offset); }
+  SourceLoc Loc(uint64_t offset) { return lines.At(offset); }
   void Flush() {
     if (!current.rows.empty() || !columns.empty()) {
       if (current.rows.empty())
@@ -215,7 +216,7 @@ bool SniffNcclTests(std::string_view head) {
 }
 
 Status ParseNcclTests(const FileText& file, Job& job) {
-  State st{file, job, {}, {}, {}, 0, false, {}, 0};
+  State st{file, job, {}, {}, {}, 0, false, {}, 0, LineLocator(file)};
   st.header.source = "nccl-tests";
   st.header.launch = "nccl-tests";
   st.header.file = file.path;

@@ -83,6 +83,7 @@ bool SniffSmiNvlinkStatus(std::string_view head) {
 }
 
 Status ParseSmiNvlinkStatus(const FileText& file, Job& job) {
+  LineLocator at(file);  // a place for every row, without rescanning the file per row
   Topology& topo = job.topo;
   if (topo.source.empty()) topo.source = "nvidia-smi";
   if (topo.gpu_source.empty()) topo.gpu_source = "nvidia-smi nvlink -s";
@@ -95,7 +96,7 @@ Status ParseSmiNvlinkStatus(const FileText& file, Job& job) {
       gpu = &topo.GpuAt(g.index);
       gpu->name = g.name;
       gpu->uuid = g.uuid;
-      gpu->loc = LocAt(file, line.offset);
+      gpu->loc = at.At(line.offset);
       gpu->nvlinks.clear();
       continue;
     }
@@ -111,7 +112,7 @@ Status ParseSmiNvlinkStatus(const FileText& file, Job& job) {
     }
     job.quality.Add("smi_nvlink.unparsed_line", DiagSeverity::kWarning,
                     "line is neither 'GPU n: name (UUID: ...)' nor 'Link n: speed GB/s'; skipped",
-                    LocAt(file, line.offset));
+                    at.At(line.offset));
   }
   return Ok{};
 }

@@ -87,6 +87,7 @@ bool SniffSmiP2PMatrix(std::string_view head) {
 }
 
 Status ParseSmiP2PMatrix(const FileText& file, Job& job) {
+  LineLocator at(file);  // a place for every row, without rescanning the file per row
   Topology& topo = job.topo;
   if (topo.source.empty()) topo.source = "nvidia-smi";
   topo.files.push_back(file.path);
@@ -102,7 +103,7 @@ Status ParseSmiP2PMatrix(const FileText& file, Job& job) {
                       "the P2P matrix does not say which capability it shows (r/w/n/a/p); read "
                       "assumed. Save it with the command line above it, e.g. `echo nvidia-smi "
                       "topo -p2p w; nvidia-smi topo -p2p w`",
-                      LocAt(file, m.header_offset));
+                      at.At(m.header_offset));
       cap = 'r';
     }
     for (const auto& row : m.rows) {
@@ -117,12 +118,12 @@ Status ParseSmiP2PMatrix(const FileText& file, Job& job) {
           job.quality.Add(
               "smi_p2p.unknown_status", DiagSeverity::kWarning,
               "unknown P2P status '" + SanitizeUtf8(row.cells[c]) + "'; treated as unknown",
-              LocAt(file, row.offset));
+              at.At(row.offset));
           continue;
         }
         GpuPair& pair = topo.PairAt(gi, gj);
         Merge(FieldFor(pair, cap), *st);
-        if (pair.loc.file.empty()) pair.loc = LocAt(file, row.offset);
+        if (pair.loc.file.empty()) pair.loc = at.At(row.offset);
       }
     }
     ++matrices;
@@ -133,7 +134,7 @@ Status ParseSmiP2PMatrix(const FileText& file, Job& job) {
     return MakeError(ErrorCode::kBadInput,
                      "no P2P matrix found (expected a header line naming GPU0 as `nvidia-smi "
                      "topo -p2p r` prints it)",
-                     LocAt(file, 0));
+                     at.At(0));
   return Ok{};
 }
 

@@ -103,12 +103,13 @@ bool SniffSmiTopoMatrix(std::string_view head) {
 }
 
 Status ParseSmiTopoMatrix(const FileText& file, Job& job) {
+  LineLocator at(file);  // a place for every row, without rescanning the file per row
   smi::Matrix m;
   if (!smi::ReadMatrix(file.data, 0, m))
     return MakeError(ErrorCode::kBadInput,
                      "no GPU matrix found (expected a header line naming GPU0 as "
                      "`nvidia-smi topo -m` prints it)",
-                     LocAt(file, 0));
+                     at.At(0));
   Topology& topo = job.topo;
   if (topo.source.empty()) topo.source = kSmiSource;
   if (topo.gpu_source.empty()) topo.gpu_source = "nvidia-smi topo -m";
@@ -117,7 +118,7 @@ Status ParseSmiTopoMatrix(const FileText& file, Job& job) {
     job.quality.Add("smi_topo.short_row", DiagSeverity::kWarning,
                     "matrix row has fewer cells than the header has columns; missing cells are "
                     "unknown",
-                    LocAt(file, off));
+                    at.At(off));
   std::vector<std::pair<std::string, std::string>> legend;
   ReadNicLegend(file.data, legend);
   // NIC columns first, so that their names from the legend are known.
@@ -132,7 +133,7 @@ Status ParseSmiTopoMatrix(const FileText& file, Job& job) {
     int gi = smi::GpuIndexOfLabel(row.label);
     if (gi < 0) continue;
     Gpu& gpu = topo.GpuAt(gi);
-    if (gpu.loc.file.empty()) gpu.loc = LocAt(file, row.offset);
+    if (gpu.loc.file.empty()) gpu.loc = at.At(row.offset);
     ApplyGpuExtras(m, row, gpu);
     for (size_t c = 0; c < row.cells.size(); ++c) {
       Cell cell = ParseCell(row.cells[c]);
@@ -140,7 +141,7 @@ Status ParseSmiTopoMatrix(const FileText& file, Job& job) {
         job.quality.Add("smi_topo.unknown_cell", DiagSeverity::kWarning,
                         "unknown connection '" + SanitizeUtf8(row.cells[c]) +
                             "' in the matrix; treated as unknown",
-                        LocAt(file, row.offset));
+                        at.At(row.offset));
         continue;
       }
       const std::string& col = m.columns[c];
@@ -151,13 +152,13 @@ Status ParseSmiTopoMatrix(const FileText& file, Job& job) {
         pair.path = cell.path;
         pair.nvlinks = cell.nvlinks;
         if (cell.path != PathType::kNvLink) pair.pcie_path = cell.path;
-        if (pair.loc.file.empty()) pair.loc = LocAt(file, row.offset);
+        if (pair.loc.file.empty()) pair.loc = at.At(row.offset);
       } else {
         Nic& nic = NicFor(topo, col);
         if (nic.gpu_paths.size() <= static_cast<size_t>(gi))
           nic.gpu_paths.resize(gi + 1, PathType::kUnknown);
         nic.gpu_paths[gi] = cell.path;
-        if (nic.loc.file.empty()) nic.loc = LocAt(file, row.offset);
+        if (nic.loc.file.empty()) nic.loc = at.At(row.offset);
       }
     }
   }
