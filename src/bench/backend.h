@@ -37,6 +37,7 @@ struct BackendInfo {
   int local_ranks = 1;       // ranks driven by this process
   bool reports = true;       // this process prints the report (rank 0 of the job)
   bool sm_kernels = false;   // nvcc-built kernels available (SM copy, device-side check)
+  int event_stride = 1;      // iterations per timing event in plain launches
   bool gated = false;        // batches are queued behind a gate kernel, then released
   int max_batch = 0;         // most iterations one Time() call takes (0 = no limit)
   std::vector<RankInfo> ranks;  // this process's ranks

@@ -86,6 +86,7 @@ Result<BenchResult> RunCollective(Backend& b, Watchdog* wd, CollKind kind, const
   int n = info.world_size;
   BenchResult result = NewLiveResult(b, CollKindKey(kind));
   result.cuda_graph = o.graph_iters > 0;
+  result.event_stride = result.cuda_graph ? 1 : info.event_stride;
   if (HasRoot(kind) && (o.root < 0 || o.root >= n))
     return MakeError(ErrorCode::kUsage, "--root " + std::to_string(o.root) +
                                             " is not a rank (0.." + std::to_string(n - 1) + ")");

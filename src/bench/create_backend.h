@@ -18,6 +18,10 @@ struct BackendOptions {
   // Queue each timed batch behind a gate kernel, then release it (needs nvcc-built kernels).
   // Off by default: not yet validated on a GPU machine (docs/measurements/bench-h200x2.md).
   bool gate = false;
+  // Plain launches: one timing event per this many iterations on each GPU (1 = every iteration).
+  // Each cudaEventRecord costs CPU time between launches, which at latency-bound sizes is the
+  // bottleneck; a stride of K reports each iteration as the mean of its group of K.
+  int event_stride = 1;
   LaunchEnv launch;
   double connect_timeout_s = 120;
   // Fault injection for watchdog tests: after the first point (so connections exist), this

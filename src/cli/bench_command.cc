@@ -172,6 +172,10 @@ void AddBenchCommand(CLI::App& app, Action& run) {
                   "Abort an operation that makes no progress for this many seconds (0 = never)")
       ->capture_default_str();
   cmd->add_option("--nccl-lib", o->backend.nccl_lib, "libnccl.so.2 to load (file or folder)");
+  cmd->add_option("--events-every", o->backend.event_stride,
+                  "Plain launches: one timing event per K iterations (each iteration reported as "
+                  "its group's mean); fewer events cost less CPU between latency-bound launches")
+      ->check(CLI::Range(1, 1024));
   cmd->add_flag("--gate", o->backend.gate,
                 "Experimental: queue each timed batch behind a gate kernel before releasing it, "
                 "so times exclude CPU launch gaps");

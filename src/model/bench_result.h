@@ -85,6 +85,7 @@ struct BenchResult {
   std::string launch;       // "single_process" | "torchrun" | "mpi" | "nccl-tests"
   int nranks = 0;
   bool cuda_graph = false;
+  int event_stride = 1;     // plain launches: iterations per timing event (live commdx runs)
   BenchTopology topology;
   std::vector<BenchRow> rows;
   std::optional<double> reported_avg_busbw_gbps;  // nccl-tests "# Avg bus bandwidth" (a mean)

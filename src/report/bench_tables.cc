@@ -40,6 +40,9 @@ void AddSetup(const BenchResult& r, const std::string& key, Report& rep) {
             " x" + std::to_string(r.topology.pcie_width);
   add("link", link);
   add("CUDA graph", r.cuda_graph ? "yes" : "");
+  if (r.event_stride > 1)
+    add("timing events", "one per " + std::to_string(r.event_stride) +
+                             " iterations (each reported as its group's mean)");
   if (r.wall_s > 0) {
     char b[32];
     std::snprintf(b, sizeof b, "%.2f s", r.wall_s);

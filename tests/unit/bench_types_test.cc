@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "bench/event_groups.h"
 #include "bench/host_codec.h"
 #include "bench/launch.h"
 #include "bench/pattern.h"
@@ -172,6 +173,26 @@ TEST(BenchLaunch, DetectsTorchrunAndMpiVariables) {
   EXPECT_FALSE(DetectLaunch(get));
   env = {{"RANK", "0"}, {"WORLD_SIZE", "1"}};  // one process is the single-process mode
   EXPECT_EQ(DetectLaunch(get)->mode, "single_process");
+}
+
+}  // namespace
+}  // namespace commdx::bench
+
+namespace commdx::bench {
+namespace {
+
+TEST(BenchEventGroups, EachIterationGetsItsGroupsMean) {
+  // 10 iterations, an event every 4: groups of 4, 4 and 2.
+  TimeMatrix groups = {{400, 800, 100}, {40, 40, 20}};
+  TimeMatrix per_iter = SpreadGroups(groups, 10, 4);
+  ASSERT_EQ(per_iter.size(), 2u);
+  EXPECT_EQ(per_iter[0], (std::vector<double>{100, 100, 100, 100, 200, 200, 200, 200, 50, 50}));
+  EXPECT_EQ(per_iter[1], (std::vector<double>{10, 10, 10, 10, 10, 10, 10, 10, 10, 10}));
+  // The sum is kept: the mean over the batch is what a single pair of events would give.
+  double sum = 0;
+  for (double t : per_iter[0]) sum += t;
+  EXPECT_DOUBLE_EQ(sum, 1300);
+  EXPECT_EQ(SpreadGroups(groups, 3, 1), groups);  // stride 1: unchanged
 }
 
 }  // namespace

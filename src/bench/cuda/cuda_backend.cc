@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -37,6 +38,8 @@ Result<std::unique_ptr<Backend>> CudaBackend::Make(const BackendOptions& options
 Status CudaBackend::Init(const BackendOptions& o) {
   launch_ = o.launch;
   connect_timeout_s_ = o.connect_timeout_s;
+  event_stride_ = std::max(1, o.event_stride);
+  info_.event_stride = event_stride_;
   fault_skip_rank_ = o.fault_skip_rank;
   // No driver: say so without starting the CUDA runtime at all (nothing to clean up after).
   void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);

@@ -85,6 +85,7 @@ class CudaBackend final : public Backend {
   BackendInfo info_;
   LaunchEnv launch_;
   double connect_timeout_s_ = 120;
+  int event_stride_ = 1;
   int fault_skip_rank_ = -1;
   unsigned* gate_ = nullptr;  // host-mapped ticket the gate kernels wait for
   unsigned gate_ticket_ = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "bench/event_groups.h"
 #include "bench/cuda/cuda_backend.h"
 #include "bench/cuda/cuda_util.h"
 #include "bench/cuda/kernels.h"
@@ -245,16 +246,20 @@ Result<TimeMatrix> CudaBackend::Time(const CollSpec& spec, int iters, bool graph
   }
   for (auto& d : devs_) COMMDX_CUDA(cudaEventRecord(d.ev[0], d.stream));
   Status launched = Ok{};
+  const int stride = std::min(event_stride_, std::max(iters, 1));
+  int recorded = 0;  // events after ev[0]: one per group of `stride` iterations (the last may be short)
   for (int k = 0; k < iters && launched; ++k) {
     launched = LaunchColl(spec);
-    for (auto& d : devs_)
-      if (launched) COMMDX_CUDA(cudaEventRecord(d.ev[static_cast<size_t>(k) + 1], d.stream));
+    if (!launched || ((k + 1) % stride != 0 && k + 1 != iters)) continue;
+    ++recorded;
+    for (auto& d : devs_) COMMDX_CUDA(cudaEventRecord(d.ev[static_cast<size_t>(recorded)], d.stream));
   }
   if (ticket) __atomic_store_n(gate_, ticket, __ATOMIC_SEQ_CST);  // release the batch
   COMMDX_TRY(launched);
-  for (size_t i = 0; i < devs_.size(); ++i) items.push_back({i, &devs_[i].ev, 1, iters});
+  for (size_t i = 0; i < devs_.size(); ++i) items.push_back({i, &devs_[i].ev, 1, recorded});
   COMMDX_TRY(Wait(items));
-  COMMDX_ASSIGN_OR_RETURN(TimeMatrix local, Elapsed(items, iters));
+  COMMDX_ASSIGN_OR_RETURN(TimeMatrix local, Elapsed(items, recorded));
+  if (stride > 1) local = SpreadGroups(local, iters, stride);
   return Gather(local);
 }
 
