@@ -16,6 +16,7 @@
 #include "probe/env_probe.h"
 #include "probe/topology_probe.h"
 #include "report/bench_tables.h"
+#include "report/job_charts.h"
 #include "report/topo_tables.h"
 
 extern char** environ;
@@ -99,7 +100,10 @@ int RunDoctor(const DoctorOptions& o) {
   auto rep = report::MakeReport("doctor", job, std::move(diag));
   report::AddTopologyTables(job, rep);
   report::AddEnvironmentTables(job, rep);
-  if (!job.bench.empty()) report::AddBenchTables(job.bench, rep);
+  if (!job.bench.empty()) {
+    report::AddBenchTables(job.bench, rep);
+    rep.charts = report::BenchCharts(job.bench);
+  }
   return EmitReport(rep, o.output);
 }
 
