@@ -6,9 +6,9 @@
 #include "analysis/trace_analyzers.h"
 #include "analysis/trace_facts.h"
 #include "cli/commands.h"
+#include "cli/load_inputs.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
-#include "ingest/load_job.h"
 #include "ingest/registry.h"
 #include "report/job_charts.h"
 #include "report/sources.h"
@@ -60,7 +60,7 @@ int RunDiagnose(const DiagnoseOptions& o) {
   if (o.list) return PrintCatalogue();
   if (o.paths.empty())
     return ReportError(MakeError(ErrorCode::kUsage, "diagnose needs files or folders (or --list)"));
-  auto job = ingest::LoadJob(o.paths, {});
+  auto job = LoadDiagnoseInputs(o.paths);
   if (!job) return ReportError(job.error());
   if (job->inputs.empty()) {
     // Name each file and why it was not read, so the user knows what to fix.
@@ -82,7 +82,7 @@ int RunDiagnose(const DiagnoseOptions& o) {
   if (!job->trace.empty()) facts = analysis::ComputeTraceFacts(*job);
   auto findings = RunAnalyzersWith(*job, facts);
   auto rep = report::MakeReport("diagnose", *job, diagnose::Diagnose(*job, std::move(findings)));
-  report::AddSourceTables(*job, rep);
+  report::AddSourceTables(*job, facts, rep);
   if (!job->trace.empty()) rep.charts.Append(report::TraceCharts(*job, facts));
   rep.charts.Append(report::BenchCharts(job->bench));
   return EmitReport(rep, o.output);
