@@ -10,16 +10,13 @@
 #include "bench/create_backend.h"
 #include "bench/watchdog.h"
 #include "cli/commands.h"
+#include "cli/live_probe.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
 #include "ingest/snapshot/snapshot.h"
-#include "probe/env_probe.h"
-#include "probe/topology_probe.h"
 #include "report/bench_tables.h"
 #include "report/job_charts.h"
 #include "report/topo_tables.h"
-
-extern char** environ;
 
 namespace commdx::cli {
 
@@ -35,18 +32,8 @@ struct DoctorOptions {
 };
 
 Job ProbeNode(const DoctorOptions& o) {
-  Job job;
-  probe::ProbeOptions topo;
-  topo.root = o.root;
-  job.topo = probe::ProbeLiveTopology(topo);
-  probe::EnvProbeOptions env;
-  env.root = o.root;
-  env.nccl_lib = o.nccl_lib;
-  for (char** e = environ; e && *e; ++e) env.environ.emplace_back(*e);
-  job.env = probe::ProbeEnvironment(env);
-  if (job.env.cuda_driver_version == 0) job.env.cuda_driver_version = job.topo.cuda_driver_version;
+  Job job = ProbeThisNode({o.root, o.nccl_lib});
   if (job.env.driver_version.empty()) job.env.driver_version = job.topo.driver_version;
-  if (job.env.host.empty()) job.env.host = job.topo.host;
   return job;
 }
 
