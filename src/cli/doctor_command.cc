@@ -31,12 +31,6 @@ struct DoctorOptions {
   OutputOptions output;
 };
 
-Job ProbeNode(const DoctorOptions& o) {
-  Job job = ProbeThisNode({o.root, o.nccl_lib});
-  if (job.env.driver_version.empty()) job.env.driver_version = job.topo.driver_version;
-  return job;
-}
-
 // The quick benchmark: all_reduce from 8 B to 256 MiB (×8 steps) with a small time budget per
 // size — enough for the latency floor and a bandwidth near the plateau in a few seconds.
 Status QuickBench(const DoctorOptions& o, Job& job) {
@@ -65,7 +59,7 @@ Status QuickBench(const DoctorOptions& o, Job& job) {
 }
 
 int RunDoctor(const DoctorOptions& o) {
-  Job job = ProbeNode(o);
+  Job job = ProbeThisNode({o.root, o.nccl_lib});
   std::vector<diagnose::Gap> gaps;
   if (job.topo.gpus.size() >= 2 && !o.no_bench) {
     if (!o.output.quiet) std::fprintf(stderr, "commdx: quick all_reduce sweep on %zu GPUs...\n", job.topo.gpus.size());

@@ -27,16 +27,10 @@ struct EnvOptions {
   OutputOptions output;
 };
 
-Job ProbeLive(const EnvOptions& o) {
-  Job job = ProbeThisNode({o.root, o.nccl_lib});
-  if (!job.topo.driver_version.empty()) job.env.driver_version = job.topo.driver_version;
-  return job;
-}
-
 int RunEnv(const EnvOptions& o) {
   Job job;
   if (o.files.empty()) {
-    job = ProbeLive(o);
+    job = ProbeThisNode({o.root, o.nccl_lib});
   } else {
     ingest::LoadOptions load;
     load.only = {"snapshot"};

@@ -17,9 +17,16 @@ Job ProbeThisNode(const LiveProbeOptions& options) {
   env.nccl_lib = options.nccl_lib;
   for (char** e = environ; e && *e; ++e) env.environ.emplace_back(*e);
   job.env = probe::ProbeEnvironment(env);
-  if (job.env.cuda_driver_version == 0) job.env.cuda_driver_version = job.topo.cuda_driver_version;
-  if (job.env.host.empty()) job.env.host = job.topo.host;
+  FillEnvironmentFromTopology(job);
   return job;
+}
+
+void FillEnvironmentFromTopology(Job& job) {
+  if (job.env.cuda_driver_version == 0) job.env.cuda_driver_version = job.topo.cuda_driver_version;
+  // NVML's driver version is preferred to the /proc reading when there is one
+  // (docs/measurements/topo-h200x2.md: the open kernel module's /proc text was misread once).
+  if (!job.topo.driver_version.empty()) job.env.driver_version = job.topo.driver_version;
+  if (job.env.host.empty()) job.env.host = job.topo.host;
 }
 
 }  // namespace commdx::cli

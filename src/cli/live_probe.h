@@ -1,7 +1,7 @@
 // The live facts of this node that `commdx doctor` and `commdx env` both start from: the
 // topology (NVML when the root is "/", sysfs, /proc) and the environment of this process
 // (variables, limits, libraries), the GPU facts the environment probe cannot see filled in from
-// the topology.
+// the topology (CUDA driver version, host; the driver version NVML gives, preferred to /proc's).
 #pragma once
 
 #include <string>
@@ -16,5 +16,8 @@ struct LiveProbeOptions {
 };
 
 Job ProbeThisNode(const LiveProbeOptions& options);
+
+// The filling-in step of ProbeThisNode, on facts already probed.
+void FillEnvironmentFromTopology(Job& job);
 
 }  // namespace commdx::cli

@@ -28,6 +28,28 @@ TEST(LiveProbe, FillsTopologyAndEnvironmentOfTheTree) {
   EXPECT_TRUE(none.topo.gpus.empty());
 }
 
+TEST(LiveProbe, NvmlDriverVersionWinsOverTheProcReading) {
+  Job job;
+  job.env.driver_version = "for";  // /proc of the open kernel module, as once misread
+  job.topo.driver_version = "580.159.04";
+  job.topo.cuda_driver_version = 13000;
+  job.topo.host = "vm";
+  FillEnvironmentFromTopology(job);
+  EXPECT_EQ(job.env.driver_version, "580.159.04");
+  EXPECT_EQ(job.env.cuda_driver_version, 13000);
+  EXPECT_EQ(job.env.host, "vm");
+  Job no_nvml;
+  no_nvml.env.driver_version = "550.54.15";
+  no_nvml.env.host = "own";
+  no_nvml.env.cuda_driver_version = 12040;
+  no_nvml.topo.host = "other";
+  no_nvml.topo.cuda_driver_version = 13000;
+  FillEnvironmentFromTopology(no_nvml);
+  EXPECT_EQ(no_nvml.env.driver_version, "550.54.15");
+  EXPECT_EQ(no_nvml.env.host, "own");
+  EXPECT_EQ(no_nvml.env.cuda_driver_version, 12040);
+}
+
 std::string Json(const std::string& args) {
   std::string cmd = std::string(COMMDX_BINARY) + " " + args + " --format json 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
