@@ -86,6 +86,29 @@ std::string StepName(const Job& job, const ChosenStep& c) {
   return s;
 }
 
+// Names the longest GPU op of `kind` in each segment (times relative to origin_ns), so that a
+// block on the timeline says what ran there. Ops are sorted by start.
+void NameLongest(const RankTrace& t, GpuOpKind kind, int64_t origin_ns,
+                 std::vector<Segment>& segs) {
+  constexpr size_t kMaxName = 160;
+  auto by_start = [](const GpuOp& op, int64_t v) { return op.start_ns < v; };
+  for (Segment& seg : segs) {
+    const int64_t a = seg.start_ns + origin_ns, b = seg.end_ns + origin_ns;
+    auto it = std::lower_bound(t.gpu_ops.begin(), t.gpu_ops.end(), a, by_start);
+    if (it != t.gpu_ops.begin()) --it;  // one that began before the segment may run into it
+    const GpuOp* best = nullptr;
+    for (; it != t.gpu_ops.end() && it->start_ns < b; ++it) {
+      if (it->kind != kind || it->end_ns <= a) continue;
+      if (!best || it->end_ns - it->start_ns > best->end_ns - best->start_ns) best = &*it;
+    }
+    if (!best || best->name >= t.names.size()) continue;
+    std::string name = t.names[best->name];
+    if (name.size() > kMaxName) name = name.substr(0, kMaxName) + "...";
+    seg.label += "; longest: " + name + " (" +
+                 FormatDurationNs(static_cast<double>(best->end_ns - best->start_ns)) + ")";
+  }
+}
+
 }  // namespace
 
 std::vector<Segment> MergedSegments(const Intervals& x, int64_t min_gap_ns, int64_t origin_ns,
@@ -130,9 +153,13 @@ std::optional<Timeline> StepTimelineChart(const Job& job, const analysis::TraceF
     Intervals idle = analysis::GapsIn(Clip(rt.busy, lo, hi), lo, hi);
     Intervals data = analysis::IntersectionOf(idle, Clip(rt.data_loading, lo, hi));
     const std::string group = "rank " + std::to_string(s->rank);
+    const RankTrace* trace = static_cast<size_t>(s->trace) < job.trace.ranks.size()
+                                 ? &job.trace.ranks[static_cast<size_t>(s->trace)]
+                                 : nullptr;
 
     Lane work{group + " compute", MergedSegments(compute, gap, lo, "compute", "compute kernels"),
               group};
+    if (trace) NameLongest(*trace, GpuOpKind::kKernel, lo, work.segments);
     for (auto& seg : MergedSegments(analysis::IntersectionOf(Clip(rt.other, lo, hi), no_compute),
                                     gap, lo, "other", "copies/sets"))
       work.segments.push_back(std::move(seg));
@@ -143,6 +170,7 @@ std::optional<Timeline> StepTimelineChart(const Job& job, const analysis::TraceF
     for (auto& seg : MergedSegments(analysis::IntersectionOf(comm, no_compute), gap, lo,
                                     "comm_exposed", "communication exposed"))
       talk.segments.push_back(std::move(seg));
+    if (trace) NameLongest(*trace, GpuOpKind::kCommKernel, lo, talk.segments);
     Lane wait{group + " idle",
               MergedSegments(analysis::IntersectionOf(idle, analysis::GapsIn(data, lo, hi)), gap,
                              lo, "host_wait", "GPU idle, host"),

@@ -109,6 +109,38 @@ TEST(StepTimelineChart, MedianStepWithComputeCommAndIdleLanesPerRank) {
   }
 }
 
+TEST(StepTimelineChart, SegmentsNameTheirLongestKernelEscapedInTheSvg) {
+  Fixture fx = MakeSteps(1);
+  RankTrace& t = fx.job.trace.ranks[0];
+  t.names = {"", "short_kernel", "evil<script>alert(1)</script>", "ncclDevKernel_AllReduce"};
+  const int64_t ms = 1'000'000, base = 40 * ms;  // step 3
+  auto op = [](int64_t a, int64_t b, uint32_t name, GpuOpKind kind) {
+    GpuOp o;
+    o.start_ns = a;
+    o.end_ns = b;
+    o.name = name;
+    o.kind = kind;
+    return o;
+  };
+  t.gpu_ops = {op(base, base + ms, 1, GpuOpKind::kKernel),
+               op(base + ms, base + 4 * ms, 2, GpuOpKind::kKernel),
+               op(base + 3 * ms, base + 6 * ms, 3, GpuOpKind::kCommKernel)};
+  auto tl = StepTimelineChart(fx.job, fx.facts);
+  ASSERT_TRUE(tl);
+  const Lane* compute = FindLane(*tl, "rank 0 compute");
+  const Lane* comm = FindLane(*tl, "rank 0 comm");
+  ASSERT_TRUE(compute && comm);
+  EXPECT_NE(
+      compute->segments.front().label.find("longest: evil<script>alert(1)</script> (3.00 ms)"),
+      std::string::npos)
+      << compute->segments.front().label;
+  for (const auto& seg : comm->segments)
+    EXPECT_NE(seg.label.find("longest: ncclDevKernel_AllReduce"), std::string::npos) << seg.label;
+  std::string svg = SvgTimeline(*tl);
+  EXPECT_EQ(svg.find("<script>"), std::string::npos);
+  EXPECT_NE(svg.find("evil&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+}
+
 TEST(StepTimelineChart, PartialStepsAreNotChosen) {
   Fixture fx = MakeSteps(2);
   for (auto& s : fx.facts.steps)
