@@ -66,6 +66,13 @@ TEST(ChartsCli, BenchAndNcclTestsOutputDrawTheSweepAgainstTheLineRate) {
   EXPECT_EQ(Count(diag, "<svg class=\"timeline\""), 0u);  // no trace among the inputs
 }
 
+TEST(ChartsCli, QuietLeavesChartsOutAsItLeavesTablesOut) {
+  std::string quiet = Html("bench all_reduce --backend fake -b 8 -e 1M -f 16 --quiet");
+  EXPECT_NE(quiet.find("<title>commdx bench all_reduce</title>"), std::string::npos);
+  EXPECT_EQ(quiet.find("<svg"), std::string::npos);
+  EXPECT_EQ(quiet.find("<table"), std::string::npos);
+}
+
 TEST(ChartsCli, TextAndJsonCarryNoCharts) {
   std::string cmd = std::string(COMMDX_BINARY) +
                     " bench all_reduce --backend fake -b 8 -e 1M -f 16 --format json 2>/dev/null";
