@@ -16,6 +16,7 @@
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
 #include "report/bench_tables.h"
+#include "report/job_charts.h"
 
 namespace commdx::cli {
 
@@ -128,6 +129,7 @@ int RunBench(CLI::App& cmd, BenchCliOptions& o) {
   auto rep = report::MakeReport("bench " + o.case_key, job, std::move(diag));
   rep.include_root_cause = false;
   report::AddBenchTables(job.bench, rep);
+  rep.charts = report::BenchCharts(job.bench);
   return EmitReport(rep, o.output);
 }
 

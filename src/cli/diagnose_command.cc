@@ -3,11 +3,14 @@
 
 #include "analysis/catalogue.h"
 #include "analysis/registry.h"
+#include "analysis/trace_analyzers.h"
+#include "analysis/trace_facts.h"
 #include "cli/commands.h"
+#include "cli/load_inputs.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
-#include "ingest/load_job.h"
 #include "ingest/registry.h"
+#include "report/job_charts.h"
 #include "report/sources.h"
 
 namespace commdx::cli {
@@ -33,11 +36,31 @@ int PrintCatalogue() {
   return 0;
 }
 
+// What analysis::RunAnalyzers(job, {}) returns (same findings, same order), with the trace
+// entry reading facts already computed: the charts read the same facts, and on a big trace they
+// are the costly part of the analysis.
+std::vector<Finding> RunAnalyzersWith(const Job& job, const analysis::TraceFacts& facts) {
+  std::vector<Finding> out;
+  for (const auto& a : analysis::Analyzers()) {
+    std::vector<Finding> found;
+    if (a.run != &analysis::FindTraceIssues)
+      found = a.run(job, {});
+    else if (!job.trace.empty())
+      found = analysis::FindTraceIssuesWith(job, facts, {});
+    for (auto& f : found) {
+      if (f.source.empty()) f.source = a.source;
+      analysis::ApplyCatalogueDefaults(f);
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
 int RunDiagnose(const DiagnoseOptions& o) {
   if (o.list) return PrintCatalogue();
   if (o.paths.empty())
     return ReportError(MakeError(ErrorCode::kUsage, "diagnose needs files or folders (or --list)"));
-  auto job = ingest::LoadJob(o.paths, {});
+  auto job = LoadDiagnoseInputs(o.paths);
   if (!job) return ReportError(job.error());
   if (job->inputs.empty()) {
     // Name each file and why it was not read, so the user knows what to fix.
@@ -54,9 +77,14 @@ int RunDiagnose(const DiagnoseOptions& o) {
                   "--list` shows the formats",
         {job->skipped.size() == 1 ? job->skipped[0].path : std::string()}));
   }
-  auto findings = analysis::RunAnalyzers(*job, {});
+  // The trace facts are computed once: the trace analyzers and the charts both read them.
+  analysis::TraceFacts facts;
+  if (!job->trace.empty()) facts = analysis::ComputeTraceFacts(*job);
+  auto findings = RunAnalyzersWith(*job, facts);
   auto rep = report::MakeReport("diagnose", *job, diagnose::Diagnose(*job, std::move(findings)));
-  report::AddSourceTables(*job, rep);
+  report::AddSourceTables(*job, facts, rep);
+  if (!job->trace.empty()) rep.charts.Append(report::TraceCharts(*job, facts));
+  rep.charts.Append(report::BenchCharts(job->bench));
   return EmitReport(rep, o.output);
 }
 

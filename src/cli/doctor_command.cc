@@ -10,15 +10,13 @@
 #include "bench/create_backend.h"
 #include "bench/watchdog.h"
 #include "cli/commands.h"
+#include "cli/live_probe.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
 #include "ingest/snapshot/snapshot.h"
-#include "probe/env_probe.h"
-#include "probe/topology_probe.h"
 #include "report/bench_tables.h"
+#include "report/job_charts.h"
 #include "report/topo_tables.h"
-
-extern char** environ;
 
 namespace commdx::cli {
 
@@ -32,22 +30,6 @@ struct DoctorOptions {
   std::string root = "/";  // hidden: fake sysfs/proc trees in tests
   OutputOptions output;
 };
-
-Job ProbeNode(const DoctorOptions& o) {
-  Job job;
-  probe::ProbeOptions topo;
-  topo.root = o.root;
-  job.topo = probe::ProbeLiveTopology(topo);
-  probe::EnvProbeOptions env;
-  env.root = o.root;
-  env.nccl_lib = o.nccl_lib;
-  for (char** e = environ; e && *e; ++e) env.environ.emplace_back(*e);
-  job.env = probe::ProbeEnvironment(env);
-  if (job.env.cuda_driver_version == 0) job.env.cuda_driver_version = job.topo.cuda_driver_version;
-  if (job.env.driver_version.empty()) job.env.driver_version = job.topo.driver_version;
-  if (job.env.host.empty()) job.env.host = job.topo.host;
-  return job;
-}
 
 // The quick benchmark: all_reduce from 8 B to 256 MiB (×8 steps) with a small time budget per
 // size — enough for the latency floor and a bandwidth near the plateau in a few seconds.
@@ -77,7 +59,7 @@ Status QuickBench(const DoctorOptions& o, Job& job) {
 }
 
 int RunDoctor(const DoctorOptions& o) {
-  Job job = ProbeNode(o);
+  Job job = ProbeThisNode({o.root, o.nccl_lib});
   std::vector<diagnose::Gap> gaps;
   if (job.topo.gpus.size() >= 2 && !o.no_bench) {
     if (!o.output.quiet) std::fprintf(stderr, "commdx: quick all_reduce sweep on %zu GPUs...\n", job.topo.gpus.size());
@@ -99,7 +81,10 @@ int RunDoctor(const DoctorOptions& o) {
   auto rep = report::MakeReport("doctor", job, std::move(diag));
   report::AddTopologyTables(job, rep);
   report::AddEnvironmentTables(job, rep);
-  if (!job.bench.empty()) report::AddBenchTables(job.bench, rep);
+  if (!job.bench.empty()) {
+    report::AddBenchTables(job.bench, rep);
+    rep.charts = report::BenchCharts(job.bench);
+  }
   return EmitReport(rep, o.output);
 }
 

@@ -8,15 +8,12 @@
 
 #include "analysis/registry.h"
 #include "cli/commands.h"
+#include "cli/live_probe.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
 #include "ingest/load_job.h"
 #include "ingest/snapshot/snapshot.h"
-#include "probe/env_probe.h"
-#include "probe/topology_probe.h"
 #include "report/topo_tables.h"
-
-extern char** environ;
 
 namespace commdx::cli {
 
@@ -30,26 +27,10 @@ struct EnvOptions {
   OutputOptions output;
 };
 
-Job ProbeLive(const EnvOptions& o) {
-  Job job;
-  probe::ProbeOptions topo;
-  topo.root = o.root;
-  job.topo = probe::ProbeLiveTopology(topo);
-  probe::EnvProbeOptions env;
-  env.root = o.root;
-  env.nccl_lib = o.nccl_lib;
-  for (char** e = environ; e && *e; ++e) env.environ.emplace_back(*e);
-  job.env = probe::ProbeEnvironment(env);
-  if (job.env.cuda_driver_version == 0) job.env.cuda_driver_version = job.topo.cuda_driver_version;
-  if (!job.topo.driver_version.empty()) job.env.driver_version = job.topo.driver_version;
-  if (job.env.host.empty()) job.env.host = job.topo.host;
-  return job;
-}
-
 int RunEnv(const EnvOptions& o) {
   Job job;
   if (o.files.empty()) {
-    job = ProbeLive(o);
+    job = ProbeThisNode({o.root, o.nccl_lib});
   } else {
     ingest::LoadOptions load;
     load.only = {"snapshot"};

@@ -25,6 +25,7 @@ int EmitReport(const report::Report& input, const OutputOptions& options) {
     auto& f = r.diagnosis.findings;
     std::erase_if(f, [](const Finding& x) { return x.severity == Severity::kInfo; });
     r.tables.clear();
+    r.charts = {};
   }
   bool to_tty = options.output_path.empty() && isatty(STDOUT_FILENO);
   std::string text;

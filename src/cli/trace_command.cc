@@ -11,6 +11,7 @@
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
 #include "ingest/kineto/kineto_importer.h"
+#include "report/job_charts.h"
 #include "report/trace_tables.h"
 
 namespace commdx::cli {
@@ -60,6 +61,7 @@ int RunTrace(const TraceOptions& o) {
   auto rep = report::MakeReport("trace", job, std::move(diag));
   rep.include_root_cause = false;
   report::AddTraceTables(job, facts, rep);
+  rep.charts = report::TraceCharts(job, facts);
   return EmitReport(rep, o.output);
 }
 

@@ -18,6 +18,7 @@ h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd
 .root{background:#fff4e5;padding:10px;border:1px solid #ffcc80}
 table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
 svg text{font-size:11px;fill:#333}.legend span{display:inline-block;margin-right:12px}
+.note{font-size:12px;color:#555;margin-top:2px}
 )";
 
 void Finding(const commdx::Finding& f, std::string& out) {
@@ -55,16 +56,32 @@ void TableHtml(const Table& t, std::string& out) {
   if (!t.note.empty()) out += "<p>" + HtmlEscape(t.note) + "</p>";
 }
 
+void Note(const std::string& note, std::string& out) {
+  if (!note.empty()) out += "<p class=\"note\">" + HtmlEscape(note) + "</p>";
+}
+
 void ChartsHtml(const Charts& c, std::string& out) {
+  if (c.empty()) return;
+  out += "<div id=\"charts\">";
   for (const auto& t : c.timelines) {
     out += "<h2>" + HtmlEscape(t.title) + "</h2><div class=\"legend\">"
-           "<span style=\"color:#4c78a8\">■ compute</span><span style=\"color:#72b7b2\">■ communication "
-           "(overlapped)</span><span style=\"color:#e45756\">■ communication (exposed)</span>"
-           "<span style=\"color:#bab0ac\">■ idle</span><span style=\"color:#f58518\">■ data wait</span></div>";
+           "<span style=\"color:#4c78a8\">■ compute</span><span style=\"color:#9d755d\">■ copies/sets"
+           "</span><span style=\"color:#72b7b2\">■ communication (overlapped)</span>"
+           "<span style=\"color:#e45756\">■ communication (exposed)</span>"
+           "<span style=\"color:#bab0ac\">■ idle (host)</span><span style=\"color:#f58518\">■ idle "
+           "(data loading)</span></div>";
     out += SvgTimeline(t);
+    Note(t.note, out);
   }
-  for (const auto& h : c.histograms) out += "<h2>" + HtmlEscape(h.title) + "</h2>" + SvgHistogram(h);
-  for (const auto& x : c.xy) out += "<h2>" + HtmlEscape(x.title) + "</h2>" + SvgXY(x);
+  for (const auto& h : c.histograms) {
+    out += "<h2>" + HtmlEscape(h.title) + "</h2>" + SvgHistogram(h);
+    Note(h.note, out);
+  }
+  for (const auto& x : c.xy) {
+    out += "<h2>" + HtmlEscape(x.title) + "</h2>" + SvgXY(x);
+    Note(x.note, out);
+  }
+  out += "</div>";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "report/render_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -23,6 +24,13 @@ std::string FormatPercent(double fraction) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f%%", fraction * 100);
   return buf;
+}
+
+std::string PowerOfTwoLabel(int k) {
+  static const char* kUnits[] = {"", "K", "M", "G", "T", "P", "E"};
+  if (k < 0 || k > 63) return k < 0 ? "0" : "inf";
+  int unit = std::min(k / 10, 6);
+  return std::to_string(1ull << (k - 10 * unit)) + kUnits[unit];
 }
 
 }  // namespace commdx::report

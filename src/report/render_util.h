@@ -10,5 +10,7 @@ namespace commdx::report {
 // "21.0 GB/s", "1.20 ms" (for unit "ns"), "3 channels".
 std::string FormatMetric(const Metric& m);
 std::string FormatPercent(double fraction);  // 0.42 -> "42%"
+// 2^k as a short axis label: "512", "4K", "16M", "2G" (k < 0: "0").
+std::string PowerOfTwoLabel(int k);
 
 }  // namespace commdx::report

@@ -1,14 +1,16 @@
 #include "report/sources.h"
 
 #include "report/nccl_tables.h"
+#include "report/trace_tables.h"
 
 namespace commdx::report {
 
-void AddSourceTables(const Job& job, Report& report) {
+void AddSourceTables(const Job& job, const analysis::TraceFacts& facts, Report& report) {
   Table inputs{"inputs", "Inputs", {"file", "recognised as", "bytes"}, {"path", "kind", "bytes"}, {}, ""};
   for (const auto& in : job.inputs) inputs.AddRow({in.path, in.kind, Cell::Int(static_cast<long long>(in.bytes))});
   report.tables.push_back(std::move(inputs));
   if (!job.nccl.empty()) AddNcclTables(job.nccl, report);
+  if (!job.trace.empty()) AddTraceTables(job, facts, report);
 }
 
 }  // namespace commdx::report

@@ -26,7 +26,9 @@ Report HostileReport() {
   Table t{"ranks", "Ranks", {"rank", "host"}, {"rank", "host"}, {}, ""};
   t.AddRow({Cell::Int(0), "<script>x</script>"});
   r.tables.push_back(t);
-  Timeline tl{"Step timeline", {Lane{"rank 0 <x>", {Segment{0, 100, "compute", "<script>k</script>"}}}}};
+  Timeline tl{"Step timeline",
+              {Lane{"rank 0 <x>", {Segment{0, 100, "compute", "<script>k</script>", 1}}, "<g>"}},
+              "note <script>"};
   r.charts.timelines.push_back(tl);
   return r;
 }

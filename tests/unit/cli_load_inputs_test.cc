@@ -1,0 +1,115 @@
+// What `commdx diagnose` reads (cli/load_inputs): traces through the parallel kineto loader,
+// everything else through ingest::LoadJob, inputs in the order of the files, and diagnose's
+// report showing the trace tables `commdx trace` shows.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli/load_inputs.h"
+
+namespace commdx::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kTraces = std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/";
+
+// A folder of copies: names chosen so that traces and other files interleave when sorted.
+struct Folder {
+  fs::path dir;
+  explicit Folder(const std::string& name) : dir(fs::temp_directory_path() / name) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Folder() { fs::remove_all(dir); }
+  void Copy(const std::string& from, const std::string& to) const {
+    fs::copy_file(from, dir / to, fs::copy_options::overwrite_existing);
+  }
+  void Write(const std::string& to, const std::string& text) const {
+    std::ofstream(dir / to) << text;
+  }
+  std::string Path(const std::string& name) const { return (dir / name).string(); }
+};
+
+TEST(LoadDiagnoseInputs, TracesAndLogsInFileOrderWithSkippedFilesNamed) {
+  Folder f("commdx_load_inputs_order");
+  f.Copy(kTraces + "skew_rank1.json", "a_trace_rank1.json");
+  f.Copy(std::string(COMMDX_SOURCE_DIR) + "/examples/ddp_healthy/nccl.vm.653.log", "b_nccl.log");
+  f.Copy(kTraces + "skew_rank0.json", "c_trace_rank0.json");
+  f.Write("d_notes.txt", "nothing commdx reads\n");
+  f.Copy(kTraces + "empty.json", "e_empty.json");
+  auto job = LoadDiagnoseInputs({f.dir.string()});
+  ASSERT_TRUE(job) << job.error().ToString();
+  ASSERT_EQ(job->inputs.size(), 3u);
+  EXPECT_EQ(job->inputs[0].path, f.Path("a_trace_rank1.json"));
+  EXPECT_EQ(job->inputs[0].kind, "kineto");
+  EXPECT_EQ(job->inputs[1].path, f.Path("b_nccl.log"));
+  EXPECT_EQ(job->inputs[1].kind, "nccl_log");
+  EXPECT_EQ(job->inputs[2].path, f.Path("c_trace_rank0.json"));
+  EXPECT_EQ(job->inputs[0].bytes, fs::file_size(kTraces + "skew_rank1.json"));
+  ASSERT_EQ(job->trace.ranks.size(), 2u);
+  EXPECT_EQ(job->trace.ranks[0].rank, 0);  // ordered by rank, not by file
+  EXPECT_FALSE(job->nccl.empty());
+  ASSERT_EQ(job->skipped.size(), 2u);
+  EXPECT_EQ(job->skipped[0].path, f.Path("d_notes.txt"));
+  EXPECT_EQ(job->skipped[0].reason, "not a format commdx reads");
+  EXPECT_EQ(job->skipped[1].reason, "empty file");
+}
+
+TEST(LoadDiagnoseInputs, DuplicateRanksCountedOncePerDuplicate) {
+  Folder f("commdx_load_inputs_dup");
+  for (const char* name : {"x_rank0.json", "y_rank0.json", "z_rank0.json"})
+    f.Copy(kTraces + "skew_rank0.json", name);
+  auto job = LoadDiagnoseInputs({f.dir.string()});
+  ASSERT_TRUE(job) << job.error().ToString();
+  EXPECT_EQ(job->trace.ranks.size(), 3u);
+  // Three traces of rank 0: two duplicates (the set is finished once, not after every file).
+  EXPECT_EQ(job->quality.Count("kineto.duplicate_rank"), 2u);
+}
+
+TEST(LoadDiagnoseInputs, BrokenTraceIsAnErrorWithItsPlace) {
+  Folder f("commdx_load_inputs_broken");
+  f.Copy(kTraces + "truncated.json", "t.json");
+  f.Copy(std::string(COMMDX_SOURCE_DIR) + "/examples/ddp_healthy/nccl.vm.653.log", "n.log");
+  auto job = LoadDiagnoseInputs({f.dir.string()});
+  ASSERT_FALSE(job);
+  EXPECT_NE(job.error().ToString().find(f.Path("t.json") + ":"), std::string::npos)
+      << job.error().ToString();
+  EXPECT_FALSE(LoadDiagnoseInputs({f.Path("missing.json")}));
+}
+
+std::string Commdx(const std::string& args) {
+  std::string cmd = std::string(COMMDX_BINARY) + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  if (!p) return out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  pclose(p);
+  return out;
+}
+
+TEST(DiagnoseCli, ShowsTheTraceTablesWhenTracesAreRead) {
+  std::string with = Commdx("diagnose " + kTraces + "skew_rank0.json " + kTraces +
+                            "skew_rank1.json --format json");
+  for (const char* key : {"\"trace_ranks\"", "\"trace_step_breakdown\"", "\"trace_collectives\"",
+                          "\"trace_bandwidth\"", "\"hta_compat\"", "\"inputs\""})
+    EXPECT_NE(with.find(key), std::string::npos) << key;
+  std::string text =
+      Commdx("diagnose " + kTraces + "skew_rank0.json " + kTraces + "skew_rank1.json");
+  EXPECT_NE(text.find("Where each step's GPU time goes"), std::string::npos)
+      << text.substr(0, 3000);
+  std::string without = Commdx("diagnose " + std::string(COMMDX_SOURCE_DIR) +
+                               "/examples/ddp_healthy/nccl.vm.653.log" + " --format json");
+  EXPECT_NE(without.find("\"communicators\""), std::string::npos);
+  EXPECT_EQ(without.find("\"trace_step_breakdown\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace commdx::cli
