@@ -58,19 +58,38 @@ void ApplyCatalogueDefaults(Finding& finding) {
   if (finding.method_step == 0) finding.method_step = e->method_step;
 }
 
-std::vector<Finding> RunAnalyzers(const Job& job, const Options& options,
-                                  const std::vector<std::string>& sources) {
+namespace {
+
+std::vector<Finding> Run(const Job& job, const Options& options,
+                         const std::vector<std::string>& sources, const TraceFacts* facts) {
   std::vector<Finding> out;
   for (const auto& a : Analyzers()) {
     if (!sources.empty() && std::find(sources.begin(), sources.end(), a.source) == sources.end())
       continue;
-    for (auto& f : a.run(job, options)) {
+    std::vector<Finding> found;
+    if (facts && a.run == &FindTraceIssues) {
+      if (!job.trace.empty()) found = FindTraceIssuesWith(job, *facts, options);
+    } else {
+      found = a.run(job, options);
+    }
+    for (auto& f : found) {
       if (f.source.empty()) f.source = a.source;
       ApplyCatalogueDefaults(f);
       out.push_back(std::move(f));
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<Finding> RunAnalyzers(const Job& job, const Options& options,
+                                  const std::vector<std::string>& sources) {
+  return Run(job, options, sources, nullptr);
+}
+
+std::vector<Finding> RunAnalyzers(const Job& job, const Options& options, const TraceFacts& facts) {
+  return Run(job, options, {}, &facts);
 }
 
 }  // namespace commdx::analysis

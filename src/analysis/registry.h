@@ -27,6 +27,11 @@ const std::vector<Analyzer>& Analyzers();
 std::vector<Finding> RunAnalyzers(const Job& job, const Options& options,
                                   const std::vector<std::string>& sources = {});
 
+struct TraceFacts;
+// The same for every source, with the trace facts the caller already computed (diagnose draws
+// charts from them too; on a big trace they are the costly part of the analysis).
+std::vector<Finding> RunAnalyzers(const Job& job, const Options& options, const TraceFacts& facts);
+
 // Fills severity/title/step from the catalogue where an analyzer left them default.
 void ApplyCatalogueDefaults(Finding& finding);
 

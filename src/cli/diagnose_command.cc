@@ -3,7 +3,6 @@
 
 #include "analysis/catalogue.h"
 #include "analysis/registry.h"
-#include "analysis/trace_analyzers.h"
 #include "analysis/trace_facts.h"
 #include "cli/commands.h"
 #include "cli/load_inputs.h"
@@ -36,26 +35,6 @@ int PrintCatalogue() {
   return 0;
 }
 
-// What analysis::RunAnalyzers(job, {}) returns (same findings, same order), with the trace
-// entry reading facts already computed: the charts read the same facts, and on a big trace they
-// are the costly part of the analysis.
-std::vector<Finding> RunAnalyzersWith(const Job& job, const analysis::TraceFacts& facts) {
-  std::vector<Finding> out;
-  for (const auto& a : analysis::Analyzers()) {
-    std::vector<Finding> found;
-    if (a.run != &analysis::FindTraceIssues)
-      found = a.run(job, {});
-    else if (!job.trace.empty())
-      found = analysis::FindTraceIssuesWith(job, facts, {});
-    for (auto& f : found) {
-      if (f.source.empty()) f.source = a.source;
-      analysis::ApplyCatalogueDefaults(f);
-      out.push_back(std::move(f));
-    }
-  }
-  return out;
-}
-
 int RunDiagnose(const DiagnoseOptions& o) {
   if (o.list) return PrintCatalogue();
   if (o.paths.empty())
@@ -80,7 +59,7 @@ int RunDiagnose(const DiagnoseOptions& o) {
   // The trace facts are computed once: the trace analyzers and the charts both read them.
   analysis::TraceFacts facts;
   if (!job->trace.empty()) facts = analysis::ComputeTraceFacts(*job);
-  auto findings = RunAnalyzersWith(*job, facts);
+  auto findings = analysis::RunAnalyzers(*job, {}, facts);
   auto rep = report::MakeReport("diagnose", *job, diagnose::Diagnose(*job, std::move(findings)));
   report::AddSourceTables(*job, facts, rep);
   if (!job->trace.empty()) rep.charts.Append(report::TraceCharts(*job, facts));
