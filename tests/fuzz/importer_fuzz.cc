@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "analysis/registry.h"
+#include "analysis/trace_facts.h"
 #include "base/file.h"
 #include "diagnose/compare.h"
 #include "diagnose/diagnosis.h"
@@ -19,6 +20,7 @@
 #include "ingest/saved_result/saved_result_reader.h"
 #include "report/render.h"
 #include "report/report.h"
+#include "report/job_charts.h"
 #include "report/sources.h"
 
 namespace {
@@ -59,9 +61,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!imp->parse(file, job)) return 0;
   job.inputs.push_back({file.path, imp->name, file.data.size()});
   // The analyzers, the diagnosis and the report must cope with whatever a parse accepted.
-  auto findings = analysis::RunAnalyzers(job, {});
+  // As `commdx diagnose` does it: trace facts once, the tables and the charts drawn from them.
+  analysis::TraceFacts facts;
+  if (!job.trace.empty()) facts = analysis::ComputeTraceFacts(job);
+  auto findings = analysis::RunAnalyzers(job, {}, facts);
   auto rep = report::MakeReport("diagnose", job, diagnose::Diagnose(job, std::move(findings)));
-  report::AddSourceTables(job, rep);
+  report::AddSourceTables(job, facts, rep);
+  if (!job.trace.empty()) rep.charts.Append(report::TraceCharts(job, facts));
+  rep.charts.Append(report::BenchCharts(job.bench));
   RenderAll(rep);
   return 0;
 }
