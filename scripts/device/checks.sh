@@ -33,6 +33,10 @@ nl=(--nccl-lib "$torch_nccl")
 step ar_plain 120 "$cx" bench all_reduce -b 8 -e 64M -f 8 "${nl[@]}"
 step ar_graph 120 "$cx" bench all_reduce -b 8 -e 64M -f 8 -G 20 "${nl[@]}" --timeout 20
 step ar_gate 120 "$cx" bench all_reduce -b 8 -e 64M -f 8 --gate "${nl[@]}" --timeout 20
+# What per-iteration timing events cost at latency-bound sizes: one event per K launches.
+for k in 1 4 16 64; do
+  step "ar_events_every_$k" 120 "$cx" bench all_reduce -b 8 -e 64K -f 8 -n 256 --events-every "$k" "${nl[@]}"
+done
 [ "${1:-}" = quick ] || step ar_sweep 180 "$cx" bench all_reduce -b 8 -e 8G -f 4 "${nl[@]}" --format json -o "$out/ar_sweep.json"
 step oom 60 "$cx" bench all_reduce -b 100G -e 100G -c 0 "${nl[@]}"
 # torchrun-style launch: one process (world 1) must run; world 2 with rank 1 never started must
