@@ -81,6 +81,11 @@ TEST(TraceSet, NoCollectiveKindInCommonIsAnotherJob) {
   Job job = SetOf({a, b});
   EXPECT_NE(MixedNote(job).find("no collective of the same kind"), std::string::npos)
       << MixedNote(job);
+  // Pipeline stages: one only sends, the next only receives — the same job.
+  RankTrace s = Rank(0, 0, kSec), r = Rank(1, 0, kSec);
+  AddCollectives(s, CollectiveType::kSend, 6);
+  AddCollectives(r, CollectiveType::kRecv, 6);
+  EXPECT_EQ(SetOf({s, r}).quality.Count("kineto.mixed_jobs"), 0u);
   // A trimmed window with few collectives says nothing.
   RankTrace c = Rank(0, 0, kSec), d = Rank(1, 0, kSec);
   AddCollectives(c, CollectiveType::kAllReduce, 2);

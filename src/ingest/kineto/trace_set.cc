@@ -46,11 +46,13 @@ const ProcessGroupInfo* FindPg(const RankTrace& t, const std::string& name) {
   return nullptr;
 }
 
+// The kinds of collective a rank issued in a group. Point-to-point counts as one kind: in a
+// pipeline one stage only sends and the next only receives, yet both are the same job.
 std::set<CollectiveType> TypesIn(const RankTrace& t, const std::string& pg_name) {
   std::set<CollectiveType> types;
   for (const auto& c : t.collectives)
     if (c.pg >= 0 && t.process_groups[c.pg].name == pg_name && c.type != CollectiveType::kUnknown)
-      types.insert(c.type);
+      types.insert(IsPointToPoint(c.type) ? CollectiveType::kSendRecv : c.type);
   return types;
 }
 
