@@ -1,6 +1,7 @@
 #include "model/topology.h"
 
 #include <algorithm>
+#include <utility>
 #include <cctype>
 
 #include "base/text.h"
@@ -168,23 +169,31 @@ const Gpu* Topology::GpuByBusId(std::string_view bus_id) const {
   return nullptr;
 }
 
+namespace {
+// `pairs` is kept sorted by (a, b): lookups are binary searches (a linear scan per lookup made
+// the pair loops quadratic in the pair count: 5.6 s on a fuzzed 254-GPU matrix).
+bool PairBefore(const GpuPair& x, int a, int b) { return x.a != a ? x.a < a : x.b < b; }
+}  // namespace
+
 const GpuPair* Topology::FindPair(int a, int b) const {
   if (a > b) std::swap(a, b);
-  for (const auto& p : pairs)
-    if (p.a == a && p.b == b) return &p;
-  return nullptr;
+  auto it = std::lower_bound(pairs.begin(), pairs.end(), std::pair{a, b},
+                             [](const GpuPair& x, std::pair<int, int> k) {
+                               return PairBefore(x, k.first, k.second);
+                             });
+  return it != pairs.end() && it->a == a && it->b == b ? &*it : nullptr;
 }
 
 GpuPair& Topology::PairAt(int a, int b) {
   if (a > b) std::swap(a, b);
-  for (auto& p : pairs)
-    if (p.a == a && p.b == b) return p;
+  auto it = std::lower_bound(pairs.begin(), pairs.end(), std::pair{a, b},
+                             [](const GpuPair& x, std::pair<int, int> k) {
+                               return PairBefore(x, k.first, k.second);
+                             });
+  if (it != pairs.end() && it->a == a && it->b == b) return *it;
   GpuPair p;
   p.a = a;
   p.b = b;
-  auto it = std::lower_bound(pairs.begin(), pairs.end(), p, [](const GpuPair& x, const GpuPair& y) {
-    return x.a != y.a ? x.a < y.a : x.b < y.b;
-  });
   return *pairs.insert(it, std::move(p));
 }
 
