@@ -125,6 +125,7 @@ class RankBuilder {
   // Finish steps, each in its own file: link.cc, collectives.cc, steps.cc.
   void ApplyBaseTime();
   void SortAndLink();
+  void LinkLaunches();
   void BuildCollectives();
   void BuildStreams();
   void BuildProcessGroups();
