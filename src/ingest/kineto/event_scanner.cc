@@ -1,5 +1,6 @@
 #include "ingest/kineto/event_scanner.h"
 
+#include <array>
 #include <cstring>
 
 #include "base/text.h"
@@ -93,6 +94,10 @@ inline bool Is(const char* key, const char (&lit)[N]) {
 constexpr KeyWord kPh = Key("ph"), kPid = Key("pid"), kTid = Key("tid"), kTs = Key("ts"),
                   kDur = Key("dur"), kCat = Key("cat"), kName = Key("name"), kArgs = Key("args"),
                   kId = Key("id");
+//   "ph": "X", "cat": "cpu_op", "name": "aten::div", "pid": 653, "tid": 675,
+//   "ts": 5160728064615.551, "dur": 72.853, "args": {...}
+constexpr std::array<const KeyWord*, 8> kKinetoOrder = {&kPh, &kCat, &kName, &kPid,
+                                                        &kTid, &kTs,  &kDur,  &kArgs};
 
 }  // namespace
 
@@ -138,23 +143,31 @@ bool EventScanner::Done(const RawEvent& ev, Need need) {
 const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool want_flows) {
   p = s.SkipWs(p + 1);
   if (p < s.end() && *p == '}') return p + 1;
+  size_t member = 0;
   while (true) {
     if (p >= s.end()) return s.Fail(ScanError::kEnd, p);
     if (*p != '"') return s.Fail(ScanError::kExpectedKey, p);
     const char* k = p + 1;
     uint64_t w;
     std::memcpy(&w, k, 8);  // the part is padded: reading past a short key is safe
+    // Kineto writes complete events' keys in one order: trying the key expected at this
+    // position first keeps the dispatch predictable; any other order takes the switch.
     const KeyWord* hit = nullptr;
-    switch (k[0]) {
-      case 'p': hit = Is(w, kPh) ? &kPh : Is(w, kPid) ? &kPid : nullptr; break;
-      case 't': hit = Is(w, kTs) ? &kTs : Is(w, kTid) ? &kTid : nullptr; break;
-      case 'd': hit = Is(w, kDur) ? &kDur : nullptr; break;
-      case 'c': hit = Is(w, kCat) ? &kCat : nullptr; break;
-      case 'n': hit = Is(w, kName) ? &kName : nullptr; break;
-      case 'a': hit = Is(w, kArgs) ? &kArgs : nullptr; break;
-      case 'i': hit = Is(w, kId) ? &kId : nullptr; break;
-      default: break;
+    if (member < kKinetoOrder.size() && Is(w, *kKinetoOrder[member])) {
+      hit = kKinetoOrder[member];
+    } else {
+      switch (k[0]) {
+        case 'p': hit = Is(w, kPh) ? &kPh : Is(w, kPid) ? &kPid : nullptr; break;
+        case 't': hit = Is(w, kTs) ? &kTs : Is(w, kTid) ? &kTid : nullptr; break;
+        case 'd': hit = Is(w, kDur) ? &kDur : nullptr; break;
+        case 'c': hit = Is(w, kCat) ? &kCat : nullptr; break;
+        case 'n': hit = Is(w, kName) ? &kName : nullptr; break;
+        case 'a': hit = Is(w, kArgs) ? &kArgs : nullptr; break;
+        case 'i': hit = Is(w, kId) ? &kId : nullptr; break;
+        default: break;
+      }
     }
+    ++member;
     const char* close = hit ? k + hit->len : s.StringEnd(k);
     if (!close) return nullptr;
     if (close >= s.end()) return s.Fail(ScanError::kUnterminated, p);
@@ -178,6 +191,10 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
       ev.cat = CatOf(ev.cat_text);
     } else if (hit == &kName) {
       after = ReadRawStr(s, v, ev.name);  // escaped: the interner unescapes
+    } else if (hit == &kPid) {
+      after = ReadRawStr(s, v, ev.pid);
+    } else if (hit == &kTid) {
+      after = ReadRawStr(s, v, ev.tid);
     } else if (hit == &kTs) {
       ev.has_ts = true;
       bool ok = false;
@@ -188,10 +205,6 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
       bool ok = false;
       after = ReadMicros(s, v, ev.dur_ns, ok);
       ev.bad_dur = !ok;
-    } else if (hit == &kPid) {
-      after = ReadRawStr(s, v, ev.pid);
-    } else if (hit == &kTid) {
-      after = ReadRawStr(s, v, ev.tid);
     } else if (hit == &kArgs) {
       // Not an object: not used, skipped with the event.
       after = v < s.end() && *v == '{' ? Args(s, v, ev, NeedOf(ev)) : s.SkipValue(v);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,28 @@ namespace detail {
 inline bool IsDigit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
 const char* ReadMicrosSlow(JsonScan& s, const char* p, int64_t& ns, bool& ok);
 const char* ReadIntSlow(JsonScan& s, const char* p, int64_t& out, int64_t fallback);
+
+// How many of the 8 bytes at p are leading ASCII digits (p is padded: 8 bytes are readable),
+// and their value. A byte is a digit if its high nibble is 3 and its low one, plus 6, does not
+// carry into the high nibble; a carry out of a byte only reaches later bytes, which are after
+// the first non-digit and do not count.
+inline int LeadingDigits8(const char* p, uint64_t& value) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  uint64_t bad = ((w & (0xF0 * kOnes)) ^ (0x30 * kOnes)) | (((w + 0x06 * kOnes) & (0xF0 * kOnes)) ^ (0x30 * kOnes));
+  int n = bad ? __builtin_ctzll(bad) / 8 : 8;
+  if (n == 0) return 0;
+  // The n digits as byte values, moved to the top so that the bytes below are leading zeros.
+  uint64_t d = (w & (0x0F * kOnes)) << (8 * (8 - n));
+  d = (d * 10 + (d >> 8)) & 0x00FF00FF00FF00FFull;      // pairs of digits
+  d = (d * 100 + (d >> 16)) & 0x0000FFFF0000FFFFull;    // groups of four
+  d = (d * 10000 + (d >> 32)) & 0x00000000FFFFFFFFull;  // all eight
+  value = d;
+  return n;
+}
+
+inline constexpr uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
 }  // namespace detail
 
 //   "ts": 5160728064596.329, "dur": 106.799,
@@ -33,34 +56,45 @@ const char* ReadIntSlow(JsonScan& s, const char* p, int64_t& out, int64_t fallba
 inline const char* ReadMicros(JsonScan& s, const char* p, int64_t& ns, bool& ok) {
   constexpr int64_t kMaxMicros = 9'200'000'000'000'000;  // as in ParseMicrosToNs
   const char* q = p;
-  bool neg = q < s.end() && *q == '-';
+  bool neg = *q == '-';  // readable: the part is padded
   q += neg;
-  const char* digits = q;
-  int64_t whole = 0;
-  while (q < s.end() && detail::IsDigit(*q) && q - digits < 17) whole = whole * 10 + (*q++ - '0');
-  if (q == digits) return detail::ReadMicrosSlow(s, p, ns, ok);
-  int64_t frac = 0;
-  int frac_digits = 0;
-  bool round_up = false;
-  if (q < s.end() && *q == '.') {
-    ++q;
-    for (; q < s.end() && detail::IsDigit(*q); ++q) {
-      if (frac_digits < 3) {
-        frac = frac * 10 + (*q - '0');
-        ++frac_digits;
-      } else if (frac_digits == 3) {
-        round_up = *q >= '5';
-        ++frac_digits;
-      }
-    }
+  // Whole µs: up to 17 digits in 8-byte steps (the padding makes the loads safe; the end of
+  // the part is checked once after).
+  uint64_t digits_value = 0;  // unsigned: past 17 digits it may wrap before it is thrown away
+  int digits = 0;
+  while (true) {
+    uint64_t v = 0;
+    int n = detail::LeadingDigits8(q, v);
+    digits_value = digits_value * detail::kPow10[n] + v;
+    digits += n;
+    q += n;
+    if (n < 8 || digits > 17) break;
   }
-  if (q < s.end() && JsonScan::IsScalarByte(*q)) return detail::ReadMicrosSlow(s, p, ns, ok);
+  if (digits == 0 || digits > 17) return detail::ReadMicrosSlow(s, p, ns, ok);
+  const int64_t whole = static_cast<int64_t>(digits_value);  // < 10^17
+  int64_t frac = 0;
+  bool round_up = false;
+  if (*q == '.') {
+    ++q;
+    uint64_t v = 0;
+    int n = detail::LeadingDigits8(q, v);
+    if (n == 8) return detail::ReadMicrosSlow(s, p, ns, ok);  // 8+ decimals: rare, exact below
+    // The first three decimals (padded with zeros to three), the fourth rounds.
+    if (n <= 3) {
+      frac = static_cast<int64_t>(v * detail::kPow10[3 - n]);
+    } else {
+      frac = static_cast<int64_t>(v / detail::kPow10[n - 3]);
+      round_up = (v / detail::kPow10[n - 4]) % 10 >= 5;
+    }
+    q += n;
+  }
+  if (q > s.end() || (q < s.end() && JsonScan::IsScalarByte(*q)))
+    return detail::ReadMicrosSlow(s, p, ns, ok);
   if (whole >= kMaxMicros) {
     ok = false;
     return q;
   }
-  static constexpr int64_t kScale[4] = {1000, 100, 10, 1};
-  ns = whole * 1000 + frac * kScale[frac_digits < 3 ? frac_digits : 3] + (round_up ? 1 : 0);
+  ns = whole * 1000 + frac + (round_up ? 1 : 0);
   if (neg) ns = -ns;
   ok = true;
   return q;
