@@ -66,7 +66,7 @@ std::vector<Key> SortedKeys(size_t n, KeyAt key_at, Less less) {
 // Sorts `v` by start, longer first at equal starts (parents before children), then by name and
 // file order, so the order never depends on the sort algorithm. Kineto writes an op when it
 // ends (a parent after its children) and groups threads, so the input is far from sorted in
-// places: small keys are sorted (SortKeys), then the events moved once.
+// places: small keys are sorted (SortedKeys), then the events moved once.
 template <class T>
 void SortByStart(std::vector<T>& v) {
   struct Key {
@@ -88,21 +88,14 @@ void SortByStart(std::vector<T>& v) {
   for (size_t i = 1; i < v.size() && sorted; ++i) sorted = !less(key_at(i), key_at(i - 1));
   if (sorted) return;
   std::vector<Key> keys = SortedKeys<Key>(v.size(), key_at, less);
-  // Apply the permutation in place (position i takes v[keys[i].index]), one cycle at a time,
-  // so that no second copy of the events is ever held.
-  std::vector<bool> done(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (done[i] || keys[i].index == i) continue;
-    T first = v[i];
-    size_t at = i;
-    while (keys[at].index != i) {
-      v[at] = v[keys[at].index];
-      done[at] = true;
-      at = keys[at].index;
-    }
-    v[at] = first;
-    done[at] = true;
-  }
+  // Gather into a new vector: its loads are independent, so the cache misses of a random
+  // permutation overlap. (Following the permutation's cycles in place kept one copy of the
+  // events but made each miss wait for the one before: ~45% of the sort.) The second copy of
+  // one event kind is held only until the swap.
+  std::vector<T> gathered;
+  gathered.reserve(v.size());
+  for (const Key& k : keys) gathered.push_back(v[k.index]);
+  v.swap(gathered);
 }
 
 }  // namespace
