@@ -78,7 +78,7 @@ uint32_t Interner::InternRaw(std::string_view raw) {
   // First sight of this raw form: a name without escapes is its own raw form.
   uint32_t id;
   std::string_view stored;
-  if (std::memchr(raw.data(), '\\', raw.size()) == nullptr) {
+  if (raw.empty() || std::memchr(raw.data(), '\\', raw.size()) == nullptr) {  // no memchr on a null view
     id = Intern(raw);
     stored = storage_[id];
   } else {
