@@ -110,7 +110,8 @@ TEST(KinetoScanner, AnyKeyOrderAnyTypeUnknownValuesSkipped) {
 TEST(KinetoScanner, BadNumbersAreBadRecordsNotErrors) {
   Scanned nan, big, text, null, obj;
   ScanInto(nan, R"j({"ph": "X", "ts": NaN, "dur": 1})j");
-  ScanInto(big, R"j({"ph": "X", "ts": 123456789012345678901234, "dur": 1e400, "id": 99999999999999999999999})j");
+  ScanInto(big, R"j({"ph": "X", "ts": 123456789012345678901234, "dur": 1e400,)j"
+                R"j( "id": 99999999999999999999999})j");
   ScanInto(text, R"j({"ph": "X", "ts": "soon", "dur": -2.5})j");
   ScanInto(null, R"j({"ph": "X", "ts": null, "dur": true})j");
   ScanInto(obj, R"j({"ph": "X", "ts": {"a": 1}, "dur": [1], "args": 5})j");

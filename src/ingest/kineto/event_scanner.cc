@@ -77,7 +77,8 @@ template <size_t N>
 constexpr KeyWord Key(const char (&lit)[N]) {
   static_assert(N <= 8, "key and quote must fit a word");
   KeyWord k;
-  for (size_t i = 0; i < N - 1; ++i) k.word |= uint64_t{static_cast<unsigned char>(lit[i])} << (8 * i);
+  for (size_t i = 0; i < N - 1; ++i)
+    k.word |= uint64_t{static_cast<unsigned char>(lit[i])} << (8 * i);
   k.word |= uint64_t{'"'} << (8 * (N - 1));
   k.mask = N == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * N)) - 1;
   k.len = N - 1;

@@ -75,10 +75,10 @@ uint32_t Interner::InternRaw(std::string_view raw) {
   auto key = [this](uint32_t e) { return raw_entries_[e].first; };
   Slot& slot = Find(raw_ids_, raw, h, key);  // stays valid: Intern() touches only ids_
   if (slot.id != kEmpty) return raw_entries_[slot.id].second;
-  // First sight of this raw form: a name without escapes is its own raw form.
   uint32_t id;
   std::string_view stored;
-  if (raw.empty() || std::memchr(raw.data(), '\\', raw.size()) == nullptr) {  // no memchr on a null view
+  // A name without escapes is its own raw form (and an empty view may be null: no memchr).
+  if (raw.empty() || std::memchr(raw.data(), '\\', raw.size()) == nullptr) {
     id = Intern(raw);
     stored = storage_[id];
   } else {

@@ -83,7 +83,8 @@ inline Block Classify(const char* p) {
     __m128i folded = _mm_or_si128(v, bit5);
     b.quote |= Mask16(_mm_cmpeq_epi8(v, quote), i);
     b.bslash |= Mask16(_mm_cmpeq_epi8(v, bslash), i);
-    b.bracket |= Mask16(_mm_or_si128(_mm_cmpeq_epi8(folded, open_b), _mm_cmpeq_epi8(folded, close_b)), i);
+    __m128i bracket = _mm_or_si128(_mm_cmpeq_epi8(folded, open_b), _mm_cmpeq_epi8(folded, close_b));
+    b.bracket |= Mask16(bracket, i);
     b.ctl |= Mask16(_mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v), i);
     b.hi |= Mask16(v, i);
   }

@@ -35,7 +35,8 @@ inline int LeadingDigits8(const char* p, uint64_t& value) {
   constexpr uint64_t kOnes = 0x0101010101010101ull;
   uint64_t w;
   std::memcpy(&w, p, 8);
-  uint64_t bad = ((w & (0xF0 * kOnes)) ^ (0x30 * kOnes)) | (((w + 0x06 * kOnes) & (0xF0 * kOnes)) ^ (0x30 * kOnes));
+  uint64_t bad = ((w & (0xF0 * kOnes)) ^ (0x30 * kOnes)) |
+                 (((w + 0x06 * kOnes) & (0xF0 * kOnes)) ^ (0x30 * kOnes));
   int n = bad ? __builtin_ctzll(bad) / 8 : 8;
   if (n == 0) return 0;
   // The n digits as byte values, moved to the top so that the bytes below are leading zeros.
@@ -47,7 +48,8 @@ inline int LeadingDigits8(const char* p, uint64_t& value) {
   return n;
 }
 
-inline constexpr uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+inline constexpr uint64_t kPow10[9] = {1,      10,      100,      1000,     10000,
+                                       100000, 1000000, 10000000, 100000000};
 }  // namespace detail
 
 //   "ts": 5160728064596.329, "dur": 106.799,

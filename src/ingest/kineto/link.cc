@@ -176,7 +176,8 @@ void RankBuilder::LinkLaunches() {
   if (max_corr < static_cast<int64_t>(4 * t.runtime.size() + 4096)) {
     std::vector<int32_t> launch_of(static_cast<size_t>(max_corr + 1), -1);
     for (size_t i = t.runtime.size(); i-- > 0;)  // backwards: the first call wins
-      if (t.runtime[i].correlation >= 0) launch_of[t.runtime[i].correlation] = static_cast<int32_t>(i);
+      if (t.runtime[i].correlation >= 0)
+        launch_of[t.runtime[i].correlation] = static_cast<int32_t>(i);
     for (size_t i = 0; i < t.gpu_ops.size(); ++i) {
       int64_t c = t.gpu_ops[i].correlation;
       if (c >= 0 && c <= max_corr && launch_of[c] >= 0) link(i, launch_of[c]);
