@@ -321,3 +321,60 @@ TEST(KinetoSteps, WholeTraceWithoutAnyStepMarker) {
 
 }  // namespace
 }  // namespace commdx
+
+namespace commdx {
+namespace {
+
+// 3000 CPU ops written in a scrambled order, with many equal starts and equal (start, end)
+// pairs: the model holds them by start, longer first, then by name, then in file order. With
+// `skew`, one op in 7 starts far later, so that most fall into one time bucket of the sort.
+void CheckStartOrder(bool skew) {
+  SCOPED_TRACE(skew ? "skewed" : "spread");
+  struct Op {
+    int64_t ts, dur;
+    int name, index;
+  };
+  std::vector<Op> ops;
+  uint64_t x = 12345;
+  auto next = [&x](uint64_t mod) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int64_t>((x >> 33) % mod);
+  };
+  std::string json = "{\"traceEvents\": [\n";
+  for (int i = 0; i < 3000; ++i) {
+    Op op{next(400) * 1000 + (skew && i % 7 == 0 ? 500000000 : 0), next(3) + 1, static_cast<int>(next(4)), i};
+    ops.push_back(op);
+    json += (i ? ",\n" : "") + std::string("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op") +
+            std::to_string(op.name) + "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(op.ts) +
+            ", \"dur\": " + std::to_string(op.dur) + ", \"args\": {\"External id\": " +
+            std::to_string(i) + "}}";
+  }
+  json += "\n]}\n";
+  FileText f{"scrambled_rank0.json", json, false, json.size()};
+  Job job;
+  ASSERT_TRUE(ingest::ParseKineto(f, job));
+  const RankTrace& t = job.trace.ranks.at(0);
+  ASSERT_EQ(t.host_ops.size(), ops.size());
+  // Names are interned in first-seen order, so compare them by id as the model does.
+  std::vector<uint32_t> id_of(4);
+  for (int n = 0; n < 4; ++n)
+    for (uint32_t id = 0; id < t.names.size(); ++id)
+      if (t.names[id] == "op" + std::to_string(n)) id_of[n] = id;
+  std::stable_sort(ops.begin(), ops.end(), [&](const Op& a, const Op& b) {
+    if (a.ts != b.ts) return a.ts < b.ts;
+    if (a.dur != b.dur) return a.dur > b.dur;
+    return id_of[a.name] < id_of[b.name];
+  });
+  for (size_t i = 0; i < ops.size(); ++i) {
+    ASSERT_EQ(t.host_ops[i].external_id, ops[i].index) << i;
+    ASSERT_EQ(t.host_ops[i].start_ns, ops[i].ts * 1000) << i;
+  }
+}
+
+TEST(KinetoIngest, EventsComeOutInStartOrderWhateverTheFileOrder) {
+  CheckStartOrder(false);
+  CheckStartOrder(true);
+}
+
+}  // namespace
+}  // namespace commdx

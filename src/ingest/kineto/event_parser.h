@@ -1,11 +1,13 @@
-// Turns the pieces of a Kineto document into RankBuilder calls with simdjson ondemand: one parser
-// per file reader, reused for every part; each field read once into a RawEvent.
+// Turns the pieces of a Kineto document into RankBuilder calls: the small top-level values with
+// simdjson ondemand (one parser per file reader, reused), the parts of traceEvents with the
+// hand-written EventScanner; each field read once into a RawEvent.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "ingest/kineto/document_reader.h"
+#include "ingest/kineto/json_values.h"  // ParseMicrosToNs
 #include "ingest/kineto/rank_builder.h"
 
 namespace commdx::ingest::kineto {
@@ -25,9 +27,5 @@ class EventParser final : public DocumentSink {
   std::unique_ptr<Impl> impl_;
   RankBuilder& builder_;
 };
-
-// µs as Kineto writes them (1727000000123456, 12345.678, -5.5, 1.7e15) to integer ns, exact for
-// up to three decimals. False if the token is not a number (NaN, null, text).
-bool ParseMicrosToNs(std::string_view token, int64_t& ns);
 
 }  // namespace commdx::ingest::kineto

@@ -6,9 +6,13 @@
 
 namespace commdx::ingest::kineto {
 
-Interner::Interner() { Intern(""); }
+Interner::Interner() {
+  ids_.slots.resize(1024);
+  raw_ids_.slots.resize(1024);
+  Intern("");
+}
 
-size_t Interner::Hash::operator()(std::string_view s) const noexcept {
+uint64_t Interner::Hash(std::string_view s) {
   // Length, and 16 bytes from each end read as words (kernel names are long template
   // signatures that differ at the start or the end).
   auto word = [&s](size_t at) {
@@ -30,25 +34,60 @@ size_t Interner::Hash::operator()(std::string_view s) const noexcept {
     mix(word(s.size() - 16));
     mix(word(s.size() - 8));
   }
-  return static_cast<size_t>(h);
+  return h;
+}
+
+template <class KeyOf>
+Interner::Slot& Interner::Find(Table& t, std::string_view s, uint64_t h, KeyOf key) {
+  size_t mask = t.slots.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    Slot& slot = t.slots[i];
+    if (slot.id == kEmpty || (slot.hash == h && key(slot.id) == s)) return slot;
+  }
+}
+
+void Interner::Grow(Table& t) {
+  std::vector<Slot> old(t.slots.size() * 2);
+  old.swap(t.slots);
+  size_t mask = t.slots.size() - 1;
+  for (const Slot& s : old) {
+    if (s.id == kEmpty) continue;
+    size_t i = s.hash & mask;
+    while (t.slots[i].id != kEmpty) i = (i + 1) & mask;
+    t.slots[i] = s;
+  }
 }
 
 uint32_t Interner::Intern(std::string_view s) {
-  auto it = ids_.find(s);
-  if (it != ids_.end()) return it->second;
+  uint64_t h = Hash(s);
+  auto key = [this](uint32_t id) { return std::string_view(storage_[id]); };
+  Slot& slot = Find(ids_, s, h, key);
+  if (slot.id != kEmpty) return slot.id;
+  uint32_t id = static_cast<uint32_t>(storage_.size());
   storage_.emplace_back(s);
-  uint32_t id = static_cast<uint32_t>(storage_.size() - 1);
-  ids_.emplace(std::string_view(storage_.back()), id);
+  slot = {h, id};
+  if (2 * ++ids_.used > ids_.slots.size()) Grow(ids_);  // at most half full
   return id;
 }
 
 uint32_t Interner::InternRaw(std::string_view raw) {
-  if (raw.empty() || std::memchr(raw.data(), '\\', raw.size()) == nullptr) return Intern(raw);
-  auto it = raw_ids_.find(raw);
-  if (it != raw_ids_.end()) return it->second;
-  uint32_t id = Intern(JsonUnescape(raw));
-  raw_keys_.emplace_back(raw);
-  raw_ids_.emplace(std::string_view(raw_keys_.back()), id);
+  uint64_t h = Hash(raw);
+  auto key = [this](uint32_t e) { return raw_entries_[e].first; };
+  Slot& slot = Find(raw_ids_, raw, h, key);  // stays valid: Intern() touches only ids_
+  if (slot.id != kEmpty) return raw_entries_[slot.id].second;
+  uint32_t id;
+  std::string_view stored;
+  // A name without escapes is its own raw form (and an empty view may be null: no memchr).
+  if (raw.empty() || std::memchr(raw.data(), '\\', raw.size()) == nullptr) {
+    id = Intern(raw);
+    stored = storage_[id];
+  } else {
+    id = Intern(JsonUnescape(raw));
+    stored = raw_keys_.emplace_back(raw);
+  }
+  slot = {h, static_cast<uint32_t>(raw_entries_.size())};
+  raw_entries_.emplace_back(stored, id);
+  if (2 * ++raw_ids_.used > raw_ids_.slots.size()) Grow(raw_ids_);
   return id;
 }
 
@@ -117,8 +156,11 @@ std::string JsonUnescape(std::string_view raw) {
 }
 
 std::vector<std::string> Interner::Take() {
-  ids_.clear();
-  raw_ids_.clear();
+  ids_ = Table{};
+  raw_ids_ = Table{};
+  ids_.slots.resize(1024);  // usable again, empty
+  raw_ids_.slots.resize(1024);
+  raw_entries_.clear();
   raw_keys_.clear();
   std::vector<std::string> out;
   out.reserve(storage_.size());

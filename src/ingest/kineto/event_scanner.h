@@ -1,0 +1,54 @@
+// Reads one trace event object into a RawEvent straight from the bytes of a part, without a
+// generic JSON iterator: keys are told apart by a word compare, the fields commdx uses are read
+// in place, everything else is skipped by bracket depth (strings respected).
+//
+//   {
+//     "ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)",
+//     "pid": 0, "tid": 7, "ts": 5160728065674.523, "dur": 190.112,
+//     "args": {
+//       "External id": 1290, "device": 0, "stream": 7, "correlation": 22417, ...
+//       "Collective name": "allreduce", "In msg nelems": 8400896, ...
+//     }
+//   }
+// Keys may come in any order; a value of an unexpected type is a bad record for the builder, not
+// a broken file.
+#pragma once
+
+#include <string>
+
+#include "ingest/kineto/json_scan.h"
+#include "ingest/kineto/raw_event.h"
+
+namespace commdx::ingest::kineto {
+
+class EventScanner {
+ public:
+  // `p` at the event's '{'. Returns past its '}', or nullptr with the error in `s`.
+  // `want_flows`: flow events ("s"/"f") are read only while some GPU op or launch lacks its
+  // correlation in the args (older traces); otherwise the rest of one is skipped right after
+  // "ph", which Kineto writes first.
+  const char* Event(JsonScan& s, const char* p, RawEvent& ev, bool want_flows);
+
+ private:
+  // How much of "args" an event needs; the rest is skipped by depth:
+  enum class Need {
+    kAll,         // comm kernels, record_param_comms, metadata, anything not recognised
+    kExternalId,  // CPU ops and annotations: External id (Kineto writes it first)
+    kLaunchIds,   // compute kernels: External id, device, stream, correlation (Kineto: first)
+    kCopyBytes,   // copies and sets: those and "bytes"
+  };
+  static Need NeedOf(const RawEvent& ev);
+  static bool Done(const RawEvent& ev, Need need);
+
+  // `p` at the '{' of "args".
+  const char* Args(JsonScan& s, const char* p, RawEvent& ev, Need need);
+  // One args member whose key is [key, key + len) and whose value starts at `v`.
+  const char* ArgField(JsonScan& s, const char* key, size_t len, const char* v, RawEvent& ev);
+  CollArgs& Coll(RawEvent& ev);
+
+  CollArgs coll_;  // the collective args of the event being read, if it has any
+  std::string ranks_, in_split_, out_split_;           // flattened lists
+  std::string coll_name_, dtype_, pg_name_, pg_desc_;  // unescaped strings, where they had escapes
+};
+
+}  // namespace commdx::ingest::kineto

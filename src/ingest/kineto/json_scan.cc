@@ -1,0 +1,193 @@
+#include "ingest/kineto/json_scan.h"
+
+#include <simdjson.h>
+
+namespace commdx::ingest::kineto {
+
+const char* ScanErrorText(ScanError e) {
+  switch (e) {
+    case ScanError::kNone: return "no error";
+    case ScanError::kEnd: return "the part ends inside a value";
+    case ScanError::kUnterminated: return "unterminated string";
+    case ScanError::kControlChar: return "unescaped control character in a string";
+    case ScanError::kBadUtf8: return "the input is not valid UTF-8";
+    case ScanError::kExpectedValue: return "expected a JSON value";
+    case ScanError::kExpectedColon: return "expected ':' after an object key";
+    case ScanError::kExpectedKey: return "expected a '\"' key in an object";
+    case ScanError::kExpectedComma: return "expected ',' or the end of the object or array";
+    case ScanError::kBracketMismatch: return "a closing bracket does not match its opening one";
+    case ScanError::kTooDeep: return "nested deeper than 1024 levels";
+  }
+  return "invalid JSON";
+}
+
+namespace {
+
+// Length of the UTF-8 sequence at p (p < e), or 0 if it is not a valid one (overlong forms,
+// surrogates and code points past U+10FFFF included, as the standard says).
+size_t Utf8Seq(const unsigned char* p, const unsigned char* e) {
+  unsigned c = p[0];
+  if (c < 0x80) return 1;
+  auto cont = [&](size_t i) { return p + i < e && (p[i] & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && p[1] < 0xA0) return 0;   // overlong
+    if (c == 0xED && p[1] >= 0xA0) return 0;  // UTF-16 surrogates
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && p[1] < 0x90) return 0;   // overlong
+    if (c == 0xF4 && p[1] >= 0x90) return 0;  // past U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+const char* JsonScan::CheckUtf8(const char* begin, const char* close) {
+  if (simdjson::validate_utf8(begin, static_cast<size_t>(close - begin))) return close;
+  // Rare: find the first bad byte so that the error points at it.
+  auto* p = reinterpret_cast<const unsigned char*>(begin);
+  auto* e = reinterpret_cast<const unsigned char*>(close);
+  while (p < e) {
+    size_t n = Utf8Seq(p, e);
+    if (n == 0) break;
+    p += n;
+  }
+  return Fail(ScanError::kBadUtf8, reinterpret_cast<const char*>(p));
+}
+
+namespace {
+
+#if defined(__SSE2__)
+// Bit i of each mask describes byte p[i] of a 64-byte block.
+struct Block {
+  uint64_t quote, bslash, bracket, ctl, hi;
+};
+
+inline uint64_t Mask16(__m128i eq, int at) {
+  return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(eq))) << at;
+}
+
+inline Block Classify(const char* p) {
+  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+  const __m128i bit5 = _mm_set1_epi8(0x20), open_b = _mm_set1_epi8('{');
+  const __m128i close_b = _mm_set1_epi8('}'), ctl = _mm_set1_epi8(0x1f);
+  Block b{0, 0, 0, 0, 0};
+  for (int i = 0; i < 64; i += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    // With bit 5 set, '[' 0x5b and ']' 0x5d become '{' 0x7b and '}' 0x7d; no other byte does.
+    __m128i folded = _mm_or_si128(v, bit5);
+    b.quote |= Mask16(_mm_cmpeq_epi8(v, quote), i);
+    b.bslash |= Mask16(_mm_cmpeq_epi8(v, bslash), i);
+    __m128i bracket = _mm_or_si128(_mm_cmpeq_epi8(folded, open_b), _mm_cmpeq_epi8(folded, close_b));
+    b.bracket |= Mask16(bracket, i);
+    b.ctl |= Mask16(_mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v), i);
+    b.hi |= Mask16(v, i);
+  }
+  return b;
+}
+
+// Bit i set if an odd number of bits at or below i are set: with quote bits, the bytes inside a
+// string (its opening quote included, its closing one not).
+inline uint64_t PrefixXor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+#endif
+
+}  // namespace
+
+const char* JsonScan::SkipRest(const char* p, char open) {
+  // One bit per open level: set for '{', clear for '['. A word is written before it is read.
+  uint64_t kinds[kMaxDepth / 64];
+  int depth = 1;
+  kinds[0] = open == '{' ? 1 : 0;
+  // Returns false on an error; true with depth 0 when the container closed.
+  auto bracket = [&](char c, const char* at) {
+    if (c == '{' || c == '[') {
+      if (depth >= kMaxDepth) return Fail(ScanError::kTooDeep, at), false;
+      uint64_t& word = kinds[depth / 64];
+      uint64_t bit = uint64_t{1} << (depth % 64);
+      if (depth % 64 == 0) word = 0;
+      word = c == '{' ? (word | bit) : (word & ~bit);
+      ++depth;
+      return true;
+    }
+    --depth;  // '}' or ']'
+    bool was_object = (kinds[depth / 64] >> (depth % 64)) & 1;
+    if (was_object != (c == '}')) return Fail(ScanError::kBracketMismatch, at), false;
+    return true;
+  };
+#if defined(__SSE2__)
+  // 64 bytes at a time while the block has no escape, no non-ASCII byte and no control byte
+  // inside a string: strings are then told by the parity of the quotes before each byte, and
+  // only the brackets outside them are visited. Anything else is left to the loop below.
+  bool in_string = false;
+  while (p < end_) {
+    Block b = Classify(p);
+    uint64_t valid = end_ - p >= 64 ? ~uint64_t{0} : (uint64_t{1} << (end_ - p)) - 1;
+    uint64_t inside = PrefixXor(b.quote & valid) ^ (in_string ? ~uint64_t{0} : 0);
+    if (((b.bslash | b.hi | (b.ctl & inside)) & valid) != 0) break;
+    for (uint64_t m = b.bracket & ~inside & valid; m != 0; m &= m - 1) {
+      const char* at = p + __builtin_ctzll(m);
+      if (!bracket(*at, at)) return nullptr;
+      if (depth == 0) return at + 1;
+    }
+    if (valid != ~uint64_t{0}) return Fail(ScanError::kEnd, end_);
+    in_string = inside >> 63;
+    p += 64;
+  }
+  if (in_string) {  // the block stopped in the middle of a string
+    const char* q = StringEnd(p);
+    if (!q) return nullptr;
+    p = q + 1;
+  }
+#endif
+  while (true) {
+#if defined(__SSE2__)
+    // Jump to the next '"', '{', '}', '[', ']' or non-ASCII byte.
+    const __m128i quote = _mm_set1_epi8('"'), bit5 = _mm_set1_epi8(0x20);
+    const __m128i open_b = _mm_set1_epi8('{'), close_b = _mm_set1_epi8('}');
+    while (p < end_) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      __m128i folded = _mm_or_si128(v, bit5);
+      __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote),
+                                 _mm_or_si128(_mm_cmpeq_epi8(folded, open_b),
+                                              _mm_cmpeq_epi8(folded, close_b)));
+      unsigned m = static_cast<unsigned>(_mm_movemask_epi8(hit) | _mm_movemask_epi8(v));
+      if (m) {
+        p += __builtin_ctz(m);
+        break;
+      }
+      p += 16;
+    }
+#else
+    while (p < end_ && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']' &&
+           static_cast<unsigned char>(*p) < 0x80)
+      ++p;
+#endif
+    if (p >= end_) return Fail(ScanError::kEnd, end_);
+    char c = *p;
+    if (c == '"') {
+      const char* q = StringEnd(p + 1);
+      if (!q) return nullptr;
+      p = q + 1;
+      continue;
+    }
+    if (static_cast<unsigned char>(c) >= 0x80) return Fail(ScanError::kExpectedValue, p);
+    if (!bracket(c, p)) return nullptr;
+    ++p;
+    if (depth == 0) return p;
+  }
+}
+
+}  // namespace commdx::ingest::kineto

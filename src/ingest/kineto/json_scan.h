@@ -1,0 +1,189 @@
+// A cursor over one part of traceEvents for the hand-written event scanner: whitespace, string
+// ends, scalar tokens and depth-aware skipping of values, each bounded by the end of the part.
+//
+// The part is `[` events `]` at [begin, end), readable up to 64 bytes past `end` (the reader pads
+// it, or the mapped file goes on): loads of up to 64 bytes may start anywhere before `end`, but
+// nothing at or past `end` is ever taken as input. Errors keep the place they were found.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace commdx::ingest::kineto {
+
+enum class ScanError : uint8_t {
+  kNone,
+  kEnd,              // the part ends inside a value (a cut inside an event, or truncated input)
+  kUnterminated,     // a string runs past the end of the part
+  kControlChar,      // a raw byte below 0x20 inside a string (JSON requires it escaped)
+  kBadUtf8,          // a string that is not UTF-8
+  kExpectedValue,    // not the start of any JSON value
+  kExpectedColon,    // after a key
+  kExpectedKey,      // an object member that does not start with '"'
+  kExpectedComma,    // between members or items
+  kBracketMismatch,  // '[' closed by '}' or the reverse
+  kTooDeep,          // nesting past kMaxDepth
+};
+
+const char* ScanErrorText(ScanError e);
+
+class JsonScan {
+ public:
+  static constexpr int kMaxDepth = 1024;  // simdjson's default, so the same inputs nest too deep
+
+  explicit JsonScan(const char* end) : end_(end) {}
+
+  const char* end() const { return end_; }
+  ScanError error() const { return err_; }
+  const char* error_at() const { return err_at_; }
+
+  // Returns nullptr after recording the first error; later errors keep the first.
+  const char* Fail(ScanError e, const char* at) {
+    if (err_ == ScanError::kNone) {
+      err_ = e;
+      err_at_ = at;
+    }
+    return nullptr;
+  }
+
+  static bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+  // Bytes a number or literal token is made of (anything else ends it).
+  static bool IsScalarByte(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '-' || c == '+' || c == '.';
+  }
+
+  const char* SkipWs(const char* p) const {
+    while (p < end_ && IsWs(*p)) ++p;
+    return p;
+  }
+
+  // `p` just after an opening quote: the closing quote, or nullptr. Every string of the part
+  // passes through here, which is what keeps the part UTF-8 checked (bytes outside strings must
+  // be ASCII to be accepted at all).
+  const char* StringEnd(const char* p) {
+    const char* start = p;
+    bool non_ascii = false;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1f);
+    while (p < end_) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      __m128i special = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash));
+      special = _mm_or_si128(special, _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));  // v <= 0x1f
+      unsigned m = static_cast<unsigned>(_mm_movemask_epi8(special));
+      unsigned hi = static_cast<unsigned>(_mm_movemask_epi8(v));
+      if (m == 0) {
+        non_ascii |= hi != 0;
+        p += 16;
+        continue;
+      }
+      unsigned at = static_cast<unsigned>(__builtin_ctz(m));
+      non_ascii |= (hi & ((1u << at) - 1)) != 0;
+      p += at;
+      if (p >= end_) break;
+      if (*p == '"') return non_ascii ? CheckUtf8(start, p) : p;
+      if (*p != '\\') return Fail(ScanError::kControlChar, p);
+      p += 2;  // the escaped byte cannot end the string
+    }
+#else
+    for (; p < end_; ++p) {
+      unsigned char c = static_cast<unsigned char>(*p);
+      if (c == '"') return non_ascii ? CheckUtf8(start, p) : p;
+      if (c == '\\') {
+        ++p;
+      } else if (c < 0x20) {
+        return Fail(ScanError::kControlChar, p);
+      } else {
+        non_ascii |= c >= 0x80;
+      }
+    }
+#endif
+    return Fail(ScanError::kUnterminated, start - 1);
+  }
+
+  // The end of a number or literal starting at `p` (== p if `p` starts none).
+  const char* ScalarEnd(const char* p) const {
+    while (p < end_ && IsScalarByte(*p)) ++p;
+    return p;
+  }
+
+  // Past the value starting at `p` (a string, scalar, object or array), or nullptr.
+  const char* SkipValue(const char* p) {
+    if (p >= end_) return Fail(ScanError::kEnd, p);
+    char c = *p;
+    if (c == '"') {
+      const char* q = StringEnd(p + 1);
+      return q ? q + 1 : nullptr;
+    }
+    if (c == '{' || c == '[') return SkipRest(p + 1, c);
+    const char* q = ScalarEnd(p);
+    return q == p ? Fail(ScanError::kExpectedValue, p) : q;
+  }
+
+  // `p` inside a container opened by `open` ('{' or '['): past its closing bracket, or nullptr.
+  // Brackets are matched by kind; what lies between them is checked only as far as strings go
+  // (as simdjson ondemand does for a value it skips).
+  const char* SkipRest(const char* p, char open);
+
+  // A scalar or string token at `p` as text (strings with their quotes); a container is its
+  // opening byte, like simdjson's raw_json_token. `after` is set past the whole value.
+  std::string_view Token(const char* p, const char*& after) {
+    if (p >= end_) {
+      after = Fail(ScanError::kEnd, p);
+      return {};
+    }
+    if (*p == '"') {
+      const char* q = StringEnd(p + 1);
+      after = q ? q + 1 : nullptr;
+      return q ? std::string_view(p, q + 1 - p) : std::string_view();
+    }
+    after = SkipValue(p);
+    if (!after) return {};
+    if (*p == '{' || *p == '[') return std::string_view(p, 1);
+    return std::string_view(p, after - p);
+  }
+
+ private:
+  const char* CheckUtf8(const char* begin, const char* close);
+
+  const char* end_;
+  ScanError err_ = ScanError::kNone;
+  const char* err_at_ = nullptr;
+};
+
+// The value at `p` must be followed by ',' (returns past it, ws skipped, `closed` false) or by
+// `close` (returns past it, `closed` true).
+inline const char* NextMember(JsonScan& s, const char* p, char close, bool& closed) {
+  p = s.SkipWs(p);
+  if (p >= s.end()) return s.Fail(ScanError::kEnd, p);
+  if (*p == ',') {
+    closed = false;
+    return s.SkipWs(p + 1);
+  }
+  if (*p == close) {
+    closed = true;
+    return p + 1;
+  }
+  return s.Fail(ScanError::kExpectedComma, p);
+}
+
+// From the '"' of a key, the first byte of its value (after ':' and ws), or nullptr.
+inline const char* AfterColon(JsonScan& s, const char* close_quote) {
+  const char* p = close_quote + 1;
+  if (p + 1 < s.end() && p[0] == ':' && p[1] == ' ') {  // Kineto writes `"key": value`
+    p += 2;
+    if (!JsonScan::IsWs(*p)) return p;
+  }
+  p = s.SkipWs(p);
+  if (p >= s.end()) return s.Fail(ScanError::kEnd, p);
+  if (*p != ':') return s.Fail(ScanError::kExpectedColon, p);
+  return s.SkipWs(p + 1);
+}
+
+}  // namespace commdx::ingest::kineto
