@@ -1,5 +1,5 @@
-// Small helpers over simdjson ondemand values shared by the event and header parsers: values
-// are read from their raw tokens, so that a value of an unexpected type never throws the
+// Small helpers over simdjson ondemand values for the header parser (the events are read by the
+// hand-written scanner, event_scanner.cc): values are read from their raw tokens, so that a value of an unexpected type never throws the
 // iterator off (a wrong type is a bad record, not a broken file).
 #pragma once
 
