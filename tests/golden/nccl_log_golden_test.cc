@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "unit/run_commdx.h"
+
 namespace {
 
 struct Case {
@@ -46,13 +48,8 @@ std::string Slurp(const std::string& path) {
 std::pair<std::string, int> RunCommdx(const Case& c, const std::string& format) {
   std::string cmd = "cd '" + c.dir + "' && NO_COLOR=1 '" + COMMDX_BINARY + "' logs --format " +
                     format + " " + c.args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int status = pclose(p);
-  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+  commdx::test_util::RunResult r = commdx::test_util::RunShell(cmd);
+  return {r.out, r.code};
 }
 
 TEST(NcclLogGolden, OutputsMatchExpected) {

@@ -7,24 +7,14 @@
 #include <cstdio>
 #include <string>
 
+#include "unit/run_commdx.h"
+
 namespace commdx {
 namespace {
 
-struct ExecResult {
-  int code;
-  std::string out;
-};
+using ExecResult = test_util::RunResult;
 
-ExecResult Exec(const std::string& args) {
-  std::string cmd = std::string(COMMDX_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+ExecResult Exec(const std::string& args) { return test_util::RunCommdx(args, /*with_stderr=*/true); }
 
 TEST(BenchCli, PrintsNcclTestsColumnsAndSummary) {
   ExecResult r = Exec("bench all_reduce --backend fake -b 8 -e 64M -f 16");

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/live_probe.h"
+#include "unit/run_commdx.h"
 
 namespace commdx::cli {
 namespace {
@@ -51,15 +52,7 @@ TEST(LiveProbe, NvmlDriverVersionWinsOverTheProcReading) {
 }
 
 std::string Json(const std::string& args) {
-  std::string cmd = std::string(COMMDX_BINARY) + " " + args + " --format json 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  if (!p) return out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
-  return out;
+  return test_util::RunCommdx(args + " --format json").out;
 }
 
 // One table of a report, as its JSON text.

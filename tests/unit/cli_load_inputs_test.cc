@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/load_inputs.h"
+#include "unit/run_commdx.h"
 
 namespace commdx::cli {
 namespace {
@@ -83,17 +84,7 @@ TEST(LoadDiagnoseInputs, BrokenTraceIsAnErrorWithItsPlace) {
   EXPECT_FALSE(LoadDiagnoseInputs({f.Path("missing.json")}));
 }
 
-std::string Commdx(const std::string& args) {
-  std::string cmd = std::string(COMMDX_BINARY) + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  if (!p) return out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
-  return out;
-}
+std::string Commdx(const std::string& args) { return test_util::RunCommdx(args).out; }
 
 TEST(DiagnoseCli, ShowsTheTraceTablesWhenTracesAreRead) {
   std::string with = Commdx("diagnose " + kTraces + "skew_rank0.json " + kTraces +

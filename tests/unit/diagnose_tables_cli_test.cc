@@ -8,19 +8,13 @@
 #include <filesystem>
 #include <string>
 
+#include "unit/run_commdx.h"
+
 namespace commdx {
 namespace {
 
 std::string Json(const std::string& args) {
-  std::string cmd = std::string(COMMDX_BINARY) + " " + args + " --format json 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  if (!p) return out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
-  return out;
+  return test_util::RunCommdx(args + " --format json").out;
 }
 
 TEST(DiagnoseTables, NcclTestsOutputGetsTheBenchTablesAndSummary) {

@@ -9,19 +9,13 @@
 #include <filesystem>
 #include <string>
 
+#include "unit/run_commdx.h"
+
 namespace commdx {
 namespace {
 
 std::string Html(const std::string& args) {
-  std::string cmd = std::string(COMMDX_BINARY) + " " + args + " --format html 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  if (!p) return out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
-  return out;
+  return test_util::RunCommdx(args + " --format html").out;
 }
 
 size_t Count(const std::string& s, const std::string& what) {
@@ -74,15 +68,9 @@ TEST(ChartsCli, QuietLeavesChartsOutAsItLeavesTablesOut) {
 }
 
 TEST(ChartsCli, TextAndJsonCarryNoCharts) {
-  std::string cmd = std::string(COMMDX_BINARY) +
-                    " bench all_reduce --backend fake -b 8 -e 1M -f 16 --format json 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
+  test_util::RunResult r = test_util::RunCommdx("bench all_reduce --backend fake -b 8 -e 1M -f 16 --format json");
+  ASSERT_EQ(r.code, 0);
+  const std::string& out = r.out;
   EXPECT_NE(out.find("\"schema_version\""), std::string::npos);
   EXPECT_EQ(out.find("<svg"), std::string::npos);
   EXPECT_EQ(out.find("\"charts\""), std::string::npos);

@@ -13,6 +13,7 @@
 #include "probe/env_probe.h"
 #include "probe/gpu_source.h"
 #include "probe/topology_probe.h"
+#include "unit/run_commdx.h"
 
 namespace commdx {
 namespace {
@@ -168,51 +169,37 @@ TEST(Snapshot, RealH200Capture) {
 }
 
 // The binary on the fake trees: no NVML is opened for a fake root.
-struct CmdResult {
-  int rc = -1;
-  std::string out;
-};
+using CmdResult = test_util::RunResult;
 
-CmdResult Commdx(const std::string& args) {
-  CmdResult r;
-  std::string cmd = std::string(COMMDX_BINARY) + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CmdResult Commdx(const std::string& args) { return test_util::RunCommdx(args); }
 
 TEST(TopoCli, FakeMachineSaveAndReadBack) {
   std::string snap =
       (std::filesystem::temp_directory_path() / "commdx_topo_cli_test.json").string();
   CmdResult live = Commdx("topo --root " + Tree("pcie4") + " --save " + snap);
-  EXPECT_EQ(live.rc, 0) << live.out;
+  EXPECT_EQ(live.code, 0) << live.out;
   EXPECT_NE(live.out.find("GPU0-GPU1"), std::string::npos) << live.out;
   EXPECT_NE(live.out.find("topo.pcie_downtrained"), std::string::npos);
   EXPECT_NE(live.out.find("Not checked"), std::string::npos);  // NVML facts
   CmdResult back = Commdx("topo --format json " + snap);
-  EXPECT_EQ(back.rc, 0);
+  EXPECT_EQ(back.code, 0);
   EXPECT_NE(back.out.find("\"pairs\""), std::string::npos);
   std::filesystem::remove(snap);
   CmdResult need = Commdx("topo --require-gpu --root " + Tree("nogpu"));
-  EXPECT_EQ(need.rc, 4);
+  EXPECT_EQ(need.code, 4);
 }
 
 TEST(TopoCli, OfflineTextAndErrors) {
   std::string smi = std::string(COMMDX_SOURCE_DIR) + "/tests/data/smi/";
   CmdResult degraded =
       Commdx("topo " + smi + "h100x8-nv16-topo-m.txt " + smi + "h100x8-nvlink-s.txt");
-  EXPECT_EQ(degraded.rc, 1);  // an error-level finding
+  EXPECT_EQ(degraded.code, 1);  // an error-level finding
   EXPECT_NE(degraded.out.find("topo.nvlink_degraded"), std::string::npos);
   EXPECT_NE(degraded.out.find("NV16"), std::string::npos);
   CmdResult bad = Commdx("topo " + smi + "bad-legend-only.txt");
-  EXPECT_EQ(bad.rc, 3);
+  EXPECT_EQ(bad.code, 3);
   CmdResult env = Commdx("env --root " + Tree("nogpu") + " --format json");
-  EXPECT_EQ(env.rc, 0);
+  EXPECT_EQ(env.code, 0);
   EXPECT_NE(env.out.find("\"environment\""), std::string::npos);
 }
 
