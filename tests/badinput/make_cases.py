@@ -59,6 +59,9 @@ def main():
     put("trace_dur_negative.json", mutate_events(trace, dur, b'"dur": -12.5'))
     put("trace_dur_overflow.json", mutate_events(trace, dur, b'"dur": 9.3e15'))
     put("trace_dur_huge.json", mutate_events(trace, dur, b'"dur": 1e300'))
+    # Found by fuzzing: a base time beyond int64 nanoseconds (UBSan: float to int64 overflow).
+    put("trace_base_time_huge.json",
+        re.sub(rb'"baseTimeNanoseconds": [0-9]+', b'"baseTimeNanoseconds": 1.79e19', trace, count=1))
     # Same rank twice (a file copied), and ranks of two different jobs in one folder.
     put("dup_ranks/trace_a.json", trace)
     put("dup_ranks/trace_b.json", trace)

@@ -1,5 +1,7 @@
 #include "ingest/kineto/header.h"
 
+#include <cmath>
+
 #include "ingest/kineto/json_util.h"
 
 namespace commdx::ingest::kineto {
@@ -131,6 +133,8 @@ simdjson::error_code Parse(od::parser& parser, std::string_view key, std::string
     if (auto err = doc.get_int64().get(ns)) {
       double d = 0;
       if (doc.get_double().get(d)) return err;
+      // Beyond int64 nanoseconds (year 2262) or NaN: not a time (found by fuzzing: 1.8e19).
+      if (!(std::fabs(d) < 9.2e18)) return simdjson::NUMBER_OUT_OF_RANGE;
       ns = static_cast<int64_t>(d);
     }
     b.SetBaseTimeNs(ns);
