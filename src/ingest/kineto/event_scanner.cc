@@ -59,7 +59,7 @@ EventCat CatOf(std::string_view c) {
   if (EndsWith(c, "_runtime")) return EventCat::kRuntime;  // hip_, privateuse1_, mtia_, xpu_
   if (EndsWith(c, "_driver")) return EventCat::kDriver;
   if (c == "Trace" || c == "cpu_instant_event" || c == "cuda_profiler_range" ||
-      c == "python_function" || c == "Python" || c == "gpu_instant_event" ||
+      c == "Python" || c == "gpu_instant_event" ||
       c == "kineto" || c == "memory" || c == "Overhead" || c == "cuda_sync_event" ||
       c == "mtia_ccp_events" || c == "cpu_instant")
     return EventCat::kIgnored;
