@@ -58,9 +58,31 @@ class JsonScan {
            c == '-' || c == '+' || c == '.';
   }
 
+  // Kineto writes `, "key"` and `,\n    "key"`: one byte is tested first, longer runs 16 bytes
+  // at a time (the part is padded, so the loads are safe; nothing past `end_` is returned).
   const char* SkipWs(const char* p) const {
+    if (p >= end_ || !IsWs(*p)) return p;
+    ++p;
+    if (p >= end_ || !IsWs(*p)) return p;
+#if defined(__SSE2__)
+    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
+    const __m128i cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
+    while (p < end_) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+                                _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+      unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(ws)) & 0xFFFFu;
+      if (other != 0) {
+        p += __builtin_ctz(other);
+        return p < end_ ? p : end_;
+      }
+      p += 16;
+    }
+    return end_;
+#else
     while (p < end_ && IsWs(*p)) ++p;
     return p;
+#endif
   }
 
   // `p` just after an opening quote: the closing quote, or nullptr. Every string of the part
