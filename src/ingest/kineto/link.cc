@@ -10,24 +10,26 @@ namespace commdx::ingest::kineto {
 
 namespace {
 
-// The keys key(0..n) sorted by `less`, a strict total order that starts by comparing `start`.
-// Starts are spread over the trace's time span, so the keys are distributed into ~n/4 buckets
-// of equal time width (a stable counting pass: bucket order is start order), straight from the
-// events, and each bucket is then sorted on its own: O(n) passes instead of a merge sort's
-// log n (a merge sort of 4 M keys took ~20% of ingest). Skewed times only make some buckets
-// large; they are sorted all the same. Any sort by `less` gives this order: it leaves no ties.
-template <class Key, class KeyAt, class Less>
-std::vector<Key> SortedKeys(size_t n, KeyAt key_at, Less less) {
-  std::vector<Key> out(n);
+// The indices 0..n sorted by `less`, a strict total order on indices that starts by comparing
+// start_of(i). Starts are spread over the trace's time span, so the indices are distributed into
+// ~n/4 buckets of equal time width (a stable counting pass: bucket order is start order) and
+// each bucket is then sorted on its own: O(n) passes instead of a merge sort's log n (a merge
+// sort of 4 M keys took ~20% of ingest). Skewed times only make some buckets large; they are
+// sorted all the same. Any sort by `less` gives this order: it leaves no ties. Only the 4-byte
+// indices are moved, so the sort needs little memory that was never touched (on a VM each fresh
+// page costs a fault, and the events' own keys would be 6x the indices).
+template <class StartOf, class Less>
+std::vector<uint32_t> SortedOrder(size_t n, StartOf start_of, Less less) {
+  std::vector<uint32_t> out(n);
   if (n < 64) {
-    for (size_t i = 0; i < n; ++i) out[i] = key_at(i);
-    std::stable_sort(out.begin(), out.end(), less);
+    for (size_t i = 0; i < n; ++i) out[i] = static_cast<uint32_t>(i);
+    std::sort(out.begin(), out.end(), less);
     return out;
   }
-  int64_t lo = key_at(0).start, hi = lo;
+  int64_t lo = start_of(0), hi = lo;
   for (size_t i = 0; i < n; ++i) {
-    lo = std::min(lo, key_at(i).start);
-    hi = std::max(hi, key_at(i).start);
+    lo = std::min(lo, start_of(i));
+    hi = std::max(hi, start_of(i));
   }
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
   size_t buckets = 16;
@@ -37,65 +39,84 @@ std::vector<Key> SortedKeys(size_t n, KeyAt key_at, Less less) {
   auto bucket_of = [&](int64_t start) {
     return static_cast<size_t>((static_cast<uint64_t>(start) - static_cast<uint64_t>(lo)) >> shift);
   };
-  std::vector<uint32_t> next(buckets + 1, 0);  // bucket b's keys go to out[next[b]...)
-  for (size_t i = 0; i < n; ++i) ++next[bucket_of(key_at(i).start) + 1];
+  std::vector<uint32_t> next(buckets + 1, 0);  // bucket b's indices go to out[next[b]...)
+  for (size_t i = 0; i < n; ++i) ++next[bucket_of(start_of(i)) + 1];
   for (size_t b = 0; b < buckets; ++b) next[b + 1] += next[b];
-  for (size_t i = 0; i < n; ++i) {
-    Key k = key_at(i);
-    out[next[bucket_of(k.start)]++] = k;
-  }
+  for (size_t i = 0; i < n; ++i) out[next[bucket_of(start_of(i))]++] = static_cast<uint32_t>(i);
   // Now next[b] is where bucket b ends (and b + 1 begins).
-  Key* begin = out.data();
+  uint32_t* begin = out.data();
   for (size_t b = 0; b < buckets; ++b) {
-    Key* end = out.data() + next[b];
+    uint32_t* end = out.data() + next[b];
     if (end - begin <= 16) {  // insertion sort: most buckets hold a handful
-      for (Key* i = begin + 1; i < end; ++i) {
-        Key x = *i;
-        Key* j = i;
+      for (uint32_t* i = begin + 1; i < end; ++i) {
+        uint32_t x = *i;
+        uint32_t* j = i;
         for (; j > begin && less(x, j[-1]); --j) *j = j[-1];
         *j = x;
       }
     } else {
-      std::stable_sort(begin, end, less);  // merge sort: sawtooth runs cannot make it quadratic
+      std::sort(begin, end, less);  // introsort: sawtooth runs cannot make it quadratic
     }
     begin = end;
   }
   return out;
 }
 
+// Puts v[order[k]] at position k. Kineto's events are a few long runs already in order, so
+// most events stay or move a short way: then following the permutation's cycles in place is
+// cache-local and needs no second copy of the events. When many events move far (threads
+// interleaved in the file), each step of a cycle would wait for a cache miss; a gather into a
+// new vector lets those misses overlap instead.
+template <class T>
+void Permute(std::vector<T>& v, std::vector<uint32_t>& order) {
+  const size_t n = v.size();
+  constexpr size_t kNear = 4096;  // events; a few hundred KiB of them stay in cache
+  size_t far = 0;
+  for (size_t k = 0; k < n; ++k) far += (order[k] > k ? order[k] - k : k - order[k]) > kNear;
+  if (far > n / 16) {
+    std::vector<T> gathered;
+    gathered.reserve(n);
+    for (uint32_t i : order) gathered.push_back(v[i]);
+    v.swap(gathered);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (order[i] == i) continue;
+    T held = v[i];
+    size_t j = i;
+    while (true) {
+      size_t src = order[j];
+      order[j] = static_cast<uint32_t>(j);
+      if (src == i) {
+        v[j] = held;
+        break;
+      }
+      v[j] = v[src];
+      j = src;
+    }
+  }
+}
+
 // Sorts `v` by start, longer first at equal starts (parents before children), then by name and
 // file order, so the order never depends on the sort algorithm. Kineto writes an op when it
-// ends (a parent after its children) and groups threads, so the input is far from sorted in
-// places: small keys are sorted (SortedKeys), then the events moved once.
+// ends (a parent after its children) and groups threads, so the input is not sorted.
 template <class T>
 void SortByStart(std::vector<T>& v) {
-  struct Key {
-    int64_t start;
-    int64_t neg_end;
-    uint32_t name;
-    uint32_t index;
-  };
-  auto less = [](const Key& a, const Key& b) {
-    if (a.start != b.start) return a.start < b.start;
-    if (a.neg_end != b.neg_end) return a.neg_end < b.neg_end;
-    if (a.name != b.name) return a.name < b.name;
-    return a.index < b.index;
-  };
-  auto key_at = [&v](size_t i) {
-    return Key{v[i].start_ns, -v[i].end_ns, v[i].name, static_cast<uint32_t>(i)};
+  auto less = [&v](uint32_t a, uint32_t b) {
+    const T& x = v[a];
+    const T& y = v[b];
+    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+    if (x.end_ns != y.end_ns) return x.end_ns > y.end_ns;
+    if (x.name != y.name) return x.name < y.name;
+    return a < b;
   };
   bool sorted = true;
-  for (size_t i = 1; i < v.size() && sorted; ++i) sorted = !less(key_at(i), key_at(i - 1));
+  for (size_t i = 1; i < v.size() && sorted; ++i)
+    sorted = !less(static_cast<uint32_t>(i), static_cast<uint32_t>(i - 1));
   if (sorted) return;
-  std::vector<Key> keys = SortedKeys<Key>(v.size(), key_at, less);
-  // Gather into a new vector: its loads are independent, so the cache misses of a random
-  // permutation overlap. (Following the permutation's cycles in place kept one copy of the
-  // events but made each miss wait for the one before: ~45% of the sort.) The second copy of
-  // one event kind is held only until the swap.
-  std::vector<T> gathered;
-  gathered.reserve(v.size());
-  for (const Key& k : keys) gathered.push_back(v[k.index]);
-  v.swap(gathered);
+  std::vector<uint32_t> order =
+      SortedOrder(v.size(), [&v](size_t i) { return v[i].start_ns; }, less);
+  Permute(v, order);
 }
 
 }  // namespace
