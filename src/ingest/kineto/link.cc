@@ -70,7 +70,7 @@ std::vector<uint32_t> SortedOrder(size_t n, StartOf start_of, Less less) {
 template <class T>
 void Permute(std::vector<T>& v, std::vector<uint32_t>& order) {
   const size_t n = v.size();
-  constexpr size_t kNear = 4096;  // events; a few hundred KiB of them stay in cache
+  constexpr size_t kNear = (512u << 10) / sizeof(T);  // events within half a MiB stay in cache
   size_t far = 0;
   for (size_t k = 0; k < n; ++k) far += (order[k] > k ? order[k] - k : k - order[k]) > kNear;
   if (far > n / 16) {
