@@ -57,7 +57,8 @@ int64_t FloorUs(int64_t ns) { return ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000)
 // hta.utils.merge_kernel_intervals: sort by start; a new group starts when an interval starts
 // after the running maximum of the ends before it; each group is (min start, max end).
 std::vector<UsInterval> HtaMerge(std::vector<UsInterval> v) {
-  std::stable_sort(v.begin(), v.end(), [](const UsInterval& a, const UsInterval& b) { return a.ts < b.ts; });
+  auto by_ts = [](const UsInterval& a, const UsInterval& b) { return a.ts < b.ts; };
+  if (!std::is_sorted(v.begin(), v.end(), by_ts)) std::stable_sort(v.begin(), v.end(), by_ts);
   std::vector<UsInterval> out;
   int64_t cummax = INT64_MIN;
   for (const UsInterval& x : v) {
@@ -81,10 +82,24 @@ int64_t RunTime(const std::vector<UsInterval>& m) {
 // hta CommunicationAnalysis: +1/-1 at communication starts/ends, +2/-2 at computation ones,
 // sorted by time; time where the running sum is 3 is overlap.
 int64_t HtaOverlap(const std::vector<UsInterval>& comm, const std::vector<UsInterval>& comp) {
-  std::vector<std::pair<int64_t, int>> ev;
-  for (const UsInterval& x : comm) ev.push_back({x.ts, 1}), ev.push_back({x.end, -1});
-  for (const UsInterval& x : comp) ev.push_back({x.ts, 2}), ev.push_back({x.end, -2});
-  std::stable_sort(ev.begin(), ev.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  using Edge = std::pair<int64_t, int>;
+  auto by_time = [](const Edge& a, const Edge& b) { return a.first < b.first; };
+  auto edges = [](const std::vector<UsInterval>& v, int weight) {
+    std::vector<Edge> e;
+    e.reserve(2 * v.size());
+    for (const UsInterval& x : v) e.push_back({x.ts, weight}), e.push_back({x.end, -weight});
+    return e;
+  };
+  std::vector<Edge> a = edges(comm, 1), b = edges(comp, 2);
+  std::vector<Edge> ev(a.size() + b.size());
+  // A stable sort of comm's edges then comp's; when each is in order already (no interval
+  // rounded to a negative length), merging them is the same thing.
+  if (std::is_sorted(a.begin(), a.end(), by_time) && std::is_sorted(b.begin(), b.end(), by_time)) {
+    std::merge(a.begin(), a.end(), b.begin(), b.end(), ev.begin(), by_time);
+  } else {
+    std::copy(b.begin(), b.end(), std::copy(a.begin(), a.end(), ev.begin()));
+    std::stable_sort(ev.begin(), ev.end(), by_time);
+  }
   int64_t overlap = 0;
   int running = 0;
   for (size_t i = 0; i + 1 < ev.size(); ++i) {
@@ -102,6 +117,7 @@ HtaCompat ComputeHtaCompat(const RankTrace& t) {
   const int64_t cut = LastStepStart(t);
   const int64_t base = t.base_time_ns;
   std::vector<UsInterval> all, compute, comm;
+  std::vector<int8_t> type_of(t.names.size(), -1);  // HtaClassify by name id, worked out once
   for (const GpuOp& op : t.gpu_ops) {
     if (op.stream < 0) continue;
     if (cut != INT64_MAX) {
@@ -109,7 +125,9 @@ HtaCompat ComputeHtaCompat(const RankTrace& t) {
     }
     UsInterval iv{CeilUs(op.start_ns - base), FloorUs(op.end_ns - base)};
     all.push_back(iv);
-    switch (HtaClassify(t.names[op.name])) {
+    int8_t& type = type_of[op.name];
+    if (type < 0) type = static_cast<int8_t>(HtaClassify(t.names[op.name]));
+    switch (static_cast<HtaKernelType>(type)) {
       case HtaKernelType::kComputation:
         compute.push_back(iv);
         break;

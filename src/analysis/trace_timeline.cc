@@ -4,20 +4,23 @@
 
 namespace commdx::analysis {
 
-Intervals MergeIntervals(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  Intervals out;
+namespace {
+
+bool ByStart(const Interval& a, const Interval& b) { return a.start < b.start; }
+
+// `v` sorted by start: overlapping and touching intervals joined, empty ones dropped, in place.
+Intervals Coalesce(std::vector<Interval> v) {
+  size_t out = 0;
   for (const Interval& x : v) {
     if (x.end <= x.start) continue;
-    if (!out.empty() && x.start <= out.back().end)
-      out.back().end = std::max(out.back().end, x.end);
+    if (out > 0 && x.start <= v[out - 1].end)
+      v[out - 1].end = std::max(v[out - 1].end, x.end);
     else
-      out.push_back(x);
+      v[out++] = x;
   }
-  return out;
+  v.resize(out);
+  return v;
 }
-
-namespace {
 
 // First interval that may end after `lo`.
 Intervals::const_iterator From(const Intervals& x, int64_t lo) {
@@ -26,6 +29,12 @@ Intervals::const_iterator From(const Intervals& x, int64_t lo) {
 }
 
 }  // namespace
+
+// Intervals built from ops that are already in start order (the usual case) are not sorted again.
+Intervals MergeIntervals(std::vector<Interval> v) {
+  if (!std::is_sorted(v.begin(), v.end(), ByStart)) std::sort(v.begin(), v.end(), ByStart);
+  return Coalesce(std::move(v));
+}
 
 int64_t LengthIn(const Intervals& x, int64_t lo, int64_t hi) {
   int64_t total = 0;
@@ -50,9 +59,9 @@ int64_t OverlapIn(const Intervals& x, const Intervals& y, int64_t lo, int64_t hi
 }
 
 Intervals UnionOf(const Intervals& x, const Intervals& y) {
-  std::vector<Interval> all(x);
-  all.insert(all.end(), y.begin(), y.end());
-  return MergeIntervals(std::move(all));
+  std::vector<Interval> all(x.size() + y.size());
+  std::merge(x.begin(), x.end(), y.begin(), y.end(), all.begin(), ByStart);  // both sorted
+  return Coalesce(std::move(all));
 }
 
 Intervals IntersectionOf(const Intervals& x, const Intervals& y) {
