@@ -104,12 +104,15 @@ inline const char* ReadMicros(JsonScan& s, const char* p, int64_t& ns, bool& ok)
 
 //   "External id": 1025,   "stream": 7,   "correlation": 22417,
 inline const char* ReadInt(JsonScan& s, const char* p, int64_t& out, int64_t fallback = -1) {
-  const char* q = p;
-  int64_t v = 0;
-  while (q < s.end() && detail::IsDigit(*q) && q - p < 18) v = v * 10 + (*q++ - '0');
-  if (q == p || (q < s.end() && JsonScan::IsScalarByte(*q)))
+  uint64_t v = 0;
+  int n = detail::LeadingDigits8(p, v);  // ids have up to 7 digits: one step (p is padded)
+  const char* q = p + n;
+  if (n == 8) {
+    while (q < s.end() && detail::IsDigit(*q) && q - p < 18) v = v * 10 + static_cast<uint64_t>(*q++ - '0');
+  }
+  if (n == 0 || q > s.end() || (q < s.end() && JsonScan::IsScalarByte(*q)))
     return detail::ReadIntSlow(s, p, out, fallback);
-  out = v;
+  out = static_cast<int64_t>(v);
   return q;
 }
 
