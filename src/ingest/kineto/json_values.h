@@ -28,17 +28,13 @@ const char* ReadMicrosSlow(JsonScan& s, const char* p, int64_t& ns, bool& ok);
 const char* ReadIntSlow(JsonScan& s, const char* p, int64_t& out, int64_t fallback);
 
 // How many of the 8 bytes at p are leading ASCII digits (p is padded: 8 bytes are readable),
-// and their value. A byte is a digit if its high nibble is 3 and its low one, plus 6, does not
-// carry into the high nibble; a carry out of a byte only reaches later bytes, which are after
-// the first non-digit and do not count.
+// and their value.
 inline int LeadingDigits8(const char* p, uint64_t& value) {
   constexpr uint64_t kOnes = 0x0101010101010101ull;
+  int n = JsonScan::DigitRun8(p);
+  if (n == 0) return 0;
   uint64_t w;
   std::memcpy(&w, p, 8);
-  uint64_t bad = ((w & (0xF0 * kOnes)) ^ (0x30 * kOnes)) |
-                 (((w + 0x06 * kOnes) & (0xF0 * kOnes)) ^ (0x30 * kOnes));
-  int n = bad ? __builtin_ctzll(bad) / 8 : 8;
-  if (n == 0) return 0;
   // The n digits as byte values, moved to the top so that the bytes below are leading zeros.
   uint64_t d = (w & (0x0F * kOnes)) << (8 * (8 - n));
   d = (d * 10 + (d >> 8)) & 0x00FF00FF00FF00FFull;      // pairs of digits
