@@ -117,6 +117,9 @@ HtaCompat ComputeHtaCompat(const RankTrace& t) {
   const int64_t cut = LastStepStart(t);
   const int64_t base = t.base_time_ns;
   std::vector<UsInterval> all, compute, comm;
+  all.reserve(t.gpu_ops.size());  // no regrowth copies (pages never written stay unused)
+  compute.reserve(t.gpu_ops.size());
+  comm.reserve(t.gpu_ops.size());
   std::vector<int8_t> type_of(t.names.size(), -1);  // HtaClassify by name id, worked out once
   for (const GpuOp& op : t.gpu_ops) {
     if (op.stream < 0) continue;

@@ -1,6 +1,7 @@
 #include "analysis/trace_timeline.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace commdx::analysis {
 
@@ -59,8 +60,9 @@ int64_t OverlapIn(const Intervals& x, const Intervals& y, int64_t lo, int64_t hi
 }
 
 Intervals UnionOf(const Intervals& x, const Intervals& y) {
-  std::vector<Interval> all(x.size() + y.size());
-  std::merge(x.begin(), x.end(), y.begin(), y.end(), all.begin(), ByStart);  // both sorted
+  std::vector<Interval> all;
+  all.reserve(x.size() + y.size());
+  std::merge(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(all), ByStart);  // both sorted
   return Coalesce(std::move(all));
 }
 
@@ -91,6 +93,7 @@ Intervals GapsIn(const Intervals& x, int64_t lo, int64_t hi) {
 
 RankTimeline BuildTimeline(const RankTrace& t) {
   std::vector<Interval> compute, comm, other, data, sync;
+  compute.reserve(t.gpu_ops.size());  // no regrowth copies (pages never written stay unused)
   for (const GpuOp& op : t.gpu_ops) {
     switch (op.kind) {
       case GpuOpKind::kKernel:
