@@ -1,6 +1,7 @@
 #include "analysis/hta_compat.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 
@@ -79,6 +80,27 @@ int64_t RunTime(const std::vector<UsInterval>& m) {
   return s;
 }
 
+// std::stable_sort's order, by insertion while that is cheap (input nearly in order); once
+// elements have been moved past more than 4n others it hands the rest to std::stable_sort (an
+// insertion sort only moves an element past greater ones, so the order stays stable).
+template <class T, class Less>
+void StableSortNearlySorted(std::vector<T>& v, Less less) {
+  size_t moved = 0;
+  const size_t budget = 4 * v.size() + 64;
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (!less(v[i], v[i - 1])) continue;
+    T x = v[i];
+    size_t j = i;
+    for (; j > 0 && less(x, v[j - 1]); --j) v[j] = v[j - 1];
+    v[j] = x;
+    moved += i - j;
+    if (moved > budget) {
+      std::stable_sort(v.begin(), v.end(), less);
+      return;
+    }
+  }
+}
+
 // hta CommunicationAnalysis: +1/-1 at communication starts/ends, +2/-2 at computation ones,
 // sorted by time; time where the running sum is 3 is overlap.
 int64_t HtaOverlap(const std::vector<UsInterval>& comm, const std::vector<UsInterval>& comp) {
@@ -91,15 +113,14 @@ int64_t HtaOverlap(const std::vector<UsInterval>& comm, const std::vector<UsInte
     return e;
   };
   std::vector<Edge> a = edges(comm, 1), b = edges(comp, 2);
-  std::vector<Edge> ev(a.size() + b.size());
-  // A stable sort of comm's edges then comp's; when each is in order already (no interval
-  // rounded to a negative length), merging them is the same thing.
-  if (std::is_sorted(a.begin(), a.end(), by_time) && std::is_sorted(b.begin(), b.end(), by_time)) {
-    std::merge(a.begin(), a.end(), b.begin(), b.end(), ev.begin(), by_time);
-  } else {
-    std::copy(b.begin(), b.end(), std::copy(a.begin(), a.end(), ev.begin()));
-    std::stable_sort(ev.begin(), ev.end(), by_time);
-  }
+  // A stable sort of comm's edges followed by comp's is the stable sort of each, merged (ties
+  // from comm first). Each list is in order but for groups rounded to a negative length, whose
+  // end comes just before their start: an insertion sort fixes those in one step each.
+  StableSortNearlySorted(a, by_time);
+  StableSortNearlySorted(b, by_time);
+  std::vector<Edge> ev;
+  ev.reserve(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(ev), by_time);
   int64_t overlap = 0;
   int running = 0;
   for (size_t i = 0; i + 1 < ev.size(); ++i) {
