@@ -35,9 +35,11 @@ class DocumentSink {
 };
 
 struct ReaderOptions {
-  // Target size of one traceEvents part: small enough that simdjson's second pass finds the
-  // bytes of its first still in the core's cache (256 KiB measured ~10% faster than 8 MiB).
-  size_t part_bytes = 256u << 10;
+  // Target size of one traceEvents part. The scanner reads a part once, so the size only sets
+  // the per-part costs (finding the cut, releasing the mapped pages, the two bracket bytes) and
+  // the resident window: 1 MiB measured 2.7% faster than 256 KiB on the 1 GB trace, 4 MiB no
+  // faster than 1 MiB.
+  size_t part_bytes = 1u << 20;
   // Largest part simdjson can take (4 GiB less its padding); lower only to test the error.
   uint64_t max_part_bytes = 0xFFFFFFFFull - 64;
 };

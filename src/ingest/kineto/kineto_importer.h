@@ -22,7 +22,7 @@ Status ParseKineto(const FileText& file, Job& job);
 
 struct KinetoLoadOptions {
   int threads = 0;               // 0 = hardware concurrency
-  size_t part_bytes = 256u << 10;  // see ReaderOptions
+  size_t part_bytes = 1u << 20;  // see ReaderOptions
 };
 
 struct KinetoInput {
