@@ -128,16 +128,31 @@ void RankBuilder::ApplyBaseTime() {
   // ~3.2 years: epoch-based times are ~1.7e18 ns; relative ones (even from a clock that started
   // weeks before the base, as CUPTI's can) are far smaller.
   constexpr int64_t kRelativeBelowNs = 100'000'000'000'000'000;  // 1e17
-  int64_t max_abs = 0;
-  for (const auto& o : trace_.gpu_ops) max_abs = std::max(max_abs, std::abs(o.start_ns));
-  for (const auto& o : trace_.host_ops) max_abs = std::max(max_abs, std::abs(o.start_ns));
-  for (const auto& o : trace_.runtime) max_abs = std::max(max_abs, std::abs(o.start_ns));
-  if (max_abs >= kRelativeBelowNs) return;
+  // One pass over the events (they are far larger than the caches): shifted while the largest
+  // |start| is looked for, and shifted back in the rare case that it says the times were
+  // absolute. The sums are unsigned, so they wrap instead of overflowing and the way back is
+  // exact.
   const int64_t b = base_time_ns_;
+  int64_t max_abs = 0;
+  auto shift = [&max_abs](auto& events, uint64_t by, bool look) {
+    for (auto& o : events) {
+      if (look) max_abs = std::max(max_abs, std::abs(o.start_ns));
+      o.start_ns = static_cast<int64_t>(static_cast<uint64_t>(o.start_ns) + by);
+      o.end_ns = static_cast<int64_t>(static_cast<uint64_t>(o.end_ns) + by);
+    }
+  };
+  const uint64_t forward = static_cast<uint64_t>(b);
+  shift(trace_.gpu_ops, forward, true);
+  shift(trace_.host_ops, forward, true);
+  shift(trace_.runtime, forward, true);
+  if (max_abs >= kRelativeBelowNs) {
+    const uint64_t back = 0 - forward;
+    shift(trace_.gpu_ops, back, false);
+    shift(trace_.host_ops, back, false);
+    shift(trace_.runtime, back, false);
+    return;
+  }
   trace_.base_time_ns = b;
-  for (auto& o : trace_.gpu_ops) o.start_ns += b, o.end_ns += b;
-  for (auto& o : trace_.host_ops) o.start_ns += b, o.end_ns += b;
-  for (auto& o : trace_.runtime) o.start_ns += b, o.end_ns += b;
   for (auto& o : trace_.gpu_annotations) o.start_ns += b, o.end_ns += b;
   for (auto& c : colls_) c.start_ns += b, c.end_ns += b;
   for (auto& c : ext_args_) c.start_ns += b, c.end_ns += b;

@@ -1,6 +1,7 @@
-// Events come out of ingest in start order (longer first at equal starts, then by name) whatever
-// order the file wrote them in: nearly sorted files (sorted in place), threads written one after
-// the other (far moves: gathered), reversed files, ties.
+// What finishing a rank does to its events' times and order: relative times get the base added,
+// epoch times carrying a base keep theirs; events come out in start order (longer first at
+// equal starts, then by name) whatever order the file wrote them in: nearly sorted files (sorted
+// in place), threads written one after the other (far moves: gathered), reversed files, ties.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,8 +20,8 @@ struct Op {
   std::string name;
 };
 
-std::string TraceOf(const std::vector<Op>& ops) {
-  std::string s = R"({"schemaVersion": 1, "traceEvents": [)";
+std::string TraceOf(const std::vector<Op>& ops, const std::string& header = "") {
+  std::string s = R"({"schemaVersion": 1, )" + header + R"("traceEvents": [)";
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& o = ops[i];
     s += i ? ",\n" : "\n";
@@ -93,6 +94,34 @@ TEST(KinetoSort, ReversedFileAndTies) {
 TEST(KinetoSort, FewEventsAndOneEvent) {
   ExpectSorted({{5, 1, 1, "x"}, {3, 1, 1, "y"}, {3, 2, 1, "z"}, {4, 0, 2, "w"}});
   ExpectSorted({{5, 1, 1, "x"}});
+}
+
+RankTrace Parse(const std::vector<Op>& ops, const std::string& header) {
+  std::string text = TraceOf(ops, header);
+  FileText f{"time_rank0.json", text, false, text.size()};
+  Job job;
+  auto st = ingest::ParseKineto(f, job);
+  EXPECT_TRUE(st) << st.error().ToString();
+  return job.trace.ranks.empty() ? RankTrace{} : job.trace.ranks[0];
+}
+
+TEST(KinetoTimeBase, RelativeTimesGetTheBase) {
+  RankTrace t = Parse({{1000, 5, 1, "a"}, {2000, 5, 1, "b"}},
+                      R"("baseTimeNanoseconds": 1727000000000000000, )");
+  ASSERT_EQ(t.host_ops.size(), 2u);
+  EXPECT_EQ(t.base_time_ns, 1727000000000000000);
+  EXPECT_EQ(t.host_ops[0].start_ns, 1727000000000000000 + 1000000);
+  EXPECT_EQ(t.host_ops[1].end_ns, 1727000000000000000 + 2005000);
+}
+
+TEST(KinetoTimeBase, EpochTimesKeepTheirsDespiteABase) {
+  // Integer µs since the epoch (2021-era) with a base written as well: nothing is added.
+  const int64_t epoch_us = 1630000000000000;
+  RankTrace t = Parse({{epoch_us, 5, 1, "a"}, {epoch_us + 100, 5, 1, "b"}},
+                      R"("baseTimeNanoseconds": 1727000000000000000, )");
+  ASSERT_EQ(t.host_ops.size(), 2u);
+  EXPECT_EQ(t.host_ops[0].start_ns, epoch_us * 1000);
+  EXPECT_EQ(t.host_ops[1].end_ns, (epoch_us + 105) * 1000);
 }
 
 }  // namespace
