@@ -59,6 +59,11 @@ def main():
     put("trace_dur_negative.json", mutate_events(trace, dur, b'"dur": -12.5'))
     put("trace_dur_overflow.json", mutate_events(trace, dur, b'"dur": 9.3e15'))
     put("trace_dur_huge.json", mutate_events(trace, dur, b'"dur": 1e300'))
+    # A start and a duration that each parse (under 2^63 ns) but whose sum does not fit int64
+    # (UBSan: signed overflow in ts + dur).
+    put("trace_dur_centuries.json",
+        mutate_events(mutate_events(trace, dur, b'"dur": 9100000000000000'), num,
+                      b'"ts": 9100000000000000'))
     # Found by fuzzing: a base time beyond int64 nanoseconds (UBSan: float to int64 overflow).
     put("trace_base_time_huge.json",
         re.sub(rb'"baseTimeNanoseconds": [0-9]+', b'"baseTimeNanoseconds": 1.79e19', trace, count=1))

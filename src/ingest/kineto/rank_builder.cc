@@ -124,10 +124,23 @@ void RankBuilder::Add(const RawEvent& ev) {
   }
 }
 
+namespace {
+
+// ~3.2 years: no profiled event lasts that long; with it, ts + dur (+ a base time) stays far
+// inside int64 ns for every ts the parser accepts.
+constexpr int64_t kMaxDurNs = 100'000'000'000'000'000;
+
+bool EndInRange(const RawEvent& ev) {
+  return ev.dur_ns <= kMaxDurNs && ev.ts_ns <= INT64_MAX - kMaxDurNs;
+}
+
+}  // namespace
+
 void RankBuilder::AddComplete(const RawEvent& ev) {
   switch (ev.cat) {
     case EventCat::kGpuUserAnnotation:
-      if (ev.has_ts && ev.has_dur && !ev.bad_ts && !ev.bad_dur && ev.dur_ns >= 0) {
+      if (ev.has_ts && ev.has_dur && !ev.bad_ts && !ev.bad_dur && ev.dur_ns >= 0 &&
+          EndInRange(ev)) {
         HostOp a;
         a.start_ns = ev.ts_ns;
         a.end_ns = ev.ts_ns + ev.dur_ns;
@@ -172,6 +185,11 @@ void RankBuilder::AddComplete(const RawEvent& ev) {
   if (ev.dur_ns < 0) {
     Note("kineto.negative_dur", DiagSeverity::kWarning,
          "events with a negative duration were skipped", ev.offset);
+    return;
+  }
+  if (!EndInRange(ev)) {
+    Note("kineto.time_out_of_range", DiagSeverity::kWarning,
+         "events lasting over 3 years or ending past the year 2262 were skipped", ev.offset);
     return;
   }
   switch (ev.cat) {
