@@ -252,6 +252,28 @@ TEST(KinetoNames, EscapedNamesAreUnescapedOnce) {
   EXPECT_EQ(in.Lookup(a), "fn(\"x\")");
 }
 
+TEST(KinetoNames, HashDependsOnTheBytesOnly) {
+  // Every length around the 4- and 8-byte reads, from views at every offset of a buffer: the
+  // hash is the same as that of an exact copy, and one changed byte changes it (past 32 bytes
+  // only the first and last 16 are hashed, by design: the table confirms every hit).
+  using ingest::kineto::Interner;
+  const std::string text = "aten::_local_scalar_dense_with_a_long_tail";
+  for (size_t len = 0; len <= 40; ++len) {
+    for (size_t at = 0; at + len <= text.size(); at += 3) {
+      std::string_view view(text.data() + at, len);
+      std::string copy(view);
+      ASSERT_EQ(Interner::Hash(view), Interner::Hash(copy)) << len << " at " << at;
+      if (len == 0) continue;
+      for (size_t i = 0; i < len; ++i) {
+        if (len > 32 && i >= 16 && i < len - 16) continue;
+        std::string changed = copy;
+        changed[i] ^= 0x01;
+        EXPECT_NE(Interner::Hash(changed), Interner::Hash(copy)) << len << " byte " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace commdx
 
