@@ -4,6 +4,7 @@
 #include <iterator>
 #include <set>
 
+#include "base/sort.h"
 
 namespace commdx::analysis {
 
@@ -78,27 +79,6 @@ int64_t RunTime(const std::vector<UsInterval>& m) {
   int64_t s = 0;
   for (const UsInterval& x : m) s += x.end - x.ts;
   return s;
-}
-
-// std::stable_sort's order, by insertion while that is cheap (input nearly in order); once
-// elements have been moved past more than 4n others it hands the rest to std::stable_sort (an
-// insertion sort only moves an element past greater ones, so the order stays stable).
-template <class T, class Less>
-void StableSortNearlySorted(std::vector<T>& v, Less less) {
-  size_t moved = 0;
-  const size_t budget = 4 * v.size() + 64;
-  for (size_t i = 1; i < v.size(); ++i) {
-    if (!less(v[i], v[i - 1])) continue;
-    T x = v[i];
-    size_t j = i;
-    for (; j > 0 && less(x, v[j - 1]); --j) v[j] = v[j - 1];
-    v[j] = x;
-    moved += i - j;
-    if (moved > budget) {
-      std::stable_sort(v.begin(), v.end(), less);
-      return;
-    }
-  }
 }
 
 // hta CommunicationAnalysis: +1/-1 at communication starts/ends, +2/-2 at computation ones,
