@@ -62,7 +62,8 @@ int64_t OverlapIn(const Intervals& x, const Intervals& y, int64_t lo, int64_t hi
 Intervals UnionOf(const Intervals& x, const Intervals& y) {
   std::vector<Interval> all;
   all.reserve(x.size() + y.size());
-  std::merge(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(all), ByStart);  // both sorted
+  // Both are in order already: merged, not sorted.
+  std::merge(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(all), ByStart);
   return Coalesce(std::move(all));
 }
 

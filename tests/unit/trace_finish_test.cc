@@ -67,8 +67,10 @@ TEST(KinetoSort, NearlySortedWithAStepAnnotationTail) {
   // One long run of ops, then the step annotations that started before them (Kineto writes an
   // annotation when it ends): most ops move one place, a few move far back.
   std::vector<Op> ops;
-  for (int i = 0; i < 30000; ++i) ops.push_back({1000 + 10 * i, 8, 2, "aten::op" + std::to_string(i % 7)});
-  for (int s = 0; s < 30; ++s) ops.push_back({1000 + 10000 * s - 1, 9990, 1, "ProfilerStep#" + std::to_string(s)});
+  for (int i = 0; i < 30000; ++i)
+    ops.push_back({1000 + 10 * i, 8, 2, "aten::op" + std::to_string(i % 7)});
+  for (int s = 0; s < 30; ++s)
+    ops.push_back({1000 + 10000 * s - 1, 9990, 1, "ProfilerStep#" + std::to_string(s)});
   ExpectSorted(ops);
 }
 
@@ -76,7 +78,8 @@ TEST(KinetoSort, ThreadsWrittenOneAfterTheOther) {
   // Two threads interleaved in time, written thread by thread: half the ops move far.
   std::vector<Op> ops;
   for (int tid : {1, 2})
-    for (int i = 0; i < 20000; ++i) ops.push_back({10 * i + tid * 3, 2, tid, "t" + std::to_string(tid)});
+    for (int i = 0; i < 20000; ++i)
+      ops.push_back({10 * i + tid * 3, 2, tid, "t" + std::to_string(tid)});
   ExpectSorted(ops);
 }
 

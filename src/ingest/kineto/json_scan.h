@@ -63,7 +63,8 @@ class JsonScan {
   static bool IsScalarByte(char c) {
     constexpr uint64_t kLow = (uint64_t{0x3FF} << '0') | (uint64_t{1} << '-') |
                               (uint64_t{1} << '+') | (uint64_t{1} << '.');
-    constexpr uint64_t kHigh = (uint64_t{0x3FFFFFF} << ('A' - 64)) | (uint64_t{0x3FFFFFF} << ('a' - 64));
+    constexpr uint64_t kHigh =
+        (uint64_t{0x3FFFFFF} << ('A' - 64)) | (uint64_t{0x3FFFFFF} << ('a' - 64));
     auto u = static_cast<unsigned char>(c);
     if (u >= 128) return false;
     return (((u < 64 ? kLow : kHigh) >> (u & 63)) & 1) != 0;

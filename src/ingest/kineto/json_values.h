@@ -104,7 +104,8 @@ inline const char* ReadInt(JsonScan& s, const char* p, int64_t& out, int64_t fal
   int n = detail::LeadingDigits8(p, v);  // ids have up to 7 digits: one step (p is padded)
   const char* q = p + n;
   if (n == 8) {
-    while (q < s.end() && detail::IsDigit(*q) && q - p < 18) v = v * 10 + static_cast<uint64_t>(*q++ - '0');
+    while (q < s.end() && detail::IsDigit(*q) && q - p < 18)
+      v = v * 10 + static_cast<uint64_t>(*q++ - '0');
   }
   if (n == 0 || q > s.end() || (q < s.end() && JsonScan::IsScalarByte(*q)))
     return detail::ReadIntSlow(s, p, out, fallback);

@@ -122,8 +122,8 @@ void SortByStart(std::vector<T>& v) {
     hi = std::max(hi, v[i].start_ns);
   }
   if (sorted) return;
-  std::vector<uint32_t> order =
-      SortedOrder(v.size(), [&v](size_t i) { return v[i].start_ns; }, less, lo, hi);
+  std::vector<uint32_t> order = SortedOrder(
+      v.size(), [&v](size_t i) { return v[i].start_ns; }, less, lo, hi);
   Permute(v, order);
 }
 
@@ -184,7 +184,8 @@ void RankBuilder::SortAndLink() {
   // GpuOp::collective holds the index into colls_ until the collectives are built.
   SortByStart(t.gpu_ops);
   for (size_t i = 0; i < t.gpu_ops.size(); ++i)
-    if (t.gpu_ops[i].collective >= 0) colls_[t.gpu_ops[i].collective].gpu_op = static_cast<int32_t>(i);
+    if (t.gpu_ops[i].collective >= 0)
+      colls_[t.gpu_ops[i].collective].gpu_op = static_cast<int32_t>(i);
   SortByStart(t.host_ops);
   SortByStart(t.runtime);
   SortByStart(t.gpu_annotations);
