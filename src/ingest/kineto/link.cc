@@ -1,6 +1,7 @@
 // Finishing a rank, part 1: absolute times, sorted events, launches linked to their GPU ops,
 // streams classified.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <numeric>
 
@@ -102,8 +103,13 @@ void Permute(std::vector<T>& v, std::vector<uint32_t>& order) {
 // Sorts `v` by start, longer first at equal starts (parents before children), then by name and
 // file order, so the order never depends on the sort algorithm. Kineto writes an op when it
 // ends (a parent after its children) and groups threads, so the input is not sorted.
+// The earliest start and the latest end of a kind of event.
+struct Span {
+  int64_t first = INT64_MAX, last = INT64_MIN;
+};
+
 template <class T>
-void SortByStart(std::vector<T>& v) {
+Span SortByStart(std::vector<T>& v) {
   auto less = [&v](uint32_t a, uint32_t b) {
     const T& x = v[a];
     const T& y = v[b];
@@ -112,19 +118,22 @@ void SortByStart(std::vector<T>& v) {
     if (x.name != y.name) return x.name < y.name;
     return a < b;
   };
-  if (v.empty()) return;
-  // One pass: in order already? and the range of the starts, for the buckets.
+  if (v.empty()) return {};
+  // One pass: in order already? the range of the starts, for the buckets; the latest end.
   bool sorted = true;
-  int64_t lo = v[0].start_ns, hi = lo;
+  int64_t lo = v[0].start_ns, hi = lo, last = v[0].end_ns;
   for (size_t i = 1; i < v.size(); ++i) {
     sorted = sorted && !less(static_cast<uint32_t>(i), static_cast<uint32_t>(i - 1));
     lo = std::min(lo, v[i].start_ns);
     hi = std::max(hi, v[i].start_ns);
+    last = std::max(last, v[i].end_ns);
   }
-  if (sorted) return;
-  std::vector<uint32_t> order = SortedOrder(
-      v.size(), [&v](size_t i) { return v[i].start_ns; }, less, lo, hi);
-  Permute(v, order);
+  if (!sorted) {
+    std::vector<uint32_t> order = SortedOrder(
+        v.size(), [&v](size_t i) { return v[i].start_ns; }, less, lo, hi);
+    Permute(v, order);
+  }
+  return {lo, last};
 }
 
 }  // namespace
@@ -182,12 +191,10 @@ void RankBuilder::SortAndLink() {
         if (auto it = start_at.find(rc.start_ns); it != start_at.end()) rc.correlation = it->second;
   }
   // GpuOp::collective holds the index into colls_ until the collectives are built.
-  SortByStart(t.gpu_ops);
+  const Span spans[] = {SortByStart(t.gpu_ops), SortByStart(t.host_ops), SortByStart(t.runtime)};
   for (size_t i = 0; i < t.gpu_ops.size(); ++i)
     if (t.gpu_ops[i].collective >= 0)
       colls_[t.gpu_ops[i].collective].gpu_op = static_cast<int32_t>(i);
-  SortByStart(t.host_ops);
-  SortByStart(t.runtime);
   SortByStart(t.gpu_annotations);
   std::sort(ext_args_.begin(), ext_args_.end(),
             [](const PendingColl& a, const PendingColl& b) { return a.start_ns < b.start_ns; });
@@ -196,13 +203,10 @@ void RankBuilder::SortAndLink() {
 
   t.first_ns = INT64_MAX;
   t.last_ns = INT64_MIN;
-  auto span = [&t](int64_t s, int64_t e) {
-    t.first_ns = std::min(t.first_ns, s);
-    t.last_ns = std::max(t.last_ns, e);
-  };
-  for (const auto& o : t.gpu_ops) span(o.start_ns, o.end_ns);
-  for (const auto& o : t.host_ops) span(o.start_ns, o.end_ns);
-  for (const auto& o : t.runtime) span(o.start_ns, o.end_ns);
+  for (const Span& s : spans) {
+    t.first_ns = std::min(t.first_ns, s.first);
+    t.last_ns = std::max(t.last_ns, s.last);
+  }
   if (t.first_ns > t.last_ns) t.first_ns = t.last_ns = 0;
 }
 
