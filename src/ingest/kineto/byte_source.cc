@@ -194,7 +194,7 @@ std::unique_ptr<ByteSource> TryMap(const std::string& path) {
   std::unique_ptr<ByteSource> out;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 2) {
     size_t size = static_cast<size_t>(st.st_size);
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);  // parsed in place, never written
     if (p != MAP_FAILED) {
       auto* c = static_cast<unsigned char*>(p);
       if (c[0] == 0x1f && c[1] == 0x8b) {

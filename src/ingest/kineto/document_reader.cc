@@ -290,13 +290,9 @@ class Reader {
       copy.append(kPadding, ' ');
       return sink_.EventPart(copy.data(), len, copy.size(), base_ + pos_);
     }
-    char saved_open = buf_[begin], saved_close = buf_[cut];
-    buf_[begin] = '[';
-    buf_[cut] = ']';
-    Status st = sink_.EventPart(buf_ + begin, len, cap_ - begin, base_ + pos_);
-    buf_[begin] = saved_open;
-    buf_[cut] = saved_close;
-    return st;
+    // buf_[begin] and buf_[cut] (commas, or the array's own brackets) stand for the part's
+    // brackets: nothing is written, so a mapped file stays read-only.
+    return sink_.EventPart(buf_ + begin, len, cap_ - begin, base_ + pos_);
   }
 
   // No cut left: the rest of traceEvents up to its ']' is one part.

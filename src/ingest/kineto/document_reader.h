@@ -27,7 +27,8 @@ class DocumentSink {
   // A top-level key other than traceEvents, with its value as JSON text (padded for simdjson).
   virtual Status TopLevel(std::string_view key, std::string_view value_json, uint64_t offset) = 0;
   // A part of traceEvents as a JSON array `[ev, ev, ...]` at json[0..len), readable up to
-  // json + capacity. `offset` is the file offset of json[1].
+  // json + capacity; json[0] and json[len - 1] stand for the brackets whatever they hold (the
+  // commas around the part). `offset` is the file offset of json[1].
   virtual Status EventPart(const char* json, size_t len, size_t capacity, uint64_t offset) = 0;
   // Events of a part that fails are taken back before the part is retried larger.
   virtual void Checkpoint() = 0;

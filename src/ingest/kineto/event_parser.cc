@@ -24,8 +24,10 @@ EventParser::EventParser(std::string file, RankBuilder& builder)
 EventParser::~EventParser() = default;
 
 //   [{"ph": "X", "cat": "cpu_op", ...}, {"ph": "f", "id": 1, ...}, ...]
-// An item that is not an object is counted and skipped; broken structure fails the part (the
-// reader then retries it larger, since a cut may have fallen inside an event).
+// The first and last bytes are taken as the brackets whatever they hold (in a mapped file they
+// are the commas around the part: the file is never written). An item that is not an object is
+// counted and skipped; broken structure fails the part (the reader then retries it larger,
+// since a cut may have fallen inside an event).
 Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uint64_t offset) {
   constexpr size_t kScanPadding = 64;  // JsonScan reads up to 64 bytes from a position
   if (capacity < len + kScanPadding) {
@@ -36,7 +38,7 @@ Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uin
   Impl& m = *impl_;
   const char* origin = json + 1;  // file offset `offset`
   auto at = [&](const char* p) { return offset + static_cast<uint64_t>(p - origin); };
-  JsonScan s(json + len);
+  JsonScan s(json + len - 1);  // the closing bracket is not read: the end of the scan stands for it
   auto fail = [&]() {
     SourceLoc loc{m.file};
     loc.offset = s.error_at() ? at(s.error_at()) : offset;
@@ -45,9 +47,7 @@ Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uin
                      std::string("invalid JSON in traceEvents: ") + ScanErrorText(s.error()), loc);
   };
   const char* p = s.SkipWs(json + 1);
-  if (p < s.end() && *p == ']') {
-    ++p;
-  } else {
+  if (p < s.end()) {
     bool wants_flows = builder_.wants_flows();
     bool closed = false;
     while (!closed) {
@@ -70,15 +70,17 @@ Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uin
                                "traceEvents items that are not JSON objects were skipped",
                                SourceLoc{m.file, 0, 0, ev.offset, true});
       }
-      p = NextMember(s, after, ']', closed);
-      if (!p) return fail();
+      // Between items a comma; after the last one, the end of the part.
+      p = s.SkipWs(after);
+      if (p >= s.end()) {
+        closed = true;
+      } else if (*p == ',') {
+        p = s.SkipWs(p + 1);
+      } else {
+        s.Fail(ScanError::kExpectedComma, p);
+        return fail();
+      }
     }
-  }
-  // A part closed early (a cut inside an event) leaves bytes after its array.
-  p = s.SkipWs(p);
-  if (p < s.end()) {
-    s.Fail(ScanError::kExpectedComma, p);
-    return fail();
   }
   return Ok{};
 }
