@@ -67,6 +67,9 @@ def main():
     # Found by fuzzing: a base time beyond int64 nanoseconds (UBSan: float to int64 overflow).
     put("trace_base_time_huge.json",
         re.sub(rb'"baseTimeNanoseconds": [0-9]+', b'"baseTimeNanoseconds": 1.79e19', trace, count=1))
+    # Found by fuzzing: a world size far past int64 (UBSan: float to int64 overflow).
+    put("trace_world_size_huge.json",
+        re.sub(rb'"world_size": [0-9]+', b'"world_size": 288888888888888888888888', trace, count=1))
     # Same rank twice (a file copied), and ranks of two different jobs in one folder.
     put("dup_ranks/trace_a.json", trace)
     put("dup_ranks/trace_b.json", trace)

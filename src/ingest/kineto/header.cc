@@ -1,6 +1,7 @@
 #include "ingest/kineto/header.h"
 
 #include <cmath>
+#include <cstdint>
 
 #include "ingest/kineto/json_util.h"
 
@@ -97,11 +98,24 @@ simdjson::error_code Distributed(od::object obj, const char* end, RankBuilder& b
     if (auto err = std::move(f).get(field)) return err;
     const char* k = field.key().raw();
     od::value v = field.value();
-    if (KeyIs(k, "rank")) rank = static_cast<int>(Int(v, end));
-    else if (KeyIs(k, "world_size")) world = static_cast<int>(Int(v, end, 0));
-    else if (KeyIs(k, "backend")) backend = std::string(Str(v, end));
-    else if (KeyIs(k, "nccl_version")) nccl = std::string(Str(v, end));
-    else if (KeyIs(k, "pg_config")) {
+    // A rank or world size that is not a number below 2^24 is not one (found by fuzzing: a
+    // world size of 2.9e23): the whole distributedInfo is then a bad header, said so, and the
+    // rank comes from the file name.
+    constexpr int64_t kMaxRanks = int64_t{1} << 24;
+    constexpr int64_t kUnread = INT64_MIN;
+    if (KeyIs(k, "rank")) {
+      int64_t r = Int(v, end, kUnread);
+      if (r < -1 || r >= kMaxRanks) return simdjson::NUMBER_OUT_OF_RANGE;
+      rank = static_cast<int>(r);
+    } else if (KeyIs(k, "world_size")) {
+      int64_t w = Int(v, end, kUnread);
+      if (w < 0 || w > kMaxRanks) return simdjson::NUMBER_OUT_OF_RANGE;
+      world = static_cast<int>(w);
+    } else if (KeyIs(k, "backend")) {
+      backend = std::string(Str(v, end));
+    } else if (KeyIs(k, "nccl_version")) {
+      nccl = std::string(Str(v, end));
+    } else if (KeyIs(k, "pg_config")) {
       if (auto err = PgConfigs(v, end, b)) return err;
     }
   }
