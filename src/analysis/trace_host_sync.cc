@@ -30,7 +30,24 @@ bool HasDeviceToHostCopy(const RankTrace& t, uint32_t thread, int64_t from, int6
   return false;
 }
 
+// The GPU drains during a blocking call and stays idle until the CPU launches new work.
+int64_t GpuIdleAfter(const RankTrace& t, const RankTimeline& tl, const RuntimeCall& rc) {
+  auto next = std::lower_bound(t.gpu_ops.begin(), t.gpu_ops.end(), rc.end_ns,
+                               [](const GpuOp& op, int64_t ts) { return op.start_ns < ts; });
+  int64_t resume = next == t.gpu_ops.end() ? rc.end_ns : next->start_ns;
+  if (resume <= rc.start_ns) return 0;
+  return (resume - rc.start_ns) - LengthIn(tl.busy, rc.start_ns, resume);
+}
+
 }  // namespace
+
+int64_t SyncIdleInSteps(const RankTrace& t, const RankTimeline& tl) {
+  int64_t idle = 0;
+  for (const RuntimeCall& rc : t.runtime)
+    if ((rc.flags & kHostFlagSync) && StepOfTime(t, rc.start_ns) >= 0)
+      idle += GpuIdleAfter(t, tl, rc);
+  return idle;
+}
 
 std::pair<int32_t, int32_t> EnclosingOps(const RankTrace& t, uint32_t thread, int64_t start,
                                          int64_t end) {
@@ -57,13 +74,7 @@ std::vector<HostSync> FindHostSyncs(const RankTrace& t, int trace, const RankTim
     s.call = static_cast<int32_t>(i);
     s.step = StepOfTime(t, rc.start_ns);
     s.blocked_ns = rc.end_ns - rc.start_ns;
-    // The GPU drains during the call and stays idle until the CPU launches new work.
-    auto next = std::lower_bound(t.gpu_ops.begin(), t.gpu_ops.end(), rc.end_ns,
-                                 [](const GpuOp& op, int64_t ts) { return op.start_ns < ts; });
-    int64_t resume = next == t.gpu_ops.end() ? rc.end_ns : next->start_ns;
-    if (resume > rc.start_ns) {
-      s.gpu_idle_ns = (resume - rc.start_ns) - LengthIn(tl.busy, rc.start_ns, resume);
-    }
+    s.gpu_idle_ns = GpuIdleAfter(t, tl, rc);
     auto [inner, outer] = EnclosingOps(t, rc.thread, rc.start_ns, rc.end_ns);
     s.cause = inner >= 0 ? t.names[t.host_ops[inner].name] : t.names[rc.name];
     if (outer >= 0 && outer != inner) s.context = t.names[t.host_ops[outer].name];

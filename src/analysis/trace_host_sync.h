@@ -25,6 +25,10 @@ struct HostSync {
 
 std::vector<HostSync> FindHostSyncs(const RankTrace& t, int trace, const RankTimeline& tl);
 
+// The sum of gpu_idle_ns over the syncs inside steps: what FindHostSyncs would give, without
+// looking for the causes (the launch-bound finding needs only this).
+int64_t SyncIdleInSteps(const RankTrace& t, const RankTimeline& tl);
+
 // The innermost and outermost CPU ops on `thread` that enclose [start, end] (ProfilerStep and
 // its like excluded from the outermost); -1 when none.
 std::pair<int32_t, int32_t> EnclosingOps(const RankTrace& t, uint32_t thread, int64_t start,

@@ -23,9 +23,7 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
     const StepBreakdown& m = f.rank_means[i];
     const RankTrace& t = set.ranks[i];
     if (m.step == 0 || t.steps.empty()) continue;
-    int64_t sync_idle = 0;
-    for (const HostSync& s : FindHostSyncs(t, static_cast<int>(i), f.timelines[i]))
-      if (s.step >= 0) sync_idle += s.gpu_idle_ns;
+    const int64_t sync_idle = SyncIdleInSteps(t, f.timelines[i]);
     double idle = static_cast<double>(m.idle_host_ns) -
                   static_cast<double>(sync_idle) / static_cast<double>(t.steps.size());
     double share = idle / static_cast<double>(std::max<int64_t>(1, m.total_ns()));
