@@ -119,7 +119,9 @@ __attribute__((target("avx2"))) Block ClassifyAvx2(const char* p) {
   return b;
 }
 
-const bool kHaveAvx2 = __builtin_cpu_supports("avx2");
+// Set during static initialisation: the detection is run first (it may not have run yet), and
+// it counts AVX2 only where the OS saves the wide registers.
+const bool kHaveAvx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
 #endif
 
 // Bit i set if an odd number of bits at or below i are set: with quote bits, the bytes inside a
