@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Record the capture styles of workloads/styles.py on one GPU, one folder each, then pack OUTDIR.
+#   bash workloads/run_styles.sh OUTDIR
+# Env: PYTHON (python3), ONLY (space-separated style names), NSYS (an nsys binary: one style is
+# also recorded under Nsight Systems and exported to SQLite), NSYS_LIBS (libdw/libelf it needs).
+set -u
+OUTDIR=${1:?usage: run_styles.sh OUTDIR}
+HERE=$(cd "$(dirname "$0")" && pwd)
+PYTHON=${PYTHON:-python3}
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export PYTHONUNBUFFERED=1
+mkdir -p "$OUTDIR"
+OUTDIR=$(cd "$OUTDIR" && pwd)
+printf 'style\tddp\trc\tseconds\n' >"$OUTDIR/summary.tsv"
+run() {  # run STYLE plain|ddp
+  local style=$1 mode=$2 out=$OUTDIR/styles_$1 t0=$SECONDS rc
+  if [[ -n ${ONLY:-} && " $ONLY " != *" $style "* ]]; then return 0; fi
+  mkdir -p "$out"
+  if [ "$mode" = ddp ]; then
+    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,ENV,NET NCCL_DEBUG_FILE="$out/nccl.%h.%p.log" \
+      timeout -k 10 90 "$PYTHON" -m torch.distributed.run --standalone --nproc_per_node=1 \
+      "$HERE/styles.py" --style "$style" --out "$out" --ddp >"$out/stdout.log" 2>&1
+  else
+    timeout -k 10 90 "$PYTHON" "$HERE/styles.py" --style "$style" --out "$out" >"$out/stdout.log" 2>&1
+  fi
+  rc=$?
+  printf '%s\t%s\t%s\t%s\n' "$style" "$mode" "$rc" "$((SECONDS - t0))" >>"$OUTDIR/summary.tsv"
+  tail -n 1 "$out/stdout.log"
+  [ $rc -eq 0 ] || tail -n 20 "$out/stdout.log"
+}
+run healthy_iter_marks ddp
+run healthy_no_marks plain
+run healthy_item_end plain
+run healthy_sync_end ddp
+run slow_loader_item_end plain
+run slow_loader_sched ddp
+run slow_loader_workers plain
+run torchrec_load_batch ddp
+run item_mid_forward plain
+run cuda_graph plain
+run launch_bound_tiny plain
+run healthy_stack plain
+if [ -n "${NSYS:-}" ] && [ -x "$NSYS" ]; then
+  # The same healthy loop under Nsight Systems (CUDA + NVTX), for the nsys importer.
+  out=$OUTDIR/nsys_healthy_iter_marks; mkdir -p "$out"
+  timeout -k 10 120 "$NSYS" profile -t cuda,nvtx --sample=none --cpuctxsw=none \
+    --capture-range=cudaProfilerApi --force-overwrite true -o /tmp/styles_rep "$PYTHON" "$HERE/styles.py" \
+    --style healthy_iter_marks --nsys --out "$out" >"$out/stdout.log" 2>&1
+  qi=$(dirname "$(dirname "$NSYS")")/linux-desktop-glibc_2_11_3-x64/QdstrmImporter
+  LD_LIBRARY_PATH=${NSYS_LIBS:-} "$qi" -i /tmp/styles_rep.qdstrm >>"$out/stdout.log" 2>&1
+  LD_LIBRARY_PATH=${NSYS_LIBS:-} "$NSYS" export --type sqlite -o "$out/report.sqlite" \
+    /tmp/styles_rep.nsys-rep >>"$out/stdout.log" 2>&1 && gzip -6 "$out/report.sqlite"
+  tail -n 3 "$out/stdout.log"
+fi
+cat "$OUTDIR/summary.tsv"
