@@ -1,6 +1,7 @@
-// trace.data_stall: the GPU idles while the rank's main thread is inside a data-loading
-// annotation (DataLoader __next__, record_function("dataloader"), ...). Per rank; fires at >= 5%
-// of the step and >= 0.5 ms per step.
+// trace.data_stall: the GPU idles while the thread it waits on is inside a data-loading region
+// (DataLoader __next__, TorchRec's load_batch, record_function("data"), ...): the `data` part of
+// the one idle attribution (idle_attribution.h). Per rank; fires at >= 5% of the step and
+// >= 0.5 ms per step.
 #include <cstdio>
 #include <map>
 
@@ -26,8 +27,7 @@ std::vector<Finding> FindDataStall(const TraceSet& set, const TraceFacts& f, con
     const RankTrace& t = set.ranks[i];
     std::map<std::string, int64_t> names;
     for (const HostOp& op : t.host_ops)
-      if ((op.flags & kHostFlagDataLoader) && static_cast<int32_t>(op.thread) == t.main_thread)
-        names[t.names[op.name]] += op.end_ns - op.start_ns;
+      if (op.flags & kHostFlagDataLoader) names[t.names[op.name]] += op.end_ns - op.start_ns;
     std::string name = names.empty() ? "data loading" : names.begin()->first;
     for (const auto& [n, d] : names)
       if (d > names[name]) name = n;

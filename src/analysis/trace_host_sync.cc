@@ -1,6 +1,7 @@
 #include "analysis/trace_host_sync.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <map>
 
@@ -11,8 +12,7 @@ namespace {
 constexpr size_t kMaxWalkBack = 20000;  // host ops looked at to find enclosing ones
 constexpr double kMinStepShare = 0.02;  // a finding needs 2% of the step...
 constexpr int64_t kMinCostNs = 100'000;  // ...and 0.1 ms per step
-constexpr double kCpuBoundIdle = 0.3;
-constexpr double kRepeatedPerStep = 2;    // idle-host share above which the CPU is the bottleneck
+constexpr double kRepeatedPerStep = 2;   // blocking calls per step reported even when cheap
 
 int64_t StepOfTime(const RankTrace& t, int64_t ts) {
   for (const Step& s : t.steps)
@@ -30,24 +30,14 @@ bool HasDeviceToHostCopy(const RankTrace& t, uint32_t thread, int64_t from, int6
   return false;
 }
 
-// The GPU drains during a blocking call and stays idle until the CPU launches new work.
-int64_t GpuIdleAfter(const RankTrace& t, const RankTimeline& tl, const RuntimeCall& rc) {
-  auto next = std::lower_bound(t.gpu_ops.begin(), t.gpu_ops.end(), rc.end_ns,
-                               [](const GpuOp& op, int64_t ts) { return op.start_ns < ts; });
-  int64_t resume = next == t.gpu_ops.end() ? rc.end_ns : next->start_ns;
-  if (resume <= rc.start_ns) return 0;
-  return (resume - rc.start_ns) - LengthIn(tl.busy, rc.start_ns, resume);
+// What the one idle attribution charged to this call (idle_attribution.h); 0 if nothing.
+int64_t ChargedTo(const RankTimeline& tl, int32_t call) {
+  const auto& v = tl.idle.sync_charges;
+  auto it = std::lower_bound(v.begin(), v.end(), std::pair<int32_t, int64_t>{call, INT64_MIN});
+  return it != v.end() && it->first == call ? it->second : 0;
 }
 
 }  // namespace
-
-int64_t SyncIdleInSteps(const RankTrace& t, const RankTimeline& tl) {
-  int64_t idle = 0;
-  for (const RuntimeCall& rc : t.runtime)
-    if ((rc.flags & kHostFlagSync) && StepOfTime(t, rc.start_ns) >= 0)
-      idle += GpuIdleAfter(t, tl, rc);
-  return idle;
-}
 
 std::pair<int32_t, int32_t> EnclosingOps(const RankTrace& t, uint32_t thread, int64_t start,
                                          int64_t end) {
@@ -74,7 +64,7 @@ std::vector<HostSync> FindHostSyncs(const RankTrace& t, int trace, const RankTim
     s.call = static_cast<int32_t>(i);
     s.step = StepOfTime(t, rc.start_ns);
     s.blocked_ns = rc.end_ns - rc.start_ns;
-    s.gpu_idle_ns = GpuIdleAfter(t, tl, rc);
+    s.gpu_idle_ns = ChargedTo(tl, s.call);
     auto [inner, outer] = EnclosingOps(t, rc.thread, rc.start_ns, rc.end_ns);
     s.cause = inner >= 0 ? t.names[t.host_ops[inner].name] : t.names[rc.name];
     if (outer >= 0 && outer != inner) s.context = t.names[t.host_ops[outer].name];
@@ -93,12 +83,11 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
     const RankTrace& t = set.ranks[ti];
     if (t.steps.empty() || !t.has_gpu) continue;
     auto syncs = FindHostSyncs(t, static_cast<int>(ti), f.timelines[ti]);
-    int64_t in_steps = 0, idle = 0, blocked = 0;
+    int64_t in_steps = 0, blocked = 0;
     std::map<std::string, std::pair<int, int64_t>> by_cause;  // count, idle
     for (const HostSync& s : syncs) {
       if (s.step < 0) continue;  // outside the steps (profiler start/stop, setup)
       ++in_steps;
-      idle += s.gpu_idle_ns;
       blocked += s.blocked_ns;
       std::string key = s.cause + (s.context.empty() ? "" : " in " + s.context);
       auto& c = by_cause[key];
@@ -106,17 +95,16 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
       c.second += s.gpu_idle_ns;
     }
     const double nsteps = static_cast<double>(t.steps.size());
-    const double per_step_idle = static_cast<double>(idle) / nsteps;
     const double per_step_blocked = static_cast<double>(blocked) / nsteps;
     const double step_ns = static_cast<double>(f.rank_means[ti].total_ns());
     const double per_step_count = static_cast<double>(in_steps) / nsteps;
-    // GPU-bound: what is lost is the GPU idle after each sync. CPU-bound: the CPU time spent
-    // blocked instead of launching adds to the step as well.
-    const bool cpu_bound =
-        step_ns > 0 && static_cast<double>(f.rank_means[ti].idle_host_ns) >= kCpuBoundIdle * step_ns;
-    const double cost = per_step_idle + (cpu_bound ? per_step_blocked : 0);
+    // The idle the syncs create, from the one attribution (each gap charged once, at most the
+    // time the sync blocked, data loading and already-drained GPUs excluded), over the steps the
+    // rank's mean uses.
+    const double cost = static_cast<double>(f.rank_means[ti].idle_sync_ns);
     // Two or more blocking calls in every step are almost never intended (one per step can be,
-    // e.g. GradScaler's inf check): they are reported even where the profile shows them cheap.
+    // e.g. GradScaler's inf check): they are reported even where the profile shows them cheap
+    // (under the profiler the CPU is often behind the GPU, so a sync finds little to wait for).
     const bool costly = cost >= kMinCostNs && (step_ns <= 0 || cost >= kMinStepShare * step_ns);
     if (per_step_count < 1 || (!costly && per_step_count < kRepeatedPerStep)) continue;
     std::vector<std::pair<std::string, std::pair<int, int64_t>>> causes(by_cause.begin(), by_cause.end());
@@ -127,18 +115,23 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
     x.rank = t.rank;
     x.title = "Rank " + std::to_string(t.rank) + ": host synchronisation stalls the GPU (" +
               causes.front().first + ")";
-    char buf[500];
+    char buf[600];
     std::snprintf(buf, sizeof buf,
-                  "%.1f blocking calls per step; the CPU is blocked %.2f ms per step and after each "
-                  "call the GPU sits idle until the CPU launches again (%.2f ms per step). Costs "
-                  "%.2f ms per step (%.1f%% of a %.2f ms step)%s. Main cause: %s (%d calls).",
-                  per_step_count, per_step_blocked / 1e6, per_step_idle / 1e6, cost / 1e6,
+                  "%.1f blocking calls per step; the CPU is blocked %.2f ms per step. The GPU idle "
+                  "they create (after the GPU drained during a call, at most the time it blocked, "
+                  "data loading excluded) is %.2f ms per step (%.1f%% of a %.2f ms step). Main "
+                  "cause: %s (%d calls).",
+                  per_step_count, per_step_blocked / 1e6, cost / 1e6,
                   step_ns > 0 ? 100.0 * cost / step_ns : 0, step_ns / 1e6,
-                  cpu_bound ? ", counting the blocked CPU time because this rank is CPU-bound" : "",
                   causes.front().first.c_str(), causes.front().second.first);
     x.detail = buf;
+    if (!costly)
+      x.detail +=
+          " Cheap in this profile, but each call empties the GPU's queue: where the CPU "
+          "runs ahead of the GPU (often without the profiler) the GPU then waits for every "
+          "launch after it.";
     x.metrics = {{"syncs_per_step", per_step_count, "count"},
-                 {"gpu_idle_per_step", per_step_idle, "ns"},
+                 {"gpu_idle_per_step", cost, "ns"},
                  {"cpu_blocked_per_step", static_cast<double>(blocked) / nsteps, "ns"}};
     for (size_t i = 0; i < causes.size() && i < 5; ++i)
       x.refs.push_back({SourceLoc{t.file}, causes[i].first + ": " + std::to_string(causes[i].second.first) +

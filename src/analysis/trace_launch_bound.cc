@@ -1,11 +1,12 @@
-// trace.launch_bound: the GPU sits idle waiting for the CPU to launch work, not because of a
-// host sync (trace.host_sync) or data loading (trace.data_stall). Measured per rank as the step's
-// idle-host time minus the idle that follows blocking syncs; fires at >= 20% of the step.
+// trace.launch_bound: the GPU sits idle waiting for the CPU to launch work — the `launch` part
+// of the one idle attribution (idle_attribution.h): not data loading, not idle created by a
+// host sync, and not gaps whose next GPU op had already been launched (queued behind another
+// stream or event; CUDA graphs). Fires at >= 20% of the step and >= 0.5 ms per step.
 #include <algorithm>
 #include <cstdio>
 
 #include "analysis/trace_findings.h"
-#include "analysis/trace_host_sync.h"
+#include "base/text.h"
 
 namespace commdx::analysis {
 
@@ -13,6 +14,13 @@ namespace {
 
 constexpr double kMinStepShare = 0.20;
 constexpr int64_t kMinCostNs = 500'000;
+
+// Other ranks exist (in the set, or by the world size the trace records).
+bool MultiRank(const TraceSet& set) {
+  if (set.ranks.size() > 1) return true;
+  return std::any_of(set.ranks.begin(), set.ranks.end(),
+                     [](const RankTrace& t) { return t.world_size > 1; });
+}
 
 }  // namespace
 
@@ -23,9 +31,7 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
     const StepBreakdown& m = f.rank_means[i];
     const RankTrace& t = set.ranks[i];
     if (m.step == 0 || t.steps.empty()) continue;
-    const int64_t sync_idle = SyncIdleInSteps(t, f.timelines[i]);
-    double idle = static_cast<double>(m.idle_host_ns) -
-                  static_cast<double>(sync_idle) / static_cast<double>(t.steps.size());
+    const double idle = static_cast<double>(m.idle_launch_ns());
     double share = idle / static_cast<double>(std::max<int64_t>(1, m.total_ns()));
     if (idle > worst_ns) worst_ns = idle, worst_share = share, worst = static_cast<int>(i);
   }
@@ -47,12 +53,16 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
   char buf[600];
   std::snprintf(buf, sizeof buf,
                 "The GPU of rank %d has nothing to run for %.2f ms of a %.2f ms step while its CPU "
-                "issues work (%.0f launches per step, median kernel %.1f µs). Other ranks then wait "
-                "for it at collectives. Under the profiler every CPU op is slower, so compare with "
-                "the unprofiled step time before acting.",
+                "issues work (%.0f launches per step, median kernel %.1f µs).%s Under the profiler "
+                "every CPU op is slower, so compare with the unprofiled step time before acting.",
                 t.rank, worst_ns / 1e6, static_cast<double>(m.total_ns()) / 1e6, per_step_launches,
-                median_kernel / 1e3);
+                median_kernel / 1e3,
+                MultiRank(set) ? " Other ranks then wait for it at collectives." : "");
   x.detail = buf;
+  if (m.idle_queued_ns > 0)
+    x.detail += " Not counted: " + FormatDurationNs(static_cast<double>(m.idle_queued_ns)) +
+                " per step of idle whose next GPU work was already launched (waiting on "
+                "another stream or event, not on the CPU).";
   x.metrics = {{"gpu_idle_for_cpu_per_step", worst_ns, "ns"},
                {"step_time", static_cast<double>(m.total_ns()), "ns"},
                {"launches_per_step", per_step_launches, "count"},

@@ -20,9 +20,12 @@ StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64
   s.comm_exposed_wait_ns = LengthIn(wait, a, b) - OverlapIn(wait, tl.compute, a, b);
   s.comm_exposed_wait_ns = std::max<int64_t>(0, std::min(s.comm_exposed_wait_ns, s.comm_exposed_ns));
   const int64_t idle = (b - a) - busy;
-  const int64_t data = LengthIn(tl.data_loading, a, b) - OverlapIn(tl.data_loading, tl.busy, a, b);
-  s.idle_data_ns = std::max<int64_t>(0, std::min(data, idle));
+  // The idle parts come from the one attribution (idle_attribution.h); the clamps only keep the
+  // sums exact where a window reaches past the rank's events.
+  s.idle_data_ns = std::clamp<int64_t>(LengthIn(tl.idle.data, a, b), 0, idle);
   s.idle_host_ns = idle - s.idle_data_ns;
+  s.idle_sync_ns = std::min(LengthIn(tl.idle.sync, a, b), s.idle_host_ns);
+  s.idle_queued_ns = std::min(LengthIn(tl.idle.queued, a, b), s.idle_host_ns - s.idle_sync_ns);
   return s;
 }
 
@@ -71,6 +74,8 @@ StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace) {
     m.other_gpu_ns += s.other_gpu_ns;
     m.idle_host_ns += s.idle_host_ns;
     m.idle_data_ns += s.idle_data_ns;
+    m.idle_sync_ns += s.idle_sync_ns;
+    m.idle_queued_ns += s.idle_queued_ns;
   }
   m.step = n;
   if (n == 0) return m;
@@ -82,6 +87,8 @@ StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace) {
   m.other_gpu_ns /= n;
   m.idle_host_ns /= n;
   m.idle_data_ns /= n;
+  m.idle_sync_ns /= n;
+  m.idle_queued_ns /= n;
   return m;
 }
 

@@ -5,8 +5,10 @@
 //   comm_exposed       NCCL kernels running with no compute; comm_exposed_wait of it is spent
 //                      waiting for a late peer (from the cross-rank match)
 //   other_gpu          only copies / sets running
-//   idle_data          nothing running while the main thread is in a data-loader annotation
-//   idle_host          nothing running otherwise (Python, launch overhead, syncs)
+//   idle_data          nothing running, charged to data loading (idle_attribution.h)
+//   idle_host          nothing running otherwise; of it idle_sync was created by blocking syncs
+//                      and idle_queued had its next GPU work already launched (not the CPU's
+//                      doing); the rest, idle_launch(), is the GPU waiting for the CPU to launch
 #pragma once
 
 #include <cstdint>
@@ -31,12 +33,15 @@ struct StepBreakdown {
   int64_t other_gpu_ns = 0;
   int64_t idle_host_ns = 0;
   int64_t idle_data_ns = 0;
+  int64_t idle_sync_ns = 0;    // part of idle_host_ns
+  int64_t idle_queued_ns = 0;  // part of idle_host_ns
   // The window holds GPU work launched before the trace began (the tail of an earlier step):
   // its parts are distorted, and rank means leave it out when other steps are complete.
   bool partial = false;
 
   int64_t total_ns() const { return end_ns - start_ns; }
   int64_t comm_ns() const { return comm_overlapped_ns + comm_exposed_ns; }
+  int64_t idle_launch_ns() const { return idle_host_ns - idle_sync_ns - idle_queued_ns; }
 };
 
 StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64_t start_ns,

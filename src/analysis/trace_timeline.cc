@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "analysis/idle_attribution.h"
+
 namespace commdx::analysis {
 
 namespace {
@@ -123,6 +125,7 @@ RankTimeline BuildTimeline(const RankTrace& t) {
   tl.busy = UnionOf(UnionOf(tl.compute, tl.comm), tl.other);
   tl.data_loading = MergeIntervals(std::move(data));
   tl.host_sync = MergeIntervals(std::move(sync));
+  tl.idle = AttributeIdle(t, tl.busy);
   return tl;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "model/trace.h"
@@ -27,6 +28,17 @@ Intervals IntersectionOf(const Intervals& x, const Intervals& y);
 // Parts of [lo, hi) not covered by x.
 Intervals GapsIn(const Intervals& x, int64_t lo, int64_t hi);
 
+// Where a rank's GPU idle goes (idle_attribution.h, docs/trace-metrics.md "GPU idle"): each
+// interval with no kernel, copy or set running is in exactly one of data, sync, launch, queued.
+struct IdleParts {
+  Intervals data;    // the thread the GPU waited on was in a data-loading region
+  Intervals sync;    // created by a blocking sync: at most the time it blocked, after the drain
+  Intervals launch;  // waiting for the CPU to launch work (Python, launch overhead)
+  Intervals queued;  // the next GPU op had been launched before the gap: not waiting for the CPU
+  // Runtime-call index of each sync charged, with what it was charged (ns); sorted by call.
+  std::vector<std::pair<int32_t, int64_t>> sync_charges;
+};
+
 struct RankTimeline {
   Intervals compute;       // compute kernels
   Intervals comm;          // NCCL/RCCL kernels
@@ -34,6 +46,7 @@ struct RankTimeline {
   Intervals busy;          // all of the above
   Intervals data_loading;  // main-thread data-loader annotations (CPU side)
   Intervals host_sync;     // blocking runtime calls (any thread)
+  IdleParts idle;          // the GPU idle, each interval charged to one cause
 };
 
 RankTimeline BuildTimeline(const RankTrace& t);

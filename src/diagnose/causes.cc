@@ -22,8 +22,8 @@ const std::vector<CauseRule>& CauseRules() {
       {"topo.pcie_downtrained", {"trace.slow_collective_bw", "bench.low_busbw"}},
       {"topo.acs_enabled", {"trace.slow_collective_bw", "bench.low_busbw", "comm.p2p_disabled"}},
       {"trace.small_collectives", {"trace.exposed_comm", "trace.slow_collective_bw"}},
-      {"trace.data_stall", {"trace.arrival_skew", "trace.launch_bound"}, true},
-      {"trace.host_sync", {"trace.launch_bound", "trace.arrival_skew"}, true},
+      {"trace.data_stall", {"trace.arrival_skew"}, true, {"trace.launch_bound"}},
+      {"trace.host_sync", {"trace.arrival_skew"}, true, {"trace.launch_bound", "trace.data_stall"}},
       {"env.omp_oversubscribed", {"trace.launch_bound"}},
       {"trace.comm_serialized", {"trace.exposed_comm"}},
   };

@@ -12,6 +12,10 @@ struct CauseRule {
   const char* cause;                   // a finding id that can be a root cause
   std::vector<const char*> explains;   // symptom ids it accounts for when present with it
   bool same_rank = false;              // symptoms only count when they name the same rank
+  // Findings it explains only when its own measured cost is at least theirs: their idle is
+  // measured apart from its own (idle_attribution.h), so it explains them only where it is the
+  // larger share of the idle the two describe.
+  std::vector<const char*> explains_if_larger = {};
 };
 
 const std::vector<CauseRule>& CauseRules();

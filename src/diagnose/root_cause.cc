@@ -40,9 +40,12 @@ Candidate Evaluate(const std::vector<Finding>& v, size_t i) {
   if (!rule) return c;
   for (size_t j = 0; j < v.size(); ++j) {
     if (j == i || v[j].severity == Severity::kInfo) continue;  // info explains nothing away
-    bool listed = std::any_of(rule->explains.begin(), rule->explains.end(),
-                              [&](const char* s) { return v[j].id == s; });
-    if (!listed) continue;
+    auto names = [&](const std::vector<const char*>& ids) {
+      return std::any_of(ids.begin(), ids.end(), [&](const char* s) { return v[j].id == s; });
+    };
+    const bool by_size = names(rule->explains_if_larger);
+    if (!names(rule->explains) && !by_size) continue;
+    if (by_size && v[i].cost_ns_per_step.value_or(0) < v[j].cost_ns_per_step.value_or(0)) continue;
     if (rule->same_rank && v[i].rank && v[j].rank && *v[i].rank != *v[j].rank) continue;
     c.explained.push_back(j);
     c.cost_ns = std::max(c.cost_ns, v[j].cost_ns_per_step.value_or(0));
@@ -90,6 +93,7 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
   if (const CauseRule* rule = RuleFor(root.id)) {
     std::set<std::string> predicted;
     for (const char* s : rule->explains) predicted.insert(SourceOfId(s));
+    for (const char* s : rule->explains_if_larger) predicted.insert(SourceOfId(s));
     for (const auto& src : sources_read)
       if (predicted.count(src) && !best->sources.count(src) && src != SourceOfId(root.id))
         rc.contradicting.push_back(src + " was read but shows no effect of " + root.id);

@@ -102,6 +102,25 @@ TEST(PickRootCause, SameRankRuleIgnoresOtherRanks) {
   EXPECT_DOUBLE_EQ(*w.front().cost_ns_per_step, 2e6);  // keeps its own measured cost
 }
 
+TEST(PickRootCause, HostSyncExplainsLaunchBoundOnlyWhenItIsTheLargerShare) {
+  // Their idle is measured apart (idle_attribution.h): a sync explains the launch-bound idle
+  // only where it is the larger part of the two, never by rule.
+  auto sync = F("trace.host_sync", Severity::kWarning, 0.2e6);
+  sync.rank = 0;
+  auto launch = F("trace.launch_bound", Severity::kWarning, 20e6);
+  launch.rank = 0;
+  std::vector<Finding> v = {launch, sync};
+  auto rc = PickRootCause(v, {"trace"});
+  ASSERT_TRUE(rc);
+  EXPECT_EQ(rc->id, "trace.host_sync");  // the only cause; symptoms are never preferred
+  EXPECT_TRUE(rc->supporting.empty());
+  sync.cost_ns_per_step = 30e6;
+  std::vector<Finding> w = {launch, sync};
+  rc = PickRootCause(w, {"trace"});
+  ASSERT_EQ(rc->supporting.size(), 1u);
+  EXPECT_EQ(rc->supporting[0], "trace.launch_bound");
+}
+
 TEST(PickRootCause, OnlySymptomsNamesTheStrongestWithLowerConfidence) {
   auto skew = F("trace.arrival_skew", Severity::kWarning, 9e6);
   skew.rank = 1;

@@ -89,10 +89,30 @@ uint8_t RuntimeFlags(std::string_view n) {
   return f;
 }
 
+// Data-loading regions, by where each name comes from:
+//   PyTorch's DataLoader iterator (torch/utils/data/dataloader.py, record_function around
+//   __next__): "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" and
+//   "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", which contain "dataloader";
+//   TorchRec's TrainPipeline (torchrec/distributed/train_pipeline): "## load_batch ##",
+//   "## wait_for_batch ##", "## next_batch ##";
+//   users' own record_function / NVTX ranges: "dataloader", "data_loader", "data_loading",
+//   "data loading", "data-load..." anywhere in the name, or exactly (case, spaces and '#' aside)
+//   "data", "load_data", "load_batch", "get_batch", "next_batch", "fetch_batch",
+//   "wait_for_batch" — whole names only, so "aten::data_ptr" or "metadata" are not taken.
 bool IsDataLoaderName(std::string_view n) {
-  return ContainsNoCase(n, "dataloader") || ContainsNoCase(n, "data_loader") ||
-         ContainsNoCase(n, "data_load") || ContainsNoCase(n, "data loading") ||
-         ContainsNoCase(n, "data-load");
+  if (ContainsNoCase(n, "dataloader") || ContainsNoCase(n, "data_loader") ||
+      ContainsNoCase(n, "data_load") || ContainsNoCase(n, "data loading") ||
+      ContainsNoCase(n, "data-load"))
+    return true;
+  std::string_view core = n;
+  while (!core.empty() && (core.front() == '#' || core.front() == ' ')) core.remove_prefix(1);
+  while (!core.empty() && (core.back() == '#' || core.back() == ' ')) core.remove_suffix(1);
+  if (core.size() > 16) return false;
+  const std::string lower = ToLower(core);
+  for (std::string_view exact : {"data", "load_data", "load_batch", "get_batch", "next_batch",
+                                 "fetch_batch", "wait_for_batch"})
+    if (lower == exact) return true;
+  return false;
 }
 
 uint8_t HostFlags(std::string_view n) {

@@ -1,0 +1,24 @@
+// One attribution of a rank's GPU idle (docs/trace-metrics.md, "GPU idle: one cause per
+// interval"). Every gap between GPU work is charged once, in this order:
+//   queued  the GPU op that ends the gap had been launched (its launch call had returned) before
+//           the gap began: the GPU was not waiting for the CPU but for something else (another
+//           stream, an event, a CUDA graph's internal dependency);
+//   data    the part of the gap in which the thread the GPU waited on (the one that launched the
+//           op ending the gap; the main thread if unknown) was inside a data-loading region;
+//   sync    a blocking call [s0, s1] during which the GPU drained (the gap holds s1 and began at
+//           or after s0) put the CPU s1 - s0 behind: it is charged at most that much of the rest
+//           of the gap, from the gap's start; a sync made when the GPU had already drained gets
+//           nothing, and of several syncs draining into one gap only the longest is charged;
+//   launch  the rest: the GPU waited for the CPU to launch work.
+// The parts are disjoint and their union is the idle: nothing is charged twice.
+#pragma once
+
+#include "analysis/trace_timeline.h"
+#include "model/trace.h"
+
+namespace commdx::analysis {
+
+// `busy` is the union of the rank's GPU work (RankTimeline::busy).
+IdleParts AttributeIdle(const RankTrace& t, const Intervals& busy);
+
+}  // namespace commdx::analysis
