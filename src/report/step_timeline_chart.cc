@@ -151,7 +151,7 @@ std::optional<Timeline> StepTimelineChart(const Job& job, const analysis::TraceF
     Intervals no_compute = analysis::GapsIn(compute, lo, hi);
     Intervals comm = Clip(rt.comm, lo, hi);
     Intervals idle = analysis::GapsIn(Clip(rt.busy, lo, hi), lo, hi);
-    Intervals data = analysis::IntersectionOf(idle, Clip(rt.data_loading, lo, hi));
+    Intervals data = analysis::IntersectionOf(idle, Clip(rt.idle.data, lo, hi));  // as charged
     const std::string group = "rank " + std::to_string(s->rank);
     const RankTrace* trace = static_cast<size_t>(s->trace) < job.trace.ranks.size()
                                  ? &job.trace.ranks[static_cast<size_t>(s->trace)]

@@ -59,7 +59,7 @@ Fixture MakeSteps(int ranks) {
       tl.compute.push_back({start, start + 4 * ms});
       tl.comm.push_back({start + 3 * ms, start + 6 * ms});
       tl.busy.push_back({start, start + 6 * ms});
-      tl.data_loading.push_back({start + 7 * ms, start + 8 * ms});
+      tl.idle.data.push_back({start + 7 * ms, start + 8 * ms});
       StepBreakdown s;
       s.trace = r;
       s.rank = r;
