@@ -22,8 +22,13 @@ const std::vector<CauseRule>& CauseRules() {
       {"topo.pcie_downtrained", {"trace.slow_collective_bw", "bench.low_busbw"}},
       {"topo.acs_enabled", {"trace.slow_collective_bw", "bench.low_busbw", "comm.p2p_disabled"}},
       {"trace.small_collectives", {"trace.exposed_comm", "trace.slow_collective_bw"}},
-      {"trace.data_stall", {"trace.arrival_skew"}, true, {"trace.launch_bound"}},
-      {"trace.host_sync", {"trace.arrival_skew"}, true, {"trace.launch_bound", "trace.data_stall"}},
+      // A late rank is late for a reason on that rank: a data stall or a sync there explains the
+      // others' wait only when it costs at least as much as the wait (sizes, not a rule).
+      {"trace.data_stall", {}, true, {"trace.launch_bound", "trace.arrival_skew"}},
+      {"trace.host_sync",
+       {},
+       true,
+       {"trace.launch_bound", "trace.data_stall", "trace.arrival_skew"}},
       {"env.omp_oversubscribed", {"trace.launch_bound"}},
       {"trace.comm_serialized", {"trace.exposed_comm"}},
   };

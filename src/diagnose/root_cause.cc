@@ -74,6 +74,18 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
     Candidate c = Evaluate(v, i);
     if (!best || Better(v, c, *best)) best = c;
   }
+  // A cause that leaves a more severe symptom unexplained (a warning-level sync beside an
+  // error-level arrival skew it does not account for) is not the root cause: the symptom is.
+  if (best) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!IsSymptom(v[i].id) || v[i].id == "trace.pattern") continue;
+      if (Sev(v[i].severity) <= Sev(v[best->index].severity)) continue;
+      if (std::find(best->explained.begin(), best->explained.end(), i) != best->explained.end())
+        continue;
+      best.reset();
+      break;
+    }
+  }
   if (!best) {  // only symptoms: the strongest one is named, with its own confidence
     for (size_t i = 0; i < v.size(); ++i)
       if (v[i].severity != Severity::kInfo && v[i].id != "trace.pattern") {

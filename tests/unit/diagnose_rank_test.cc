@@ -98,8 +98,34 @@ TEST(PickRootCause, SameRankRuleIgnoresOtherRanks) {
   skew.rank = 1;
   std::vector<Finding> w = {skew, stall};
   rc = PickRootCause(w, {"trace"});
+  EXPECT_TRUE(rc->supporting.empty());  // a 2 ms stall cannot make a rank 9 ms late
+  stall.cost_ns_per_step = 9.5e6;
+  std::vector<Finding> x = {skew, stall};
+  rc = PickRootCause(x, {"trace"});
+  EXPECT_EQ(rc->id, "trace.data_stall");
   EXPECT_EQ(rc->supporting.size(), 1u);
-  EXPECT_DOUBLE_EQ(*w.front().cost_ns_per_step, 2e6);  // keeps its own measured cost
+  EXPECT_DOUBLE_EQ(*x.front().cost_ns_per_step, 9.5e6);  // keeps its own measured cost
+}
+
+TEST(PickRootCause, ACauseThatLeavesAMoreSevereSymptomUnexplainedIsNotTheRoot) {
+  auto sync = F("trace.host_sync", Severity::kWarning, 5e6);
+  sync.rank = 1;
+  auto skew = F("trace.arrival_skew", Severity::kError, 20e6);
+  skew.rank = 1;
+  std::vector<Finding> v = {skew, sync};
+  auto rc = PickRootCause(v, {"trace"});
+  ASSERT_TRUE(rc);
+  EXPECT_EQ(rc->id, "trace.arrival_skew");
+  sync.cost_ns_per_step = 30e6;  // larger than the skew: it explains it
+  std::vector<Finding> u = {skew, sync};
+  rc = PickRootCause(u, {"trace"});
+  EXPECT_EQ(rc->id, "trace.host_sync");
+  sync.cost_ns_per_step = 5e6;
+  sync.severity = Severity::kError;  // as severe but smaller: both stand, the costlier leads
+  std::vector<Finding> w = {skew, sync};
+  rc = PickRootCause(w, {"trace"});
+  EXPECT_EQ(rc->id, "trace.host_sync");
+  EXPECT_TRUE(rc->supporting.empty());
 }
 
 TEST(PickRootCause, HostSyncExplainsLaunchBoundOnlyWhenItIsTheLargerShare) {
