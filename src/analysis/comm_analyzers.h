@@ -19,6 +19,7 @@ std::vector<Finding> FindCommWrongInterface(const Job& job, const Options& optio
 std::vector<Finding> FindCommWarnings(const Job& job, const Options& options);
 std::vector<Finding> FindCommNvls(const Job& job, const Options& options);
 std::vector<Finding> FindCommNetPluginMismatch(const Job& job, const Options& options);
+std::vector<Finding> FindCommHostMismatch(const Job& job, const Options& options);
 std::vector<Finding> FindCommOfiProvider(const Job& job, const Options& options);
 std::vector<Finding> FindCommMultiNic(const Job& job, const Options& options);
 std::vector<Finding> FindCommMixedLinkLayers(const Job& job, const Options& options);

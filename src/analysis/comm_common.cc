@@ -125,4 +125,28 @@ std::string SuspiciousInterface(std::string_view name, std::string_view address)
   return {};
 }
 
+void HostValues::Add(const std::string& host, const std::string& value, const NcclLineRef& ref) {
+  if (value.empty()) return;
+  hosts_by_value[value].insert(host);
+  ref_by_value.emplace(value, &ref);
+}
+
+bool HostValues::Differs() const {
+  if (hosts_by_value.size() < 2) return false;
+  std::set<std::string> all;
+  for (const auto& [v, hosts] : hosts_by_value) all.insert(hosts.begin(), hosts.end());
+  return all.size() >= 2;
+}
+
+std::string HostList(const std::set<std::string>& hosts) {
+  std::string out;
+  size_t shown = 0;
+  for (const auto& h : hosts) {
+    if (shown++ == 4) break;
+    out += (out.empty() ? "" : ", ") + (h.empty() ? std::string("?") : h);
+  }
+  if (hosts.size() > 4) out += " and " + std::to_string(hosts.size() - 4) + " more";
+  return out;
+}
+
 }  // namespace commdx::analysis

@@ -1,7 +1,9 @@
 // Helpers shared by the NCCL-log analyzers: where ranks run, which overrides are set, evidence.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +30,19 @@ bool SameNode(const NcclCommunicator& c, int a, int b);
 // Whether the job's ranks span several hosts: nNodes > 1, several distinct hosts, or a connect
 // attempt to an address that none of the local interfaces has. nullopt when nothing tells.
 std::optional<bool> SpansHosts(const NcclSetup& s);
+
+// Which hosts show which value of one setting (network, plugin kind, address family, ...).
+struct HostValues {
+  std::map<std::string, std::set<std::string>> hosts_by_value;
+  std::map<std::string, const NcclLineRef*> ref_by_value;  // first line showing each value
+  void Add(const std::string& host, const std::string& value, const NcclLineRef& ref);
+  // Two values, each on a host the other does not have (one process may log both in a mixed
+  // excerpt, which is not a difference between hosts).
+  bool Differs() const;
+};
+
+// "a, b, c and 2 more" (at most four names; an empty host, a stripped prefix, prints as "?").
+std::string HostList(const std::set<std::string>& hosts);
 
 // -1, 0, 1 comparing "2.19.3"-style versions; empty or unparsable sorts first.
 int CompareVersions(std::string_view a, std::string_view b);

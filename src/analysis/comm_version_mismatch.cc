@@ -2,6 +2,7 @@
 // 2.18.1+cuda12.1" on one host, 2.14.3 on another). Mixed versions can fail in bootstrap
 // ("connecting to address with family N is neither AF_INET nor AF_INET6") or hang.
 #include <map>
+#include <set>
 
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
@@ -11,10 +12,17 @@ namespace commdx::analysis {
 std::vector<Finding> FindCommVersionMismatch(const Job& job, const Options&) {
   const NcclSetup& s = job.nccl;
   std::map<std::string, std::vector<NcclLineRef>> by_version;
+  std::map<std::string, std::set<std::string>> hosts;  // version -> hosts that print it
   for (const auto& p : s.processes)
-    if (!p.version.empty()) by_version[p.version].push_back({p.version_loc, p.version_line});
+    if (!p.version.empty()) {
+      by_version[p.version].push_back({p.version_loc, p.version_line});
+      if (!p.host.empty()) hosts[p.version].insert(p.host);
+    }
   for (const auto& v : s.loose_versions)
-    if (!v.version.empty()) by_version[v.version].push_back(v.ref);
+    if (!v.version.empty()) {
+      by_version[v.version].push_back(v.ref);
+      if (!v.host.empty()) hosts[v.version].insert(v.host);
+    }
   if (by_version.size() < 2) return {};
   Finding f;
   f.id = "comm.version_mismatch";
@@ -23,6 +31,7 @@ std::vector<Finding> FindCommVersionMismatch(const Job& job, const Options&) {
   std::string list;
   for (const auto& [v, refs] : by_version) {
     list += (list.empty() ? "" : ", ") + v;
+    if (hosts.count(v)) list += " on " + HostList(hosts[v]);
     f.refs.push_back(Evidence(refs.front()));
   }
   f.title = "Ranks run different NCCL versions: " + list;

@@ -41,7 +41,7 @@ constexpr Kind kKinds[] = {
     {nccl_log::ParseChannelCounts, "channel_counts", "0123456789"},
     {nccl_log::ParseEnv, "env", "N"},
     {nccl_log::ParseNicList, "nic_list", "NB"},
-    {nccl_log::ParseNetwork, "network", "NU"},
+    {nccl_log::ParseNetwork, "network", "NUP"},
     {nccl_log::ParseGdr, "gdr", "NGCD"},
     {nccl_log::ParseVersion, "version", "Nc"},
     {nccl_log::ParseErrorReturn, "error_return", "abcdefghijklmnopqrstuvwxyz"},

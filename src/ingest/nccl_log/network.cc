@@ -2,11 +2,12 @@
 //
 //   vm:656:667 [0] NCCL INFO Using network Socket                  (2.6+: the inter-node choice)
 //   gpu-bql-144-103:18553:18553 [0] INFO Using internal Network Socket          (<= 2.3)
-//   x:1:1 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation
-//   vm:656:667 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so
-//   NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)
-//   ip-192-168-16-255:25604:25604 [0] NCCL INFO NET/OFI Selected Provider is tcp;ofi_rxm
-//   ds-ml-01-0:17754:17754 [0] NCCL INFO NET/IB : No device found.
+//   x:1:1 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal
+//   implementation vm:656:667 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so NET/Plugin:
+//   Loaded net plugin NCCL RDMA Plugin v8 (v8) ip-192-168-16-255:25604:25604 [0] NCCL INFO NET/OFI
+//   Selected Provider is tcp;ofi_rxm ds-ml-01-0:17754:17754 [0] NCCL INFO NET/IB : No device found.
+//   h:1:2 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so  (2.19+)
+//   h:1:2 [0] NCCL INFO P2P plugin IBext                 (the HPC-X/IBext plugin names itself)
 #include "base/text.h"
 #include "ingest/nccl_log/kinds.h"
 
@@ -34,10 +35,34 @@ Parsed ParsePlugin(const LineInfo& li, std::string_view s, Builder& b) {
   return Parsed::kYes;  // symbol negotiation, load errors that fall back: informational
 }
 
+// An external plugin announced by its path or its own name, not by "Loaded net plugin".
+Parsed ParseExternalPlugin(const LineInfo& li, std::string_view s, Builder& b) {
+  auto& net = b.Net(li);
+  if (ConsumePrefix(s, "Plugin Path : ") || ConsumePrefix(s, "Plugin Path: ")) {
+    std::string_view path = Trim(s);
+    if (path.empty()) return Parsed::kMalformed;
+    if (net.plugin.empty() || net.plugin == "internal") {
+      net.plugin = "plugin " + std::string(path);
+      net.plugin_ref = b.Ref(li);
+    }
+    return Parsed::kYes;
+  }
+  std::string_view name = Trim(s.substr(11));  // after "P2P plugin "
+  if (name.empty()) return Parsed::kMalformed;
+  if (net.plugin.empty() || net.plugin == "internal") {
+    net.plugin = "plugin " + std::string(name);
+    net.plugin_ref = b.Ref(li);
+  }
+  return Parsed::kYes;
+}
+
 }  // namespace
 
 Parsed ParseNetwork(const LineInfo& li, Builder& b) {
   std::string_view s = li.msg;
+  if (StartsWith(s, "Plugin Path :") || StartsWith(s, "Plugin Path:") ||
+      StartsWith(s, "P2P plugin "))
+    return ParseExternalPlugin(li, s, b);
   if (!StartsWith(s, "Using ") && !StartsWith(s, "NET/")) return Parsed::kNo;
   if (ConsumePrefix(s, "Using network ") || ConsumePrefix(s, "Using internal Network ")) {
     std::string_view name = Trim(s);
