@@ -71,7 +71,9 @@ std::vector<Finding> FindEnvLibraries(const Job& job, const Options&) {
   const EnvSnapshot& e = job.env;
   if (!e.captured) return {};
   std::vector<Finding> out;
-  out.push_back(NcclLib(e));
+  // An input that does not list libraries (a process's env dump without nccl_lib_loaded)
+  // says nothing about which NCCL loads: not checked, not "none found".
+  if (e.nccl_libs_checked) out.push_back(NcclLib(e));
   int driver = e.cuda_driver_version ? e.cuda_driver_version : job.topo.cuda_driver_version;
   if (driver > 0 && !e.cuda_runtime_version.empty()) {
     MajorMinor rt = ParseVersion(e.cuda_runtime_version);

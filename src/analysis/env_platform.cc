@@ -12,7 +12,7 @@ namespace commdx::analysis {
 
 std::vector<Finding> FindEnvPlatform(const Job& job, const Options&) {
   const EnvSnapshot& e = job.env;
-  if (!e.captured) return {};
+  if (!e.captured || !e.platform_checked) return {};  // a process dump does not look at these
   std::vector<Finding> out;
   bool gpus = !job.topo.gpus.empty() || !e.driver_version.empty();
   if (e.ib_present && gpus && e.peermem_loaded == false) {

@@ -34,6 +34,12 @@ inline constexpr uint64_t kUnlimited = UINT64_MAX;
 
 struct EnvSnapshot {
   bool captured = false;
+  // What was looked at. A live probe and a commdx snapshot look at the whole platform; a
+  // process's environment dump carries its variables and perhaps a few facts. A fact that was
+  // not looked at is "not checked", never a finding: analyzers test these before concluding
+  // from an empty field.
+  bool platform_checked = false;   // /dev/shm, memlock, container, RDMA, peermem, IOMMU, driver
+  bool nccl_libs_checked = false;  // nccl_libs is the result of a search (empty = none found)
   std::string host;
   std::vector<EnvVar> vars;  // NCCL_*, TORCH_NCCL_*, CUDA_*, OMP_*, rank variables, ...
 

@@ -158,6 +158,8 @@ EnvSnapshot ProbeEnvironment(const EnvProbeOptions& options) {
   SysRoot root(options.root);
   EnvSnapshot env;
   env.captured = true;
+  env.platform_checked = true;
+  env.nccl_libs_checked = true;
   env.host = root.Read("proc/sys/kernel/hostname").value_or("");
   for (const auto& kv : options.environ) {
     size_t eq = kv.find('=');

@@ -307,17 +307,23 @@ void AddEnvironmentTables(const Job& job, Report& report) {
   facts.columns = {"fact", "value"};
   facts.column_keys = {"fact", "value"};
   auto row = [&](const char* k, const std::string& v) { facts.AddRow({k, v.empty() ? "-" : v}); };
+  // A process's environment dump carries its variables, not the platform: say so rather than
+  // print "no signs" or "none" for what was never looked at.
+  const std::string kNotInInput = "not in this input (not checked)";
+  auto platform = [&](const std::string& v) { return e.platform_checked ? v : kNotInInput; };
   row("host", e.host);
   std::string container = e.in_container ? "yes:" : "no signs";
   for (const auto& s : e.container_signs) container += " " + s.what + " (" + s.evidence + ");";
-  row("container", container);
-  row("/dev/shm", Bytes(e.shm_total_bytes) +
-                      (e.shm_free_bytes ? ", " + Bytes(e.shm_free_bytes) + " free" : "") +
-                      (e.shm_source.empty() ? "" : " [" + e.shm_source + "]"));
+  row("container", platform(container));
+  row("/dev/shm", platform(Bytes(e.shm_total_bytes) +
+                           (e.shm_free_bytes ? ", " + Bytes(e.shm_free_bytes) + " free" : "") +
+                           (e.shm_source.empty() ? "" : " [" + e.shm_source + "]")));
   row("locked memory (ulimit -l)",
-      Bytes(e.memlock_soft_bytes) + " (hard " + Bytes(e.memlock_hard_bytes) + ")");
-  row("CPUs", std::to_string(e.online_cpus) + " online" +
-                  (e.cpus_allowed.empty() ? "" : ", this process may use " + e.cpus_allowed));
+      platform(Bytes(e.memlock_soft_bytes) + " (hard " + Bytes(e.memlock_hard_bytes) + ")"));
+  std::string cpus = e.online_cpus > 0 ? std::to_string(e.online_cpus) + " online" : "";
+  if (!e.cpus_allowed.empty())
+    cpus += (cpus.empty() ? "" : ", ") + std::string("this process may use ") + e.cpus_allowed;
+  row("CPUs", cpus.empty() ? kNotInInput : cpus);
   // NVML's answer when there is one (the /proc text differs between driver flavours).
   row("NVIDIA driver",
       job.topo.driver_version.empty() ? e.driver_version : job.topo.driver_version);
@@ -330,7 +336,7 @@ void AddEnvironmentTables(const Job& job, Report& report) {
   row("PyTorch", e.torch_version.empty() ? "" : e.torch_version + " (" + e.torch_path + ")");
   std::string ib;
   for (const auto& d : e.ib_devices) ib += (ib.empty() ? "" : ", ") + d;
-  row("RDMA devices", ib.empty() ? "none" : ib);
+  row("RDMA devices", platform(ib.empty() ? "none" : ib));
   row("nvidia_peermem",
       e.peermem_loaded ? (*e.peermem_loaded ? "loaded (" + e.peermem_module + ")" : "not loaded")
                        : "");
@@ -352,7 +358,8 @@ void AddEnvironmentTables(const Job& job, Report& report) {
                  l.chosen ? "dlopen(\"libnccl.so.2\") loads this"
                           : (l.origin == "pytorch" ? "PyTorch jobs load this" : l.error)});
   if (e.nccl_libs.empty())
-    libs.note = "No NCCL found on the loader path or in an installed PyTorch.";
+    libs.note = e.nccl_libs_checked ? "No NCCL found on the loader path or in an installed PyTorch."
+                                    : "This input does not list NCCL libraries: not checked.";
   report.tables.push_back(std::move(libs));
 
   Table vars;

@@ -33,13 +33,35 @@ std::string GetString(simdjson::dom::element doc, const char* key) {
   return doc[key].get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
 }
 
+// True if `"key"` appears in `head` followed by a colon and then `open` ('{' or '[').
+bool HasKey(std::string_view head, std::string_view key, char open) {
+  std::string quoted = "\"" + std::string(key) + "\"";
+  for (size_t at = head.find(quoted); at != std::string_view::npos;
+       at = head.find(quoted, at + 1)) {
+    std::string_view rest = TrimLeft(head.substr(at + quoted.size()));
+    if (rest.empty() || rest.front() != ':') continue;
+    rest = TrimLeft(rest.substr(1));
+    if (open == 0 || (!rest.empty() && rest.front() == open)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
+// What makes a file an environment dump: an "environ" object (os.environ's name), or an "env"
+// object beside a field that says which process it describes. A file that merely has an "env"
+// object among other data (a per-rank file of step times with its settings) is not one: taking
+// it would make the report list facts the file never carried.
 bool SniffEnvDump(std::string_view head) {
   std::string_view t = TrimLeft(head);
   if (t.empty() || t.front() != '{') return false;
   if (Contains(head, "\"traceEvents\"") || Contains(head, "\"schema_version\"")) return false;
-  return Contains(head, "\"environ\"") || Contains(head, "\"env\":") || Contains(head, "\"env\" :");
+  if (HasKey(head, "environ", '{')) return true;
+  if (!HasKey(head, "env", '{')) return false;
+  for (const char* who : {"hostname", "pid", "cpu_count", "cpu_affinity", "nccl_version",
+                          "torch_version", "nccl_lib_loaded"})
+    if (HasKey(head, who, 0)) return true;
+  return false;
 }
 
 Status ParseEnvDump(const FileText& file, Job& job) {
@@ -84,6 +106,7 @@ Status ParseEnvDump(const FileText& file, Job& job) {
   std::string nccl_version = GetString(doc, "nccl_version");
   simdjson::dom::array libs;
   if (doc["nccl_lib_loaded"].get(libs) == simdjson::SUCCESS) {
+    env.nccl_libs_checked = true;  // the libraries the process had loaded
     for (auto l : libs) {
       std::string_view path;
       if (l.get(path) != simdjson::SUCCESS) continue;

@@ -26,6 +26,8 @@ void ReadSnapshotEnv(element e, const FileText& file, Job& job) {
   EnvSnapshot& env = job.env;
   env = EnvSnapshot{};
   env.captured = true;
+  env.platform_checked = true;
+  env.nccl_libs_checked = true;
   env.host = f.Str("host");
   for (element ve : f.Objects("vars")) {
     Fields v(ve, file, job, "env.vars[]");
