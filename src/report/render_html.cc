@@ -104,7 +104,7 @@ std::string RenderHtml(const Report& r) {
     out += "</div>";
   }
   out += "<h2>Findings</h2><div id=\"findings\">";
-  if (r.diagnosis.findings.empty()) out += "<p>Nothing found.</p>";
+  if (r.diagnosis.findings.empty()) out += "<p>" + HtmlEscape(NoFindingsText(r)) + "</p>";
   for (const auto& f : r.diagnosis.findings) Finding(f, out);
   out += "</div>";
   ChartsHtml(r.charts, out);

@@ -31,7 +31,7 @@ std::string RenderMarkdown(const Report& r) {
            ") — " + Md(rc.summary) + "\n\n";
   }
   out += "### Findings\n\n";
-  if (r.diagnosis.findings.empty()) out += "Nothing found.\n\n";
+  if (r.diagnosis.findings.empty()) out += NoFindingsText(r) + "\n\n";
   for (const auto& f : r.diagnosis.findings) {
     out += "- **" + std::string(SeverityName(f.severity)) + "** `" + f.id + "` — " + Md(f.title) +
            "\n";

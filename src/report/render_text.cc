@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "base/text.h"
@@ -113,7 +114,12 @@ std::string RenderText(const Report& r, const TextOptions& o) {
            ")\n  " + SanitizeUtf8(rc.summary) + "\n\n";
   }
   out += st.Bold("Findings") + "\n";
-  if (r.diagnosis.findings.empty()) out += "  nothing found\n\n";
+  if (r.diagnosis.findings.empty()) {
+    std::string text = NoFindingsText(r);
+    text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+    if (text.back() == '.') text.pop_back();
+    out += "  " + text + "\n\n";
+  }
   for (size_t i = 0; i < r.diagnosis.findings.size(); ++i)
     RenderFinding(r.diagnosis.findings[i], i + 1, o, st, out);
 

@@ -37,4 +37,12 @@ bool HasErrorFindings(const Report& report) {
   return false;
 }
 
+std::string NoFindingsText(const Report& report) {
+  for (const auto& e : report.quality.entries())
+    if (e.severity != DiagSeverity::kNote)
+      return "Nothing found in what was analysed; part of the input was not analysed or was bad "
+             "(see Input quality).";
+  return "Nothing found.";
+}
+
 }  // namespace commdx::report

@@ -54,5 +54,8 @@ struct Report {
 Report MakeReport(std::string command, const Job& job, diagnose::Diagnosis diagnosis);
 
 bool HasErrorFindings(const Report& report);
+// What renderers say when there is no finding: "nothing found" only if every input was read
+// whole; otherwise that part of it was not analysed (silence about skipped input is not health).
+std::string NoFindingsText(const Report& report);
 
 }  // namespace commdx::report

@@ -58,11 +58,15 @@ EventCat CatOf(std::string_view c) {
   if (c.empty()) return EventCat::kNone;
   if (EndsWith(c, "_runtime")) return EventCat::kRuntime;  // hip_, privateuse1_, mtia_, xpu_
   if (EndsWith(c, "_driver")) return EventCat::kDriver;
-  if (c == "Trace" || c == "cpu_instant_event" || c == "cuda_profiler_range" ||
-      c == "Python" || c == "gpu_instant_event" ||
+  if (c == "Trace" || c == "cpu_instant_event" || c == "Python" || c == "gpu_instant_event" ||
       c == "kineto" || c == "memory" || c == "Overhead" || c == "cuda_sync_event" ||
-      c == "mtia_ccp_events" || c == "cpu_instant")
+      c == "cpu_instant")
     return EventCat::kIgnored;
+  // Not GPU kernels: an MTIA event_wait lasts as long as the wait, and pe_exe events overlap
+  // once per processing element, so their spans are not busy time of one device.
+  if (c == "cuda_profiler_range" || EndsWith(c, "_ccp_events") || StartsWith(c, "mtia_") ||
+      StartsWith(c, "xpu_") || StartsWith(c, "hpu_") || StartsWith(c, "privateuse1_"))
+    return EventCat::kOtherDevice;
   return EventCat::kUnknown;
 }
 

@@ -161,6 +161,14 @@ void RankBuilder::AddComplete(const RawEvent& ev) {
                "\") were skipped",
            ev.offset);
       return;
+    case EventCat::kOtherDevice:
+      Note("kineto.other_device_activity", DiagSeverity::kWarning,
+           "activity commdx does not model was seen and not analysed (first category: \"" +
+               SanitizeUtf8(ev.cat_text) +
+               "\"; MTIA command-processor events, CUPTI profiler ranges, other devices): "
+               "findings cover only the CUDA/ROCm GPU work of this trace",
+           ev.offset);
+      return;
     case EventCat::kNone:
       Note("kineto.no_category", DiagSeverity::kNote,
            "complete events without \"cat\" were skipped", ev.offset);

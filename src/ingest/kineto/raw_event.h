@@ -23,6 +23,10 @@ enum class EventCat : uint8_t {
   kPythonFunction,
   kFlow,     // ac2g, async_cpu_to_gpu, fwdbwd
   kIgnored,  // known categories commdx does not use (Trace, overhead, cpu_instant_event...)
+  // Activity of a device or profiler commdx does not model: MTIA's command-processor events
+  // (mtia_ccp_events: per-processing-element execution, DMA and event-wait packets), CUPTI's
+  // range profiler (cuda_profiler_range). Counted as "seen, not analysed", never dropped silently.
+  kOtherDevice,
 };
 
 // The collective arguments PyTorch writes on NCCL kernels and on `record_param_comms`:
