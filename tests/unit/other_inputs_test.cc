@@ -156,7 +156,7 @@ TEST(EnvDump, FactsTheDumpDoesNotCarryAreNotFindings) {
 }
 
 TEST(OtherDevices, MtiaActivityIsCountedNotDroppedSilently) {
-  auto job = ingest::LoadJob({kData + "public_traces/hta_mtia_inference_rank_0.json.gz"}, {});
+  auto job = ingest::LoadJob({kData + "public_traces/mtia_inference_rank0/mtia_inference_rank_0.json.gz"}, {});
   ASSERT_TRUE(job.has_value());
   const DiagEntry* seen = nullptr;
   for (const auto& e : job->quality.entries())
