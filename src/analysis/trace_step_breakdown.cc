@@ -18,7 +18,8 @@ StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64
   s.other_gpu_ns = busy - (compute + comm - both);
   // Waiting lies inside NCCL kernels; the exposed part of it is what no compute hides.
   s.comm_exposed_wait_ns = LengthIn(wait, a, b) - OverlapIn(wait, tl.compute, a, b);
-  s.comm_exposed_wait_ns = std::max<int64_t>(0, std::min(s.comm_exposed_wait_ns, s.comm_exposed_ns));
+  s.comm_exposed_wait_ns =
+      std::max<int64_t>(0, std::min(s.comm_exposed_wait_ns, s.comm_exposed_ns));
   const int64_t idle = (b - a) - busy;
   // The idle parts come from the one attribution (idle_attribution.h); the clamps only keep the
   // sums exact where a window reaches past the rank's events.
@@ -49,7 +50,7 @@ std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
       s.rank = t.rank;
       s.step = st.number;
       auto it = std::lower_bound(orphans.begin(), orphans.end(), st.start_ns);
-      s.partial = it != orphans.end() && *it < st.end_ns;
+      s.partial = st.cut || (it != orphans.end() && *it < st.end_ns);
       out.push_back(s);
     }
   }

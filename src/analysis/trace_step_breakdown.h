@@ -35,8 +35,9 @@ struct StepBreakdown {
   int64_t idle_data_ns = 0;
   int64_t idle_sync_ns = 0;    // part of idle_host_ns
   int64_t idle_queued_ns = 0;  // part of idle_host_ns
-  // The window holds GPU work launched before the trace began (the tail of an earlier step):
-  // its parts are distorted, and rank means leave it out when other steps are complete.
+  // The window holds GPU work launched before the trace began (the tail of an earlier step), or
+  // the trace cuts the step (Step::cut): its parts are distorted, and rank means leave it out
+  // when other steps are complete.
   bool partial = false;
 
   int64_t total_ns() const { return end_ns - start_ns; }

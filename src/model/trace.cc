@@ -111,8 +111,10 @@ const char* StepSourceName(StepSource s) {
       return "ProfilerStep";
     case StepSource::kAnnotation:
       return "annotation";
-    case StepSource::kInferred:
-      return "inferred";
+    case StepSource::kOptimizer:
+      return "Optimizer.step";
+    case StepSource::kCollectives:
+      return "collectives";
     case StepSource::kWholeTrace:
       return "whole trace";
   }

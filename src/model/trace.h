@@ -106,6 +106,7 @@ struct ThreadInfo {
   std::string id;    // tid as written (int or string)
   std::string name;  // from thread_name metadata, may be empty
   uint32_t ops = 0;
+  bool pid_is_tid = false;  // some event has pid == tid: the process's first (main) thread
 };
 
 struct StreamInfo {
@@ -147,7 +148,15 @@ struct Collective {
   bool launched = true;    // its launch is in the trace (false: issued before tracing started)
 };
 
-enum class StepSource : uint8_t { kNone, kProfilerStep, kAnnotation, kInferred, kWholeTrace };
+// Where a rank's steps came from, strongest first (trace-metrics.md, "Steps").
+enum class StepSource : uint8_t {
+  kNone,
+  kProfilerStep,  // ProfilerStep#N marks of the profiler's schedule
+  kAnnotation,    // the user's own repeating annotation ("iteration_N", "train_step")
+  kOptimizer,     // from the end of one Optimizer.step#... to the end of the next
+  kCollectives,   // one repetition of the rank's sequence of collectives
+  kWholeTrace,    // no boundary found: the whole trace is one step
+};
 const char* StepSourceName(StepSource s);
 
 struct Step {
@@ -158,6 +167,9 @@ struct Step {
   // trace-metrics.md, "step window").
   int64_t start_ns = 0;
   int64_t end_ns = 0;
+  // The trace cuts this step: its start was not seen (the first step of a source that only
+  // marks ends) or its GPU work was lost at the end of the trace. Left out of the rank's mean.
+  bool cut = false;
 };
 
 struct ProcessGroupInfo {

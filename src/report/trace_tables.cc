@@ -40,7 +40,8 @@ void AddBreakdown(const analysis::TraceFacts& f, Report& report) {
           {"rank", "step", "step_ms", "compute_ms", "comm_overlapped_ms", "comm_exposed_ms",
            "comm_exposed_wait_ms", "other_gpu_ms", "idle_host_ms", "idle_data_ms"},
           {}, "compute = compute kernels with no NCCL kernel running; mean = over complete steps; "
-              "* = holds GPU work launched before the trace began (left out of the mean)"};
+              "* = cut by the trace: holds GPU work launched before it began, starts before "
+              "the first boundary seen, or its GPU work was lost at the end (left out of the mean)"};
   auto row = [&t](const analysis::StepBreakdown& s, Cell step) {
     t.AddRow({Cell::Int(s.rank), std::move(step), Ms(s.total_ns()), Ms(s.compute_ns),
               Ms(s.comm_overlapped_ns), Ms(s.comm_exposed_ns), Ms(s.comm_exposed_wait_ns),

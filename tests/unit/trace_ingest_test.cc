@@ -301,48 +301,6 @@ TEST(KinetoIngest, OverSizedPartIsAClearError) {
   EXPECT_EQ(ExitCodeFor(r.error().code), 3);
 }
 
-// The 2024 trace with its two ProfilerStep annotations renamed (GPU annotations included).
-Job LoadRenamed(const std::string& step1, const std::string& step2) {
-  auto text = ReadFile(Data("kineto_2024_rank0.json"));
-  EXPECT_TRUE(text);
-  std::string s = text->data;
-  for (auto [from, to] : {std::pair<std::string, std::string>{"\"ProfilerStep#1\"", step1},
-                          {"\"ProfilerStep#2\"", step2}})
-    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from))
-      s.replace(at, from.size(), "\"" + to + "\"");
-  FileText f{"renamed_rank0.json", s, false, s.size()};
-  Job job;
-  EXPECT_TRUE(ingest::ParseKineto(f, job));
-  return job;
-}
-
-TEST(KinetoSteps, RepeatingUserAnnotationWhenNoProfilerStep) {
-  Job job = LoadRenamed("train_step", "train_step");
-  const RankTrace& t = job.trace.ranks[0];
-  EXPECT_EQ(t.step_source, StepSource::kAnnotation);
-  EXPECT_EQ(t.step_name, "train_step");
-  ASSERT_EQ(t.steps.size(), 2u);
-  EXPECT_EQ(t.steps[1].cpu_start_ns - t.steps[0].cpu_start_ns, 10'000'000);
-  EXPECT_EQ(t.steps[0].start_ns, t.steps[0].cpu_start_ns);
-}
-
-TEST(KinetoSteps, OptimizerStepsWhenNoAnnotationRepeats) {
-  // "Optimizer.step#..." is never a step annotation itself; its ends bound the steps.
-  Job job = LoadRenamed("Optimizer.step#SGD.step", "Optimizer.step#SGD.step");
-  const RankTrace& t = job.trace.ranks[0];
-  EXPECT_EQ(t.step_source, StepSource::kInferred);
-  ASSERT_EQ(t.steps.size(), 1u);  // between the two ends
-  EXPECT_EQ(t.steps[0].cpu_end_ns - t.steps[0].cpu_start_ns, 10'000'000);
-}
-
-TEST(KinetoSteps, WholeTraceWithoutAnyStepMarker) {
-  Job job = LoadRenamed("warmup", "cooldown");  // nothing repeats
-  const RankTrace& t = job.trace.ranks[0];
-  EXPECT_EQ(t.step_source, StepSource::kWholeTrace);
-  ASSERT_EQ(t.steps.size(), 1u);
-  EXPECT_EQ(t.steps[0].start_ns, t.first_ns);
-}
-
 }  // namespace
 }  // namespace commdx
 

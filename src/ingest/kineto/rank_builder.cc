@@ -311,7 +311,9 @@ void RankBuilder::AddHost(const RawEvent& ev) {
     p.thread = op.thread;
     ext_args_.push_back(p);
   }
-  ++trace_.threads[op.thread].ops;
+  ThreadInfo& thread = trace_.threads[op.thread];
+  ++thread.ops;
+  if (!ev.pid.empty() && ev.pid == ev.tid) thread.pid_is_tid = true;
   trace_.host_ops.push_back(op);
 }
 
@@ -336,7 +338,7 @@ RankTrace RankBuilder::Finish(int rank_from_name) {
   BuildStreams();
   BuildProcessGroups();
   trace_.names = names_.Take();
-  DetectSteps(trace_);
+  DetectSteps(trace_, quality_);
   colls_.clear();
   ext_args_.clear();
   flows_.clear();

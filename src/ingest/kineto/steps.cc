@@ -1,118 +1,120 @@
 #include "ingest/kineto/steps.h"
 
 #include <algorithm>
-#include <map>
+#include <cstdio>
+#include <string>
 
-#include "base/text.h"
+#include "ingest/kineto/step_sources.h"
 
 namespace commdx::ingest::kineto {
 
 namespace {
 
-int32_t PickMainThread(const RankTrace& t) {
-  std::vector<uint32_t> steps(t.threads.size()), ops(t.threads.size());
-  for (const auto& op : t.host_ops) {
-    if (op.flags & kHostFlagStep) ++steps[op.thread];
-    if (op.kind == HostOpKind::kCpuOp) ++ops[op.thread];
-  }
-  int32_t best = -1;
-  for (size_t i = 0; i < t.threads.size(); ++i) {
-    if (best < 0 || steps[i] > steps[best] || (steps[i] == steps[best] && ops[i] > ops[best]))
-      best = static_cast<int32_t>(i);
-  }
-  return best;
+std::string Ms(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(ns) / 1e6);
+  return buf;
 }
 
-// ProfilerStep#12 -> 12
-int64_t StepNumber(std::string_view name) {
-  size_t hash = name.find('#');
-  if (hash == name.npos) return -1;
-  auto v = ParseInt(Trim(name.substr(hash + 1)));
-  return v ? *v : -1;
+std::string RankName(const RankTrace& t) {
+  return t.rank >= 0 ? "rank " + std::to_string(t.rank) : t.file;
 }
 
-bool FromProfilerSteps(RankTrace& t) {
-  std::map<int64_t, Step> by_number;
-  for (const auto& op : t.host_ops) {
-    if (!(op.flags & kHostFlagStep) || static_cast<int32_t>(op.thread) != t.main_thread) continue;
-    int64_t n = StepNumber(t.names[op.name]);
-    Step& s = by_number[n];
-    if (s.cpu_end_ns - s.cpu_start_ns < op.end_ns - op.start_ns)
-      s = Step{n, op.start_ns, op.end_ns, 0, 0};
+// The last step's GPU work is cut by the end of the trace when some of its launches have no GPU
+// activity recorded while every earlier launch has (the GPU ran behind and the profiler stopped
+// first). Returns how many launches lost their GPU op.
+size_t MarkTruncatedLast(RankTrace& t) {
+  if (t.steps.size() < 2 || t.steps.back().cut) return 0;
+  const Step& last = t.steps.back();
+  size_t lost_before = 0, lost_in_last = 0;
+  for (const auto& r : t.runtime) {
+    if (!(r.flags & kHostFlagLaunch) || r.gpu_op >= 0) continue;
+    if (static_cast<int32_t>(r.thread) != t.main_thread && r.start_ns < last.cpu_start_ns) continue;
+    (r.start_ns >= last.cpu_start_ns ? lost_in_last : lost_before) += 1;
   }
-  if (by_number.empty()) return false;
-  for (auto& [n, s] : by_number) t.steps.push_back(s);
-  std::sort(t.steps.begin(), t.steps.end(),
-            [](const Step& a, const Step& b) { return a.cpu_start_ns < b.cpu_start_ns; });
-  t.step_source = StepSource::kProfilerStep;
-  t.step_name = "ProfilerStep#N";
-  return true;
+  if (lost_in_last == 0 || lost_before > 0) return 0;
+  t.steps.back().cut = true;
+  return lost_in_last;
 }
 
-// A user annotation on the main thread that repeats without overlapping itself and covers at
-// least half of the thread's span (so "DistributedDataParallel.forward" is not taken for a step).
-bool FromAnnotation(RankTrace& t) {
-  struct Cand {
-    std::vector<const HostOp*> ops;
-    int64_t covered = 0;
-    bool overlaps = false;
-  };
-  std::map<uint32_t, Cand> cands;
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (const auto& op : t.host_ops) {
-    if (static_cast<int32_t>(op.thread) != t.main_thread) continue;
-    lo = std::min(lo, op.start_ns);
-    hi = std::max(hi, op.end_ns);
-    if (op.kind != HostOpKind::kUserAnnotation) continue;
-    if (op.flags & (kHostFlagDataLoader | kHostFlagCollective)) continue;
-    if (StartsWith(t.names[op.name], "Optimizer.")) continue;
-    Cand& c = cands[op.name];
-    if (!c.ops.empty() && op.start_ns < c.ops.back()->end_ns) c.overlaps = true;
-    c.ops.push_back(&op);
-    c.covered += op.end_ns - op.start_ns;
-  }
-  const Cand* best = nullptr;
-  uint32_t best_name = 0;
-  for (const auto& [name, c] : cands) {
-    if (c.ops.size() < 2 || c.overlaps || 2 * c.covered < hi - lo) continue;
-    if (!best || c.covered > best->covered) best = &c, best_name = name;
-  }
-  if (!best) return false;
-  int64_t n = 0;
-  for (const HostOp* op : best->ops) t.steps.push_back(Step{n++, op->start_ns, op->end_ns, 0, 0});
-  t.step_source = StepSource::kAnnotation;
-  t.step_name = t.names[best_name];
-  return true;
-}
-
-// The optimizer step ends an iteration: steps run from one "Optimizer.step#..." end to the next.
-bool FromOptimizer(RankTrace& t) {
-  std::vector<const HostOp*> ends;
+int64_t MainThreadEnd(const RankTrace& t) {
+  int64_t end = INT64_MIN;
   for (const auto& op : t.host_ops)
-    if (static_cast<int32_t>(op.thread) == t.main_thread &&
-        StartsWith(t.names[op.name], "Optimizer.step#") &&
-        (ends.empty() || op.start_ns >= ends.back()->end_ns))
-      ends.push_back(&op);
-  if (ends.size() < 2) return false;
-  for (size_t i = 1; i < ends.size(); ++i)
-    t.steps.push_back(Step{static_cast<int64_t>(i - 1), ends[i - 1]->end_ns, ends[i]->end_ns, 0, 0});
-  t.step_source = StepSource::kInferred;
-  t.step_name = "between Optimizer.step ends";
-  return true;
+    if (static_cast<int32_t>(op.thread) == t.main_thread) end = std::max(end, op.end_ns);
+  return end;
+}
+
+// What the step source means for the numbers: an input-quality note unless ProfilerStep.
+void NoteSource(const RankTrace& t, Diagnostics& quality) {
+  const std::string who = RankName(t);
+  const std::string how =
+      " Exact boundaries: call prof.step() each iteration under a torch.profiler schedule "
+      "(ProfilerStep#N), or wrap each iteration in record_function(\"train_step\").";
+  std::string id, what;
+  auto severity = DiagSeverity::kNote;
+  switch (t.step_source) {
+    case StepSource::kAnnotation:
+      id = "kineto.steps_from_annotation";
+      what = "no ProfilerStep#N marks; steps are the " + std::to_string(t.steps.size()) +
+             " repeating \"" + t.step_name + "\" annotations on the main thread.";
+      break;
+    case StepSource::kOptimizer:
+      id = "kineto.steps_from_optimizer";
+      what =
+          "no ProfilerStep#N marks or repeating iteration annotation; a step runs from the end "
+          "of one " +
+          t.step_name + " to the end of the next.";
+      break;
+    case StepSource::kCollectives:
+      id = "kineto.steps_from_collectives";
+      what =
+          "no ProfilerStep#N marks, iteration annotation or Optimizer.step; steps are "
+          "repetitions of the sequence of collectives (" +
+          t.step_name + ").";
+      break;
+    case StepSource::kWholeTrace:
+      id = "kineto.no_step_boundaries";
+      severity = DiagSeverity::kWarning;
+      what =
+          "no iteration boundaries found (no ProfilerStep#N, repeating annotation, "
+          "Optimizer.step or repeating collectives): the whole trace (" +
+          Ms(t.last_ns - t.first_ns) +
+          ") is one step, so every per-step number is for the "
+          "whole trace." +
+          how;
+      break;
+    default:
+      return;
+  }
+  if (t.step_source == StepSource::kOptimizer || t.step_source == StepSource::kCollectives) {
+    const int64_t tail = std::max<int64_t>(0, MainThreadEnd(t) - t.steps.back().cpu_end_ns);
+    what +=
+        " The first step (from the start of the trace) is marked * and left out of the "
+        "mean; " +
+        Ms(tail) + " after the last boundary is in no step." + how;
+  }
+  quality.Add(id, severity, who + ": " + what, SourceLoc{t.file});
 }
 
 }  // namespace
 
-void DetectSteps(RankTrace& t) {
-  t.main_thread = PickMainThread(t);
+void DetectSteps(RankTrace& t, Diagnostics& quality) {
   t.steps.clear();
-  if (!FromProfilerSteps(t) && !FromAnnotation(t) && !FromOptimizer(t)) {
-    if (t.last_ns > t.first_ns) {
-      t.steps.push_back(Step{0, t.first_ns, t.last_ns, 0, 0});
-      t.step_source = StepSource::kWholeTrace;
-      t.step_name = "whole trace";
-    }
+  t.main_thread = LikelyMainThread(t);
+  if (!StepsFromProfilerMarks(t) && !StepsFromAnnotation(t) && !StepsFromOptimizer(t) &&
+      !StepsFromCollectives(t) && t.last_ns > t.first_ns) {
+    t.steps.push_back(Step{0, t.first_ns, t.last_ns, 0, 0});
+    t.step_source = StepSource::kWholeTrace;
+    t.step_name = "whole trace";
   }
+  NoteSource(t, quality);
+  if (size_t lost = MarkTruncatedLast(t))
+    quality.Add("kineto.last_step_cut", DiagSeverity::kNote,
+                RankName(t) + ": " + std::to_string(lost) +
+                    " launches of the last step have no GPU activity in the trace (the profiler "
+                    "stopped before the GPU ran them): the step is marked * and left out of the "
+                    "mean.",
+                SourceLoc{t.file});
   ComputeGpuWindows(t);
 }
 

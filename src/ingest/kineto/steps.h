@@ -1,15 +1,18 @@
-// Training steps of one rank: ProfilerStep#N where the profiler's schedule wrote them, else a
-// repeating top-level user annotation, else the optimizer step as the boundary, else the whole
-// trace as one step. Each step also gets its window on the GPU timeline (trace-metrics.md).
+// Training steps of one rank: ProfilerStep#N where the profiler's schedule wrote them, else the
+// user's repeating iteration annotation, else Optimizer.step ends, else the repeating sequence
+// of collectives, else the whole trace as one step (step_sources.h). Each step also gets its
+// window on the GPU timeline (trace-metrics.md). Weaker sources are said in the input quality.
 #pragma once
 
+#include "base/diagnostics.h"
 #include "model/trace.h"
 
 namespace commdx::ingest::kineto {
 
-// Fills trace.main_thread, trace.steps, trace.step_source, trace.step_name. Needs sorted events
-// with launches linked (RankBuilder::SortAndLink).
-void DetectSteps(RankTrace& trace);
+// Fills trace.main_thread, trace.steps, trace.step_source, trace.step_name; notes a weaker source,
+// no boundaries and a truncated last step in `quality`. Needs sorted events with launches linked
+// and collectives built (RankBuilder::Finish).
+void DetectSteps(RankTrace& trace, Diagnostics& quality);
 
 // Sets Step::start_ns/end_ns from the CPU ranges: window i starts when the GPU starts the first
 // work launched in step i, or when the CPU starts step i if the GPU was already idle by then
