@@ -41,19 +41,21 @@ void CollectKeys(const TraceSet& set, std::map<Key, std::vector<Entry>>& by_key)
         src = c.type == CollectiveType::kSend ? t.rank : c.peer;
         dst = c.type == CollectiveType::kSend ? c.peer : t.rank;
       } else if (c.seq >= 0) {
-        by_key[Key{pg, 1, -1, -1, -1, c.seq}].push_back({static_cast<int>(ti), static_cast<int32_t>(ci)});
+        by_key[Key{pg, 1, -1, -1, -1, c.seq}].push_back(
+            {static_cast<int>(ti), static_cast<int32_t>(ci)});
         continue;
       }
       int64_t step = StepOf(t, c.issue_ns);
       int64_t idx = order[{pg, cls, src, dst, step}]++;
-      by_key[Key{pg, cls, src, dst, step, idx}].push_back({static_cast<int>(ti), static_cast<int32_t>(ci)});
+      by_key[Key{pg, cls, src, dst, step, idx}].push_back(
+          {static_cast<int>(ti), static_cast<int32_t>(ci)});
     }
   }
 }
 
 // Reference: the trace with the most collectives; offsets from the median end difference.
-std::vector<int64_t> AlignClocks(const TraceSet& set, const std::map<Key, std::vector<Entry>>& by_key,
-                                 int reference) {
+std::vector<int64_t> AlignClocks(const TraceSet& set,
+                                 const std::map<Key, std::vector<Entry>>& by_key, int reference) {
   std::vector<std::vector<int64_t>> diffs(set.ranks.size());
   for (const auto& [key, entries] : by_key) {
     const Entry* ref = nullptr;
@@ -70,13 +72,37 @@ std::vector<int64_t> AlignClocks(const TraceSet& set, const std::map<Key, std::v
   return offset;
 }
 
+// Every comm kernel of trace `ti` not in a match, as intervals on its own clock.
+Intervals Unmeasured(const RankTrace& t, const std::vector<bool>& matched) {
+  std::vector<Interval> v;
+  for (size_t ci = 0; ci < t.collectives.size(); ++ci) {
+    const Collective& c = t.collectives[ci];
+    if (c.gpu_op >= 0 && !matched[ci] && c.end_ns > c.start_ns) v.push_back({c.start_ns, c.end_ns});
+  }
+  return MergeIntervals(std::move(v));
+}
+
+void MarkUnmeasured(const TraceSet& set, CrossRank& out) {
+  std::vector<std::vector<bool>> matched(set.ranks.size());
+  for (size_t i = 0; i < set.ranks.size(); ++i)
+    matched[i].assign(set.ranks[i].collectives.size(), false);
+  for (const MatchedCollective& m : out.matches)
+    for (const MatchedPart& p : m.parts) matched[p.trace][p.coll] = true;
+  out.unmeasured.resize(set.ranks.size());
+  for (size_t i = 0; i < set.ranks.size(); ++i)
+    out.unmeasured[i] = Unmeasured(set.ranks[i], matched[i]);
+}
+
 }  // namespace
 
 CrossRank MatchAcrossRanks(const TraceSet& set) {
   CrossRank out;
   out.wait.resize(set.ranks.size());
   out.offset_ns.assign(set.ranks.size(), 0);
-  if (set.ranks.size() < 2) return out;
+  if (set.ranks.size() < 2) {
+    MarkUnmeasured(set, out);
+    return out;
+  }
   std::map<Key, std::vector<Entry>> by_key;
   CollectKeys(set, by_key);
   int reference = 0;
@@ -93,6 +119,11 @@ CrossRank MatchAcrossRanks(const TraceSet& set) {
       continue;
     }
     const Collective& first = set.ranks[entries[0].trace].collectives[entries[0].coll];
+    // A collective some of whose members were not read: the last to arrive may be one not seen.
+    if (!IsPointToPoint(first.type) && first.group_size > static_cast<int>(entries.size())) {
+      ++out.partial;
+      continue;
+    }
     MatchedCollective m;
     m.pg = std::get<0>(key);
     m.step = StepOf(set.ranks[entries[0].trace], first.issue_ns);
@@ -134,6 +165,7 @@ CrossRank MatchAcrossRanks(const TraceSet& set) {
             [](const MatchedCollective& a, const MatchedCollective& b) {
               return a.last_start_ns < b.last_start_ns;
             });
+  MarkUnmeasured(set, out);
   return out;
 }
 

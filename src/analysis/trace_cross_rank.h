@@ -19,8 +19,8 @@
 namespace commdx::analysis {
 
 struct MatchedPart {
-  int trace = -1;       // index into TraceSet::ranks
-  int32_t coll = -1;    // index into that rank's collectives
+  int trace = -1;        // index into TraceSet::ranks
+  int32_t coll = -1;     // index into that rank's collectives
   int64_t start_ns = 0;  // aligned to the reference clock
   int64_t end_ns = 0;
   int64_t wait_ns = 0;
@@ -34,7 +34,7 @@ struct MatchedCollective {
   uint64_t bytes = 0;
   int group_size = 0;
   std::vector<MatchedPart> parts;
-  int late = -1;            // trace index of the last rank to arrive
+  int late = -1;  // trace index of the last rank to arrive
   int64_t last_start_ns = 0;
   int64_t max_wait_ns = 0;  // longest wait of any rank
   int64_t transfer_ns = 0;  // median of the parts' transfer
@@ -43,10 +43,14 @@ struct MatchedCollective {
 struct CrossRank {
   std::vector<int64_t> offset_ns;  // per trace: add to its clock to get the reference clock
   std::vector<MatchedCollective> matches;
-  std::vector<Intervals> wait;     // per trace, own clock: the waiting part of its comm kernels
+  std::vector<Intervals> wait;  // per trace, own clock: the waiting part of its comm kernels
+  // Per trace, own clock: comm kernels whose collective was matched with no other rank (the
+  // partner's trace is missing, or it was issued before tracing began): their wait is unknown.
+  std::vector<Intervals> unmeasured;
   int reference = -1;
   uint64_t mismatched = 0;  // keys whose ranks disagree on the collective or its size
   uint64_t unmatched = 0;   // instances seen on one rank only
+  uint64_t partial = 0;     // instances seen on some but not all members of their group
 };
 
 CrossRank MatchAcrossRanks(const TraceSet& set);

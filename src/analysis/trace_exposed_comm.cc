@@ -14,11 +14,29 @@ namespace {
 
 constexpr int64_t kMinCostNs = 200'000;  // 0.2 ms per step
 constexpr double kMinStepShare = 0.05;
-constexpr double kAfterBackward = 0.8;   // share of gradient bytes issued after backward
+constexpr double kAfterBackward = 0.8;    // share of gradient bytes issued after backward
 constexpr double kLaunchBoundIdle = 0.3;  // idle-host share of the step
 
 bool IsBackwardOp(const std::string& name) {
   return name.rfind("autograd::engine::evaluate_function", 0) == 0;
+}
+
+// With ranks missing, the waiting for them cannot be told from the transfer: the exposed time
+// is an upper bound. Only the issue order (collectives issued after backward) is still a
+// measured reason; anything else may be a rank not seen arriving late.
+void WaitingNotTakenOut(double after_bw, Finding& x) {
+  const std::string old = ", not counting time spent waiting for other ranks";
+  if (auto at = x.detail.find(old); at != std::string::npos)
+    x.detail.replace(at, old.size(), ", waiting for other ranks included");
+  const std::string rank_words = " (the rank that waits least for others)";
+  if (auto at = x.detail.find(rank_words); at != std::string::npos)
+    x.detail.erase(at, rank_words.size());
+  x.detail +=
+      " Traces of other ranks of this job are missing, so the time spent waiting for "
+      "them cannot be taken out: this is an upper bound.";
+  if (after_bw >= kAfterBackward) return;
+  x.severity = Severity::kInfo;
+  x.confidence = std::min(x.confidence, 0.4);
 }
 
 }  // namespace
@@ -36,7 +54,8 @@ double GradientCommAfterBackward(const RankTrace& t) {
     saw_backward = true;
     for (const Collective& c : t.collectives) {
       if (!c.launched || c.issue_ns < s.cpu_start_ns || c.issue_ns >= s.cpu_end_ns) continue;
-      if (c.type != CollectiveType::kAllReduce && c.type != CollectiveType::kReduceScatter) continue;
+      if (c.type != CollectiveType::kAllReduce && c.type != CollectiveType::kReduceScatter)
+        continue;
       total += c.bytes;
       if (c.issue_ns >= last_bw) after += c.bytes;
     }
@@ -75,23 +94,25 @@ std::vector<Finding> FindExposedComm(const TraceSet& set, const TraceFacts& f, c
   x.id = "trace.exposed_comm";
   x.rank = t.rank;
   char buf[500];
-  std::snprintf(buf, sizeof buf,
-                "On rank %d (the rank that waits least for others), %.2f ms per step (%.1f%% of a "
-                "%.2f ms step) of NCCL time runs with no compute beside it, not counting time spent "
-                "waiting for other ranks; only %.0f%% of its %.2f ms of communication overlaps "
-                "compute.",
-                t.rank, static_cast<double>(worst_ns) / 1e6, 100.0 * worst_ns / step_ns, step_ns / 1e6,
-                comm_total ? 100.0 * m.comm_overlapped_ns / comm_total : 0.0,
-                static_cast<double>(comm_total) / 1e6);
+  std::snprintf(
+      buf, sizeof buf,
+      "On rank %d (the rank that waits least for others), %.2f ms per step (%.1f%% of a "
+      "%.2f ms step) of NCCL time runs with no compute beside it, not counting time spent "
+      "waiting for other ranks; only %.0f%% of its %.2f ms of communication overlaps "
+      "compute.",
+      t.rank, static_cast<double>(worst_ns) / 1e6, 100.0 * worst_ns / step_ns, step_ns / 1e6,
+      comm_total ? 100.0 * m.comm_overlapped_ns / comm_total : 0.0,
+      static_cast<double>(comm_total) / 1e6);
   x.detail = buf;
   if (after_bw >= kAfterBackward) {
     x.severity = Severity::kWarning;
     x.title = "Communication starts only after backward: nothing overlaps it";
     x.detail += " " + std::to_string(static_cast<int>(after_bw * 100)) +
                 "% of the gradient bytes are reduced after the last backward op.";
-    x.fix = "Let DDP/FSDP reduce gradients during backward (bucket hooks) instead of all-reducing "
-            "after loss.backward(); with gradient accumulation use model.no_sync() on all but the "
-            "last micro-batch; avoid find_unused_parameters/static_graph settings that delay hooks.";
+    x.fix =
+        "Let DDP/FSDP reduce gradients during backward (bucket hooks) instead of all-reducing "
+        "after loss.backward(); with gradient accumulation use model.no_sync() on all but the "
+        "last micro-batch; avoid find_unused_parameters/static_graph settings that delay hooks.";
     x.confidence = 0.85;
   } else if (idle_share >= kLaunchBoundIdle) {
     x.severity = Severity::kInfo;
@@ -105,16 +126,19 @@ std::vector<Finding> FindExposedComm(const TraceSet& set, const TraceFacts& f, c
   } else {
     x.severity = Severity::kWarning;
     x.title = "Communication is exposed: the GPU waits for it instead of computing";
-    x.fix = "Overlap communication with compute: DDP bucket_cap_mb so the last bucket is small, "
-            "FSDP prefetching (forward_prefetch, backward_prefetch), separate NCCL streams; see "
-            "also trace.comm_serialized.";
+    x.fix =
+        "Overlap communication with compute: DDP bucket_cap_mb so the last bucket is small, "
+        "FSDP prefetching (forward_prefetch, backward_prefetch), separate NCCL streams; see "
+        "also trace.comm_serialized.";
     x.confidence = 0.7;
   }
   x.metrics = {{"exposed_comm_per_step", static_cast<double>(worst_ns), "ns"},
                {"comm_per_step", static_cast<double>(comm_total), "ns"},
-               {"overlap_share", comm_total ? static_cast<double>(m.comm_overlapped_ns) / comm_total : 0, "ratio"},
+               {"overlap_share",
+                comm_total ? static_cast<double>(m.comm_overlapped_ns) / comm_total : 0, "ratio"},
                {"step_time", step_ns, "ns"}};
   if (after_bw >= 0) x.metrics.push_back({"gradient_bytes_after_backward", after_bw, "ratio"});
+  if (set.incomplete()) WaitingNotTakenOut(after_bw, x);
   x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank) + " mean over " +
                                            std::to_string(m.step) + " steps"});
   x.cost_ns_per_step = static_cast<double>(worst_ns);

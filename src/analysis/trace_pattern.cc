@@ -46,10 +46,14 @@ std::vector<PatternRow> CommPattern(const TraceSet& set) {
     r.per_step = static_cast<double>(calls.size()) / steps;
     std::vector<int64_t> sizes, channels;
     for (const Collective* c : calls) {
-      r.bytes_total += c->bytes;
       r.time_ns += c->end_ns - c->start_ns;
-      sizes.push_back(static_cast<int64_t>(c->bytes));
       channels.push_back(c->grid_x);
+      if (c->bytes == 0) {  // unknown: no element count or dtype in the trace
+        ++r.unknown_size;
+        continue;
+      }
+      r.bytes_total += c->bytes;
+      sizes.push_back(static_cast<int64_t>(c->bytes));
       ++r.histogram[SizeBucket(c->bytes)];
     }
     r.median_bytes = static_cast<uint64_t>(Median(sizes));
@@ -108,9 +112,15 @@ std::vector<Finding> FindPattern(const TraceSet& set, const TraceFacts& facts, c
   for (const auto& r : rows) {
     if (!detail.empty()) detail += "; ";
     char buf[200];
-    std::snprintf(buf, sizeof buf, "%s on group %s: %.1f per step, median %s", CollectiveTypeName(r.type),
-                  r.pg.c_str(), r.per_step, FormatBytes(static_cast<double>(r.median_bytes)).c_str());
+    std::string median = r.unknown_size == r.count
+                             ? "size unknown"
+                             : "median " + FormatBytes(static_cast<double>(r.median_bytes));
+    std::snprintf(buf, sizeof buf, "%s on group %s: %.1f per step, %s", CollectiveTypeName(r.type),
+                  r.pg.c_str(), r.per_step, median.c_str());
     detail += buf;
+    if (r.unknown_size > 0 && r.unknown_size < r.count)
+      detail += " (" + std::to_string(r.unknown_size) + " of " + std::to_string(r.count) +
+                " calls of unknown size)";
     per_step += r.per_step;
     time_ns += r.time_ns;
   }

@@ -15,7 +15,7 @@ namespace commdx::analysis {
 
 // Size buckets: < 64 KiB, < 1 MiB, < 16 MiB, < 256 MiB, >= 256 MiB.
 inline constexpr std::array<const char*, 5> kSizeBucketNames = {"<64KiB", "64KiB-1MiB", "1-16MiB",
-                                                                 "16-256MiB", ">=256MiB"};
+                                                                "16-256MiB", ">=256MiB"};
 int SizeBucket(uint64_t bytes);
 
 struct PatternRow {
@@ -23,11 +23,12 @@ struct PatternRow {
   std::string pg_desc;
   std::vector<int> ranks;
   CollectiveType type = CollectiveType::kUnknown;
-  uint64_t count = 0;       // on the rank with the most (calls are per rank)
+  uint64_t count = 0;  // on the rank with the most (calls are per rank)
   double per_step = 0;
   uint64_t bytes_total = 0;
-  uint64_t median_bytes = 0;
-  int64_t time_ns = 0;      // kernel time on that rank
+  uint64_t median_bytes = 0;  // over the calls of known size; 0 if none
+  uint64_t unknown_size = 0;  // calls whose size the trace does not give (not in the histogram)
+  int64_t time_ns = 0;        // kernel time on that rank
   int median_channels = 0;
   std::array<uint64_t, 5> histogram{};
 };

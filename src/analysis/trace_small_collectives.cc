@@ -6,6 +6,7 @@
 // 25 MiB (DDP's default bucket). Fires when the calls per step are >= 1.5x what buckets of the
 // recommended size need, there are >= 8 per step, and the median message is below that size.
 // Cost per step: (calls - calls with buckets) x (link latency + median CPU time per call).
+// Calls whose size the trace does not give are left out (and counted in the finding).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -38,7 +39,8 @@ int64_t MedianCallCpuNs(const RankTrace& t) {
 
 }  // namespace
 
-std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts& f, const Options&) {
+std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts& f,
+                                          const Options&) {
   // The rank with the most launched gradient collectives speaks for the job.
   int best = -1;
   size_t best_n = 0;
@@ -51,22 +53,30 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
   const RankTrace& t = set.ranks[best];
   const double nsteps = static_cast<double>(std::max<size_t>(1, t.steps.size()));
   std::vector<int64_t> sizes;
+  size_t unknown = 0;  // calls whose size the trace does not give: no advice on them
   double bytes = 0, latency_bound_ns = 0, comm_ns = 0;
   const double latency_us = f.link.known() ? f.link.latency_us : kDefaultLatencyUs;
   const double crossover = f.link.known() ? latency_us * 1e-6 * f.link.peak_busbw_gbps * 1e9 : 4e6;
   for (const Collective& c : t.collectives) {
     if (!c.launched || !IsGradient(c.type)) continue;
+    if (c.bytes == 0) {
+      ++unknown;
+      continue;
+    }
     sizes.push_back(static_cast<int64_t>(c.bytes));
     bytes += static_cast<double>(c.bytes);
     double d = static_cast<double>(c.end_ns - c.start_ns);
     comm_ns += d;
-    if (static_cast<double>(c.bytes) * BusBwFactor(c.type, c.group_size) < crossover) latency_bound_ns += d;
+    if (static_cast<double>(c.bytes) * BusBwFactor(c.type, c.group_size) < crossover)
+      latency_bound_ns += d;
   }
   const double calls = static_cast<double>(sizes.size()) / nsteps;
   const double bytes_per_step = bytes / nsteps;
   const double efficient = f.link.known() ? f.link.EfficientBusBytes() : 4 * crossover;
   // Recommended bucket: the efficient size rounded up to a power of two MiB, at least 25 MiB.
-  double bucket = std::max(kMinBucketBytes, std::exp2(std::ceil(std::log2(std::max(efficient, 1.0) / (1 << 20)))) * (1 << 20));
+  double bucket =
+      std::max(kMinBucketBytes,
+               std::exp2(std::ceil(std::log2(std::max(efficient, 1.0) / (1 << 20)))) * (1 << 20));
   const double ideal_calls = std::max(1.0, std::ceil(bytes_per_step / bucket));
   const double median = static_cast<double>(Median(sizes));
   if (calls < kMinCallsPerStep || calls < kExcessCalls * ideal_calls || median >= bucket) return {};
@@ -75,26 +85,34 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
   const double cost = (calls - ideal_calls) * per_call_ns;
   Finding x;
   x.id = "trace.small_collectives";
-  x.title = "Many small gradient collectives: " + std::to_string(static_cast<int>(std::lround(calls))) +
-            " per step where " + std::to_string(static_cast<int>(ideal_calls)) + " buckets would do";
+  x.title =
+      "Many small gradient collectives: " + std::to_string(static_cast<int>(std::lround(calls))) +
+      " per step where " + std::to_string(static_cast<int>(ideal_calls)) + " buckets would do";
   char buf[500];
-  std::snprintf(buf, sizeof buf,
-                "%.1f gradient collectives per step move %s; median message %s, below the %s this "
-                "link needs to reach 80%% of its bandwidth. %.0f%% of their GPU time is in messages "
-                "below the latency crossover (%s). Each call costs about %.0f µs of link latency and "
-                "PyTorch CPU work.",
-                calls, FormatBytes(bytes_per_step).c_str(), FormatBytes(median).c_str(),
-                FormatBytes(efficient).c_str(), comm_ns > 0 ? 100.0 * latency_bound_ns / comm_ns : 0.0,
-                FormatBytes(crossover).c_str(), per_call_ns / 1e3);
+  std::snprintf(
+      buf, sizeof buf,
+      "%.1f gradient collectives per step move %s; median message %s, below the %s this "
+      "link needs to reach 80%% of its bandwidth. %.0f%% of their GPU time is in messages "
+      "below the latency crossover (%s). Each call costs about %.0f µs of link latency and "
+      "PyTorch CPU work.",
+      calls, FormatBytes(bytes_per_step).c_str(), FormatBytes(median).c_str(),
+      FormatBytes(efficient).c_str(), comm_ns > 0 ? 100.0 * latency_bound_ns / comm_ns : 0.0,
+      FormatBytes(crossover).c_str(), per_call_ns / 1e3);
   x.detail = buf;
+  if (unknown > 0)
+    x.detail += " " + std::to_string(unknown) +
+                " more gradient collectives of unknown size (the trace gives no element count or "
+                "dtype) are left out.";
   x.metrics = {{"collectives_per_step", calls, "count"},
                {"median_message", median, "bytes"},
                {"bytes_per_step", bytes_per_step, "bytes"},
                {"latency_bound_fraction", comm_ns > 0 ? latency_bound_ns / comm_ns : 0, "ratio"},
                {"recommended_bucket", bucket, "bytes"},
-               {"per_call_overhead", per_call_ns, "ns"}};
+               {"per_call_overhead", per_call_ns, "ns"},
+               {"collectives_of_unknown_size", static_cast<double>(unknown), "count"}};
   x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank) + ": " +
-                                           std::to_string(sizes.size()) + " gradient collectives in " +
+                                           std::to_string(sizes.size()) +
+                                           " gradient collectives in " +
                                            std::to_string(static_cast<int>(nsteps)) + " steps"});
   char fix[300];
   std::snprintf(fix, sizeof fix,

@@ -49,6 +49,8 @@ std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
       s.trace = static_cast<int>(ti);
       s.rank = t.rank;
       s.step = st.number;
+      if (ti < cross.unmeasured.size())
+        s.comm_unmeasured_ns = LengthIn(cross.unmeasured[ti], st.start_ns, st.end_ns);
       auto it = std::lower_bound(orphans.begin(), orphans.end(), st.start_ns);
       s.partial = st.cut || (it != orphans.end() && *it < st.end_ns);
       out.push_back(s);
@@ -72,6 +74,7 @@ StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace) {
     m.comm_overlapped_ns += s.comm_overlapped_ns;
     m.comm_exposed_ns += s.comm_exposed_ns;
     m.comm_exposed_wait_ns += s.comm_exposed_wait_ns;
+    m.comm_unmeasured_ns += s.comm_unmeasured_ns;
     m.other_gpu_ns += s.other_gpu_ns;
     m.idle_host_ns += s.idle_host_ns;
     m.idle_data_ns += s.idle_data_ns;
@@ -85,6 +88,7 @@ StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace) {
   m.comm_overlapped_ns /= n;
   m.comm_exposed_ns /= n;
   m.comm_exposed_wait_ns /= n;
+  m.comm_unmeasured_ns /= n;
   m.other_gpu_ns /= n;
   m.idle_host_ns /= n;
   m.idle_data_ns /= n;

@@ -30,6 +30,9 @@ struct StepBreakdown {
   int64_t comm_overlapped_ns = 0;
   int64_t comm_exposed_ns = 0;
   int64_t comm_exposed_wait_ns = 0;  // part of comm_exposed_ns
+  // NCCL kernel time whose collective no other rank's trace matched: its wait is not measured,
+  // so comm_exposed_wait_ns is a lower bound when this is > 0.
+  int64_t comm_unmeasured_ns = 0;
   int64_t other_gpu_ns = 0;
   int64_t idle_host_ns = 0;
   int64_t idle_data_ns = 0;

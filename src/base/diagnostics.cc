@@ -39,6 +39,10 @@ void Diagnostics::Merge(const Diagnostics& other) {
   }
 }
 
+void Diagnostics::Remove(std::string_view id) {
+  std::erase_if(entries_, [id](const DiagEntry& e) { return e.id == id; });
+}
+
 uint64_t Diagnostics::Count(std::string_view id) const {
   for (const auto& e : entries_)
     if (e.id == id) return e.count;

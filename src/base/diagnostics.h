@@ -15,7 +15,7 @@ enum class DiagSeverity { kNote, kWarning, kError };
 const char* DiagSeverityName(DiagSeverity s);
 
 struct DiagEntry {
-  std::string id;       // stable, e.g. "nccl_log.unparsed_transport_line"
+  std::string id;  // stable, e.g. "nccl_log.unparsed_transport_line"
   DiagSeverity severity = DiagSeverity::kWarning;
   std::string message;  // what was wrong and what was done about it
   SourceLoc first;      // first place seen
@@ -28,6 +28,8 @@ class Diagnostics {
   void Add(std::string_view id, DiagSeverity severity, std::string_view message,
            const SourceLoc& where);
   void Merge(const Diagnostics& other);
+  // Drops every entry of `id`: for notes recomputed from scratch when more input arrives.
+  void Remove(std::string_view id);
 
   const std::vector<DiagEntry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }

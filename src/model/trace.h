@@ -134,7 +134,7 @@ struct Collective {
   int64_t issue_ns = -1;  // CPU time it was launched (runtime call start)
   int64_t in_nelems = -1;
   int64_t out_nelems = -1;
-  uint64_t bytes = 0;     // message size as nccl-tests counts it (see trace-metrics.md)
+  uint64_t bytes = 0;     // message size as nccl-tests counts it (see trace-metrics.md); 0 = unknown
   int64_t seq = -1;       // "Seq" arg where present
   int32_t gpu_op = -1;
   int32_t pg = -1;        // index into RankTrace::process_groups
@@ -214,6 +214,16 @@ struct RankTrace {
 struct TraceSet {
   std::vector<RankTrace> ranks;  // sorted by rank (unknown ranks last, in file order)
   std::vector<ProcessGroupInfo> process_groups;  // union over ranks, by name
+  // How many ranks the job has, by the largest of distributedInfo.world_size, the process
+  // group sizes and members, and the collectives' group sizes (0: nothing says).
+  int world_size = 0;
+  // Ranks the job has whose trace was not read (named where the traces list the members).
+  std::vector<int> missing_ranks;
+  // Fewer traces than the job has ranks: kernel times include waiting for ranks not seen, so
+  // wait vs transfer, who arrives late and transfer-only bandwidth cannot be measured.
+  bool incomplete() const {
+    return !missing_ranks.empty() || world_size > static_cast<int>(ranks.size());
+  }
 
   bool empty() const { return ranks.empty(); }
   const RankTrace* FindRank(int rank) const;

@@ -14,18 +14,31 @@ namespace {
 
 Cell Ms(int64_t ns) { return Cell::Num(static_cast<double>(ns) / 1e6, 3); }
 
+// The waiting part of exposed communication: "-" where no collective of the window was matched
+// with another rank (nothing was measured), ">=" where only some were.
+Cell Waiting(const analysis::StepBreakdown& s) {
+  if (s.comm_unmeasured_ns <= 0) return Ms(s.comm_exposed_wait_ns);
+  if (s.comm_unmeasured_ns >= s.comm_ns() || s.comm_exposed_wait_ns == 0) return Cell("-");
+  Cell c = Ms(s.comm_exposed_wait_ns);
+  c.text = ">=" + c.text;
+  return c;
+}
+
 void AddRanks(const Job& job, Report& report) {
-  Table t{"trace_ranks", "Traces",
+  Table t{"trace_ranks",
+          "Traces",
           {"rank", "file", "rank from", "GPU", "steps", "step source", "events", "GPU ops",
            "collectives", "MB"},
           {"rank", "file", "rank_source", "gpu", "steps", "step_source", "events", "gpu_ops",
            "collectives", "json_mb"},
-          {}, ""};
+          {},
+          ""};
   for (const RankTrace& r : job.trace.ranks) {
     t.AddRow({Cell::Int(r.rank), r.file, r.rank_source,
               r.devices.empty() ? std::string("-") : r.devices.front().name,
               Cell::Int(static_cast<long long>(r.steps.size())),
-              std::string(StepSourceName(r.step_source)), Cell::Int(static_cast<long long>(r.events)),
+              std::string(StepSourceName(r.step_source)),
+              Cell::Int(static_cast<long long>(r.events)),
               Cell::Int(static_cast<long long>(r.gpu_ops.size())),
               Cell::Int(static_cast<long long>(r.collectives.size())),
               Cell::Num(static_cast<double>(r.json_bytes) / 1e6, 1)});
@@ -34,18 +47,22 @@ void AddRanks(const Job& job, Report& report) {
 }
 
 void AddBreakdown(const analysis::TraceFacts& f, Report& report) {
-  Table t{"trace_step_breakdown", "Where each step's GPU time goes (ms; parts add up to the step)",
-          {"rank", "step", "step ms", "compute", "comm overlapped", "comm exposed", "  of it waiting",
-           "other GPU", "idle: host", "idle: data"},
+  Table t{"trace_step_breakdown",
+          "Where each step's GPU time goes (ms; parts add up to the step)",
+          {"rank", "step", "step ms", "compute", "comm overlapped", "comm exposed",
+           "  of it waiting", "other GPU", "idle: host", "idle: data"},
           {"rank", "step", "step_ms", "compute_ms", "comm_overlapped_ms", "comm_exposed_ms",
            "comm_exposed_wait_ms", "other_gpu_ms", "idle_host_ms", "idle_data_ms"},
-          {}, "compute = compute kernels with no NCCL kernel running; mean = over complete steps; "
-              "* = cut by the trace: holds GPU work launched before it began, starts before "
-              "the first boundary seen, or its GPU work was lost at the end (left out of the mean)"};
+          {},
+          "compute = compute kernels with no NCCL kernel running; mean = over complete steps; "
+          "* = cut by the trace: holds GPU work launched before it began, starts before the "
+          "first boundary seen, or its GPU work was lost at the end (left out of the mean); "
+          "waiting - = not measured (no other rank's trace holds the collective), >= = measured "
+          "for some"};
   auto row = [&t](const analysis::StepBreakdown& s, Cell step) {
     t.AddRow({Cell::Int(s.rank), std::move(step), Ms(s.total_ns()), Ms(s.compute_ns),
-              Ms(s.comm_overlapped_ns), Ms(s.comm_exposed_ns), Ms(s.comm_exposed_wait_ns),
-              Ms(s.other_gpu_ns), Ms(s.idle_host_ns), Ms(s.idle_data_ns)});
+              Ms(s.comm_overlapped_ns), Ms(s.comm_exposed_ns), Waiting(s), Ms(s.other_gpu_ns),
+              Ms(s.idle_host_ns), Ms(s.idle_data_ns)});
   };
   for (const auto& m : f.rank_means)
     if (m.step > 0) row(m, Cell("mean"));
@@ -58,25 +75,35 @@ void AddBreakdown(const analysis::TraceFacts& f, Report& report) {
 }
 
 void AddPattern(const Job& job, Report& report) {
-  Table t{"trace_collectives", "Communication pattern per process group",
-          {"group", "ranks", "collective", "calls", "per step", "median size", "total", "time ms",
-           "channels", "<64K", "64K-1M", "1-16M", "16-256M", ">=256M"},
-          {"pg", "ranks", "collective", "calls", "per_step", "median_bytes", "total_bytes",
-           "time_ms", "channels", "n_lt_64k", "n_64k_1m", "n_1m_16m", "n_16m_256m", "n_ge_256m"},
-          {}, ""};
+  Table t{
+      "trace_collectives",
+      "Communication pattern per process group",
+      {"group", "ranks", "collective", "calls", "per step", "median size", "total", "time ms",
+       "channels", "<64K", "64K-1M", "1-16M", "16-256M", ">=256M", "size unknown"},
+      {"pg", "ranks", "collective", "calls", "per_step", "median_bytes", "total_bytes", "time_ms",
+       "channels", "n_lt_64k", "n_64k_1m", "n_1m_16m", "n_16m_256m", "n_ge_256m", "n_size_unknown"},
+      {},
+      ""};
   auto rows = analysis::CommPattern(job.trace);
   for (const auto& r : rows) {
     std::string ranks;
     for (int x : r.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(x);
     Cell median = Cell::Int(static_cast<long long>(r.median_bytes));
-    median.text = FormatBytes(static_cast<double>(r.median_bytes));
+    median.text =
+        r.unknown_size == r.count ? "unknown" : FormatBytes(static_cast<double>(r.median_bytes));
     Cell total = Cell::Int(static_cast<long long>(r.bytes_total));
     total.text = FormatBytes(static_cast<double>(r.bytes_total));
-    std::vector<Cell> row{r.pg + (r.pg_desc.empty() ? "" : " (" + r.pg_desc + ")"), ranks,
+    std::vector<Cell> row{r.pg + (r.pg_desc.empty() ? "" : " (" + r.pg_desc + ")"),
+                          ranks,
                           std::string(CollectiveTypeName(r.type)),
-                          Cell::Int(static_cast<long long>(r.count)), Cell::Num(r.per_step, 1),
-                          median, total, Ms(r.time_ns), Cell::Int(r.median_channels)};
+                          Cell::Int(static_cast<long long>(r.count)),
+                          Cell::Num(r.per_step, 1),
+                          median,
+                          total,
+                          Ms(r.time_ns),
+                          Cell::Int(r.median_channels)};
     for (uint64_t n : r.histogram) row.push_back(Cell::Int(static_cast<long long>(n)));
+    row.push_back(Cell::Int(static_cast<long long>(r.unknown_size)));
     t.AddRow(std::move(row));
   }
   if (!rows.empty()) t.note = "pattern: " + analysis::PatternName(rows);
@@ -84,12 +111,14 @@ void AddPattern(const Job& job, Report& report) {
 }
 
 void AddBandwidth(const Job& job, const analysis::TraceFacts& f, Report& report) {
-  Table t{"trace_bandwidth", "Achieved bus bandwidth by collective and size (nccl-tests factors)",
+  Table t{"trace_bandwidth",
+          "Achieved bus bandwidth by collective and size (nccl-tests factors)",
           {"collective", "size", "count", "time µs (median)", "busbw GB/s (median)",
            "expected GB/s", "transfer only"},
           {"collective", "bytes", "count", "time_us", "busbw_gbps", "expected_busbw_gbps",
            "transfer_only"},
-          {}, "expected: " + (f.link.what.empty() ? std::string("unknown link") : f.link.what)};
+          {},
+          "expected: " + (f.link.what.empty() ? std::string("unknown link") : f.link.what)};
   std::map<std::pair<CollectiveType, uint64_t>, std::vector<const analysis::CollectiveBw*>> groups;
   for (const auto& b : f.bandwidth)
     if (b.bytes > 0) groups[{b.type, b.bytes}].push_back(&b);
@@ -113,21 +142,25 @@ void AddBandwidth(const Job& job, const analysis::TraceFacts& f, Report& report)
 void AddLate(const Job& job, const analysis::TraceFacts& f, Report& report) {
   auto late = analysis::ExplainedLateRanks(job.trace, f);
   if (late.empty()) return;
-  Table t{"trace_late_ranks", "Who the others waited for, per step (clocks aligned on collective ends)",
+  Table t{"trace_late_ranks",
+          "Who the others waited for, per step (clocks aligned on collective ends)",
           {"step", "late rank", "others waited ms", "collectives", "it was busy with"},
           {"step", "late_rank", "wait_ms", "collectives", "doing"},
-          {}, ""};
+          {},
+          ""};
   for (const auto& l : late)
-    t.AddRow({Cell::Int(l.step), Cell::Int(l.late_rank), Ms(l.caused_wait_ns), Cell::Int(l.instances),
-              l.doing});
+    t.AddRow({Cell::Int(l.step), Cell::Int(l.late_rank), Ms(l.caused_wait_ns),
+              Cell::Int(l.instances), l.doing});
   report.tables.push_back(std::move(t));
 }
 
 void AddHta(const Job& job, Report& report) {
-  Table t{"hta_compat", "HTA-comparable numbers (computed as HTA 0.5 does; see docs/trace-metrics.md)",
+  Table t{"hta_compat",
+          "HTA-comparable numbers (computed as HTA 0.5 does; see docs/trace-metrics.md)",
           {"rank", "idle %", "compute %", "non-compute %", "comm/compute overlap %"},
           {"rank", "idle_pct", "compute_pct", "non_compute_pct", "comm_comp_overlap_pct"},
-          {}, ""};
+          {},
+          ""};
   for (const RankTrace& r : job.trace.ranks) {
     if (!r.has_gpu) continue;
     auto h = analysis::ComputeHtaCompat(r);

@@ -52,6 +52,36 @@ uint64_t MessageBytes(CollectiveType type, int64_t in_n, int64_t out_n, int grou
   return n > 0 ? static_cast<uint64_t>(n) * static_cast<uint64_t>(dsize) : 0;
 }
 
+// The nccl:* annotations of a rank (sorted by start, as host_ops are), with what they name.
+struct NamedCall {
+  int64_t start_ns, end_ns;
+  uint32_t thread;
+  CollectiveType type;
+};
+
+std::vector<NamedCall> NcclAnnotations(const RankTrace& t, const Interner& names) {
+  std::vector<NamedCall> out;
+  for (const HostOp& op : t.host_ops)
+    if (op.flags & kHostFlagCollective)
+      if (CollectiveType c = CollectiveFromAnnotation(names.Lookup(op.name));
+          c != CollectiveType::kUnknown)
+        out.push_back({op.start_ns, op.end_ns, op.thread, c});
+  return out;
+}
+
+// The collective named by the innermost nccl:* annotation around `launch_ns` on `thread`.
+CollectiveType AnnotatedType(const std::vector<NamedCall>& calls, uint32_t thread,
+                             int64_t launch_ns) {
+  auto it = std::upper_bound(calls.begin(), calls.end(), launch_ns,
+                             [](int64_t ts, const NamedCall& c) { return ts < c.start_ns; });
+  while (it != calls.begin()) {
+    --it;
+    if (it->thread == thread && it->end_ns >= launch_ns) return it->type;
+    if (launch_ns - it->start_ns > 10'000'000'000) break;  // 10 s back is enough
+  }
+  return CollectiveType::kUnknown;
+}
+
 }  // namespace
 
 void RankBuilder::BuildCollectives() {
@@ -96,8 +126,8 @@ void RankBuilder::BuildCollectives() {
       c.group_size = static_cast<int32_t>(a.group_size);
       c.seq = a.seq;
       c.dtype = a.dtype;
-      c.pg = pg_index(names_.Lookup(a.pg_name), names_.Lookup(a.pg_desc),
-                      names_.Lookup(a.pg_ranks));
+      c.pg =
+          pg_index(names_.Lookup(a.pg_name), names_.Lookup(a.pg_desc), names_.Lookup(a.pg_ranks));
       c.bytes = MessageBytes(c.type, c.in_nelems, c.out_nelems, c.group_size,
                              DtypeBytes(names_.Lookup(a.dtype)));
       t.collectives.push_back(c);
@@ -105,6 +135,7 @@ void RankBuilder::BuildCollectives() {
     return;
   }
 
+  const std::vector<NamedCall> annotated = NcclAnnotations(t, names_);
   for (const PendingColl& k : colls_) {
     GpuOp& op = t.gpu_ops[k.gpu_op];
     const PendingColl* a = k.coll_name ? &k : nullptr;
@@ -121,6 +152,13 @@ void RankBuilder::BuildCollectives() {
     c.grid_x = op.grid_x;
     c.name = op.name;
     c.type = CollectiveFromKernelName(kernel_name);
+    if (op.launch >= 0 &&
+        (c.type == CollectiveType::kUnknown || c.type == CollectiveType::kSendRecv)) {
+      const RuntimeCall& rc = t.runtime[op.launch];
+      if (auto named = AnnotatedType(annotated, rc.thread, rc.start_ns);
+          named != CollectiveType::kUnknown)
+        c.type = named;
+    }
     if (a) {
       const std::string_view coll_name = names_.Lookup(a->coll_name);
       CollectiveType from_args = CollectiveFromArgName(coll_name);
@@ -141,8 +179,9 @@ void RankBuilder::BuildCollectives() {
     }
     t.collectives.push_back(c);
   }
-  std::stable_sort(t.collectives.begin(), t.collectives.end(),
-                   [](const Collective& x, const Collective& y) { return x.issue_ns < y.issue_ns; });
+  std::stable_sort(
+      t.collectives.begin(), t.collectives.end(),
+      [](const Collective& x, const Collective& y) { return x.issue_ns < y.issue_ns; });
   for (size_t i = 0; i < t.collectives.size(); ++i)
     t.gpu_ops[t.collectives[i].gpu_op].collective = static_cast<int32_t>(i);
 }

@@ -66,6 +66,12 @@ CollectiveType CollectiveFromArgName(std::string_view raw) {
   return CollectiveType::kUnknown;
 }
 
+CollectiveType CollectiveFromAnnotation(std::string_view name) {
+  constexpr std::string_view kPrefix = "nccl:";
+  if (!StartsWith(name, kPrefix)) return CollectiveType::kUnknown;
+  return CollectiveFromArgName(name.substr(kPrefix.size()));
+}
+
 // Memcpy DtoH (Device -> Pageable)
 //        ^kind; ROCm writes "CopyDeviceToHost", "CopyHostToDevice".
 CopyKind CopyKindFromName(std::string_view name) {

@@ -24,6 +24,11 @@ CollectiveType CollectiveFromKernelName(std::string_view name);
 // "alltoall_base", "broadcast", "send", "recv", "barrier", "gather", "scatter", "reduce".
 CollectiveType CollectiveFromArgName(std::string_view name);
 
+// The collective of the annotation ProcessGroupNCCL records around each call: "nccl:all_to_all",
+// "nccl:send", "nccl:all_reduce", "nccl:_allgather_base"; kUnknown for any other name. It names
+// a collective whose kernel does not (all-to-all runs as ncclDevKernel_SendRecv).
+CollectiveType CollectiveFromAnnotation(std::string_view name);
+
 // "Memcpy DtoH (Device -> Pageable)", "Memcpy HtoD (Pinned -> Device)", "Memcpy PtoP (...)".
 CopyKind CopyKindFromName(std::string_view name);
 

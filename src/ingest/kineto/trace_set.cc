@@ -1,9 +1,12 @@
 // The traces of one job, taken together: ordered by rank, unknown ranks numbered, duplicates
-// noted (once each, though the set is finished again after every file added), process groups unioned, and traces that cannot belong to the same job or run noted
-// (a folder holding rank 0 of one run and rank 1 of another makes cross-rank numbers meaningless).
+// noted (once each, though the set is finished again after every file added), process groups
+// unioned, traces that cannot belong to the same job or run noted (a folder holding rank 0 of one
+// run and rank 1 of another makes cross-rank numbers meaningless), and ranks whose trace is
+// missing named.
 #include <algorithm>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "base/text.h"
 #include "ingest/kineto/kineto_importer.h"
@@ -88,7 +91,8 @@ std::string WhyNotOneJob(const RankTrace& a, const RankTrace& b) {
     const size_t kMinCollectives = 4;  // fewer may be a trimmed window, not a different job
     if (CountIn(a, pa.name) < kMinCollectives || CountIn(b, pa.name) < kMinCollectives) continue;
     auto ta = TypesIn(a, pa.name), tb = TypesIn(b, pa.name);
-    bool shared = std::any_of(ta.begin(), ta.end(), [&tb](CollectiveType t) { return tb.count(t); });
+    bool shared =
+        std::any_of(ta.begin(), ta.end(), [&tb](CollectiveType t) { return tb.count(t); });
     if (!shared && !ta.empty() && !tb.empty())
       return who + " issue no collective of the same kind in process group '" + pa.name +
              "' (rank " + std::to_string(a.rank) + ": " + CollectiveTypeName(*ta.begin()) +
@@ -102,8 +106,8 @@ std::string WhyNotOneJob(const RankTrace& a, const RankTrace& b) {
     const int64_t kMinGapNs = 1'000'000'000;  // NTP-synchronised hosts agree far better than 1 s
     if (gap_ns > kMinGapNs && gap_ns > longest_ns)
       return who + " were profiled at different times: rank " + std::to_string(late.rank) +
-             "'s trace starts " + FormatDurationNs(static_cast<double>(gap_ns)) +
-             " after rank " + std::to_string(early.rank) +
+             "'s trace starts " + FormatDurationNs(static_cast<double>(gap_ns)) + " after rank " +
+             std::to_string(early.rank) +
              "'s ends (different runs, or host clocks that disagree by that much)";
   }
   return "";
@@ -143,12 +147,61 @@ void UnionProcessGroups(Job& job) {
     }
 }
 
+// The job's size by every fact that says it, and where that fact was read.
+std::pair<int, std::string> WorldSize(const Job& job) {
+  int world = 0;
+  std::string from;
+  auto take = [&world, &from](int n, const std::string& what) {
+    if (n > world) world = n, from = what;
+  };
+  for (const auto& r : job.trace.ranks) {
+    take(r.world_size, "distributedInfo.world_size");
+    for (const auto& c : r.collectives) take(c.group_size, "the collectives' group size");
+  }
+  for (const auto& pg : job.trace.process_groups) {
+    take(pg.size, "process group '" + pg.name + "'");
+    for (int m : pg.ranks) take(m + 1, "process group '" + pg.name + "' members");
+  }
+  return {world, from};
+}
+
+// One rank's trace of many is the usual upload; it is read, and what needs every rank is not
+// claimed. The note is recomputed whenever the set grows (a rank read later is no longer missing).
+void NoteMissingRanks(Job& job) {
+  TraceSet& set = job.trace;
+  auto [world, from] = WorldSize(job);
+  set.world_size = world;
+  set.missing_ranks.clear();
+  job.quality.Remove("kineto.missing_ranks");
+  if (set.ranks.empty() || world <= 0) return;
+  std::set<int> present, expected;
+  for (const auto& r : set.ranks) present.insert(r.rank);
+  for (int i = 0; i < world; ++i) expected.insert(i);
+  for (const auto& pg : set.process_groups) expected.insert(pg.ranks.begin(), pg.ranks.end());
+  for (int r : expected)
+    if (!present.count(r)) set.missing_ranks.push_back(r);
+  if (!set.incomplete()) return;
+  const auto& miss = set.missing_ranks;
+  std::string which = miss.empty()        ? "which ones is not known"
+                      : miss.size() == 1  ? "missing: rank " + std::to_string(miss[0])
+                      : miss.size() <= 16 ? "missing: ranks " + RankList(miss)
+                                          : "missing: " + std::to_string(miss.size()) + " ranks";
+  job.quality.Add("kineto.missing_ranks", DiagSeverity::kWarning,
+                  "traces of " + std::to_string(set.ranks.size()) + " of " + std::to_string(world) +
+                      " ranks were read (" + which + "; job size from " + from +
+                      "): NCCL kernel times include waiting for ranks not seen, so the wait vs "
+                      "transfer split, who arrives late and transfer-only bandwidth are not "
+                      "measured; pass every rank's trace for them",
+                  SourceLoc{set.ranks[0].file});
+}
+
 }  // namespace
 
 void FinishTraceSet(Job& job) {
   OrderAndNumberRanks(job);
   NoteMixedJobs(job);
   UnionProcessGroups(job);
+  NoteMissingRanks(job);
 }
 
 }  // namespace commdx::ingest
