@@ -81,7 +81,10 @@ TEST(KinetoIngest, NewFormatRelativeMicrosAfterBase) {
   // The comm stream is known as such, the compute stream not.
   for (const auto& s : t.streams) EXPECT_EQ(s.is_comm, s.stream == 17) << s.stream;
   EXPECT_EQ(t.gpu_annotations.size(), 1u);
-  EXPECT_TRUE(job.quality.empty());
+  // One rank of a world of two: the other is named as missing, and nothing else is noted.
+  ASSERT_EQ(job.quality.entries().size(), 1u);
+  EXPECT_EQ(job.quality.entries()[0].id, "kineto.missing_ranks");
+  EXPECT_EQ(job.trace.missing_ranks, std::vector<int>{1});
 }
 
 TEST(KinetoIngest, OldFormatEpochMicrosFlowsAndRankFromName) {
@@ -154,11 +157,12 @@ TEST(KinetoIngest, MinifiedAndRetriedPartsGiveTheSameModel) {
     ASSERT_EQ(b.gpu_ops.size(), a.gpu_ops.size());
     ASSERT_EQ(b.collectives.size(), a.collectives.size());
     for (size_t i = 0; i < a.gpu_ops.size(); ++i) {
-      EXPECT_EQ(b.gpu_ops[i].end_ns - b.gpu_ops[i].start_ns, a.gpu_ops[i].end_ns - a.gpu_ops[i].start_ns);
+      EXPECT_EQ(b.gpu_ops[i].end_ns - b.gpu_ops[i].start_ns,
+                a.gpu_ops[i].end_ns - a.gpu_ops[i].start_ns);
       EXPECT_EQ(b.Name(b.gpu_ops[i].name), a.Name(a.gpu_ops[i].name));
     }
     EXPECT_EQ(b.steps.size(), a.steps.size());
-    EXPECT_TRUE(j->quality.empty());
+    for (const auto& e : j->quality.entries()) EXPECT_EQ(e.id, "kineto.missing_ranks");
   }
 }
 
@@ -172,7 +176,8 @@ TEST(KinetoIngest, GzipIsInflatedOnTheFly) {
   Job job;
   ASSERT_TRUE(imp->parse(*text, job));
   ASSERT_EQ(job.trace.ranks.size(), 1u);
-  EXPECT_EQ(job.trace.ranks[0].gpu_ops.size(), Load({"kineto_2024_rank0.json"}).trace.ranks[0].gpu_ops.size());
+  EXPECT_EQ(job.trace.ranks[0].gpu_ops.size(),
+            Load({"kineto_2024_rank0.json"}).trace.ranks[0].gpu_ops.size());
 }
 
 TEST(KinetoNames, NcclKernelsOfEveryEra) {
@@ -180,15 +185,18 @@ TEST(KinetoNames, NcclKernelsOfEveryEra) {
   using ingest::kineto::CollectiveFromKernelName;
   using ingest::kineto::IsCommKernelName;
   EXPECT_TRUE(IsCommKernelName("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"));
-  EXPECT_TRUE(IsCommKernelName("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
+  EXPECT_TRUE(IsCommKernelName(
+      "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
   EXPECT_TRUE(IsCommKernelName("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"));
   EXPECT_TRUE(IsCommKernelName("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)"));
   EXPECT_FALSE(IsCommKernelName("void at::native::vectorized_elementwise_kernel<4>(int)"));
   EXPECT_FALSE(IsCommKernelName("ncclGroupEnd"));
-  EXPECT_EQ(CollectiveFromKernelName("ncclKernel_AllReduce_RING_LL_Sum_float(x)"), CollectiveType::kAllReduce);
+  EXPECT_EQ(CollectiveFromKernelName("ncclKernel_AllReduce_RING_LL_Sum_float(x)"),
+            CollectiveType::kAllReduce);
   EXPECT_EQ(CollectiveFromKernelName("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(x)"),
             CollectiveType::kReduceScatter);
-  EXPECT_EQ(CollectiveFromKernelName("ncclDevKernel_AllGather_RING_LL(x)"), CollectiveType::kAllGather);
+  EXPECT_EQ(CollectiveFromKernelName("ncclDevKernel_AllGather_RING_LL(x)"),
+            CollectiveType::kAllGather);
   EXPECT_EQ(CollectiveFromKernelName("ncclDevKernel_SendRecv(x)"), CollectiveType::kSendRecv);
   EXPECT_EQ(CollectiveFromKernelName("ncclDevKernel_Generic(x)"), CollectiveType::kUnknown);
   EXPECT_EQ(CollectiveFromArgName("_allgather_base"), CollectiveType::kAllGather);
@@ -324,12 +332,14 @@ void CheckStartOrder(bool skew) {
   };
   std::string json = "{\"traceEvents\": [\n";
   for (int i = 0; i < 3000; ++i) {
-    Op op{next(400) * 1000 + (skew && i % 7 == 0 ? 500000000 : 0), next(3) + 1, static_cast<int>(next(4)), i};
+    Op op{next(400) * 1000 + (skew && i % 7 == 0 ? 500000000 : 0), next(3) + 1,
+          static_cast<int>(next(4)), i};
     ops.push_back(op);
     json += (i ? ",\n" : "") + std::string("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op") +
-            std::to_string(op.name) + "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(op.ts) +
-            ", \"dur\": " + std::to_string(op.dur) + ", \"args\": {\"External id\": " +
-            std::to_string(i) + "}}";
+            std::to_string(op.name) +
+            "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(op.ts) +
+            ", \"dur\": " + std::to_string(op.dur) +
+            ", \"args\": {\"External id\": " + std::to_string(i) + "}}";
   }
   json += "\n]}\n";
   FileText f{"scrambled_rank0.json", json, false, json.size()};
