@@ -165,9 +165,9 @@ TEST(TraceCaptures, EveryTraceParsesAndMatchesItsGoldenSummary) {
   for (const auto& dir : fs::directory_iterator(kCaptures)) {
     std::string scenario = dir.path().filename().string();
     if (!dir.is_directory() || !HasTraces(scenario)) continue;
-    // The capture-style runs (workloads/styles.py) are one rank each and recorded without a
-    // profiler schedule on purpose; diagnosis_accuracy covers them.
-    if (scenario.rfind("styles_", 0) == 0) continue;
+    // The capture-style and held-out runs (workloads/styles.py, heldout.py) are one rank each
+    // and recorded without a profiler schedule on purpose; diagnosis_accuracy covers them.
+    if (scenario.rfind("styles_", 0) == 0 || scenario.rfind("heldout_", 0) == 0) continue;
     Loaded l = Load(scenario);
     ASSERT_EQ(l.job.trace.ranks.size(), 2u) << scenario;
     for (const auto& r : l.job.trace.ranks) {
