@@ -87,15 +87,7 @@ def main():
     ap.add_argument("examples")
     ap.add_argument("--write-doc")
     a = ap.parse_args()
-    here = os.path.dirname(os.path.abspath(__file__))
-    known = {}
-    kw = os.path.join(here, "known_wrong.txt")
-    if os.path.exists(kw):
-        for line in open(kw):
-            line = line.strip()
-            if line and not line.startswith("#"):
-                name, _, why = line.partition(" ")
-                known[name] = why.strip()
+    known = common.read_known("known_wrong.txt")
     rows, metas = [], {}
     for name in sorted(os.listdir(a.examples)):
         folder = os.path.join(a.examples, name)
