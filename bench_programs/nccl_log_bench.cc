@@ -14,14 +14,14 @@ namespace {
 
 std::string RealLines() {
   std::string out;
-  const std::string shared = COMMDX_SHARED_DIR;
   const std::string source = COMMDX_SOURCE_DIR;
+  const std::string fixtures = source + "/tests/data/nccl_log_fixtures/";
   for (const std::string& path :
-       {shared + "/reference/h200x2/nccl-debug-allreduce-base.log",
+       {source + "/tests/data/h200x2_reference/nccl-debug-allreduce-base.log",
         source + "/tests/golden/nccl_logs/inputs/ddp_socket/nccl.vm.1051.log",
-        shared + "/fixtures/nccl-logs/case18-nccl2.18p-ib-no-gdrdma-low-busbw.log",
-        shared + "/fixtures/nccl-logs/case22-nccl2.9-horovod-duplicate-gpu-all-ranks-device0.log",
-        shared + "/fixtures/nccl-logs/case33-nccl2.18-h800-nvls-unavailable-0-nvls-channels.log"}) {
+        fixtures + "case18-nccl2.18p-ib-no-gdrdma-low-busbw.log",
+        fixtures + "case22-nccl2.9-horovod-duplicate-gpu-all-ranks-device0.log",
+        fixtures + "case33-nccl2.18-h800-nvls-unavailable-0-nvls-channels.log"}) {
     auto f = commdx::ReadFile(path);
     if (!f) {
       std::fprintf(stderr, "nccl_log_bench: %s\n", f.error().ToString().c_str());

@@ -24,7 +24,7 @@ std::string Read(const std::string& path) {
 }
 
 std::string RealOutputs() {
-  const std::string dir = std::string(COMMDX_SHARED_DIR) + "/reference/h200x2/";
+  const std::string dir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/h200x2_reference/";
   std::string out;
   for (const char* name :
        {"nccl-tests-allreduce-base.txt", "nccl-tests-allgather-base.txt",

@@ -1,4 +1,4 @@
-// Every real log in shared/fixtures/nccl-logs against the root cause its public thread
+// Every real log in tests/data/nccl_log_fixtures against the root cause its public thread
 // established (labels.json): each root-cause tag must come out as the finding id mapped below,
 // and healthy logs must raise nothing at error level.
 #include <gtest/gtest.h>
@@ -14,7 +14,9 @@
 namespace commdx {
 namespace {
 
-const std::string kDir = std::string(COMMDX_SHARED_DIR) + "/fixtures/nccl-logs";
+const std::string kDir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/nccl_log_fixtures";
+const std::string kReferenceLog =
+    std::string(COMMDX_SOURCE_DIR) + "/tests/data/h200x2_reference/nccl-debug-allreduce-base.log";
 
 // Root-cause tag -> finding ids that report it (any one is enough).
 const std::map<std::string, std::set<std::string>>& TagToIds() {
@@ -80,8 +82,12 @@ struct Label {
 
 std::vector<Label> ReadLabels() {
   simdjson::dom::parser parser;
-  simdjson::dom::element doc = parser.load(kDir + "/labels.json");
+  simdjson::dom::element doc;
   std::vector<Label> out;
+  if (auto err = parser.load(kDir + "/labels.json").get(doc)) {
+    ADD_FAILURE() << "cannot read " << kDir << "/labels.json: " << simdjson::error_message(err);
+    return out;
+  }
   for (simdjson::dom::element e : doc.get_array()) {
     Label l;
     l.file = std::string(std::string_view(e["file"].get_string()));
@@ -96,7 +102,7 @@ std::vector<Finding> Analyse(const std::string& file, uint64_t* lines) {
   ingest::LoadOptions o;
   o.only = {"nccl_log"};
   auto job = ingest::LoadJob({kDir + "/" + file}, o);
-  EXPECT_TRUE(job.has_value()) << file;
+  EXPECT_TRUE(job.has_value()) << file << ": " << (job ? "" : job.error().ToString());
   if (!job) return {};
   *lines = job->nccl.nccl_lines;
   return analysis::RunAnalyzers(*job, {}, {"logs"});
@@ -143,9 +149,8 @@ TEST(NcclLogFixtures, HealthyLogsRaiseNothingAtErrorLevel) {
   // The 2xH200 reference run (NVLink, NCCL 2.28.9).
   ingest::LoadOptions o;
   o.only = {"nccl_log"};
-  auto job = ingest::LoadJob(
-      {std::string(COMMDX_SHARED_DIR) + "/reference/h200x2/nccl-debug-allreduce-base.log"}, o);
-  ASSERT_TRUE(job.has_value());
+  auto job = ingest::LoadJob({kReferenceLog}, o);
+  ASSERT_TRUE(job.has_value()) << job.error().ToString();
   EXPECT_GT(job->nccl.nccl_lines, 1000u);
   EXPECT_TRUE(job->quality.empty()) << job->quality.entries().front().id;
   for (const auto& f : analysis::RunAnalyzers(*job, {}, {"logs"}))

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -30,9 +31,8 @@ std::vector<Case> ReadCases() {
     std::getline(ss, rc, '|');
     std::getline(ss, c.args);
     c.exit_code = std::stoi(rc);
-    for (auto [var, value] : {std::pair<std::string, std::string>{"$SOURCE", COMMDX_SOURCE_DIR},
-                              {"$SHARED", COMMDX_SHARED_DIR}})
-      if (c.dir.rfind(var, 0) == 0) c.dir = value + c.dir.substr(var.size());
+    const std::string var = "$SOURCE";
+    if (c.dir.rfind(var, 0) == 0) c.dir = COMMDX_SOURCE_DIR + c.dir.substr(var.size());
     out.push_back(c);
   }
   return out;
@@ -57,6 +57,7 @@ TEST(NcclLogGolden, OutputsMatchExpected) {
   ASSERT_GE(cases.size(), 10u);
   std::string expected_dir = std::string(COMMDX_SOURCE_DIR) + "/tests/golden/nccl_logs/expected/";
   for (const auto& c : cases) {
+    EXPECT_TRUE(std::filesystem::is_directory(c.dir)) << c.name << ": no folder " << c.dir;
     for (const char* fmt : {"text", "json"}) {
       SCOPED_TRACE(c.name + " " + fmt);
       auto [out, rc] = RunCommdx(c, fmt);

@@ -8,13 +8,12 @@ build="${1:-$root/build}"
 [ -d "$build" ] || { echo "no build dir $build" >&2; exit 2; }
 bin="$(cd "$build" && pwd)/commdx"
 [ -x "$bin" ] || { echo "no commdx binary at $bin (build first)" >&2; exit 2; }
-shared="$(cd "$root/../shared" && pwd)"
 out="$root/tests/golden/nccl_logs/expected"
 mkdir -p "$out"
 while IFS='|' read -r name dir want args; do
   [[ -z "$name" || "$name" == \#* ]] && continue
   dir="${dir/\$SOURCE/$root}"
-  dir="${dir/\$SHARED/$shared}"
+  [ -d "$dir" ] || { echo "$name: no folder $dir" >&2; exit 2; }
   for fmt in text json; do
     ext=$([ "$fmt" = text ] && echo txt || echo json)
     set +e

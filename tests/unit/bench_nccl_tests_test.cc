@@ -10,11 +10,12 @@
 namespace commdx {
 namespace {
 
-const std::string kRef = std::string(COMMDX_SHARED_DIR) + "/reference/h200x2/";
+// Real nccl-tests output of the 2xH200 machine (tests/data/h200x2_reference/README.md).
+const std::string kRef = std::string(COMMDX_SOURCE_DIR) + "/tests/data/h200x2_reference/";
 
 Job Load(const std::string& name) {
   auto job = ingest::LoadJob({kRef + name}, {});
-  EXPECT_TRUE(job) << job.error().ToString();
+  EXPECT_TRUE(job) << kRef + name << ": " << (job ? "" : job.error().ToString());
   return job ? std::move(job).value() : Job{};
 }
 
@@ -70,8 +71,11 @@ TEST(NcclTests, SendRecvInPlaceWrongIsNotApplicableAndGraphIsSeen) {
   EXPECT_EQ(sr.bench[0].rows[0].out_of_place.wrong, 0);
   EXPECT_EQ(sr.bench[0].rows[0].in_place.wrong, -1);
   Job g = Load("nccl-tests-allreduce-graph.txt");
+  ASSERT_EQ(g.bench.size(), 1u);
   EXPECT_TRUE(g.bench[0].cuda_graph);
   Job ag = Load("nccl-tests-allgather-base.txt");
+  ASSERT_EQ(ag.bench.size(), 1u);
+  ASSERT_FALSE(ag.bench[0].rows.empty());
   EXPECT_EQ(ag.bench[0].rows[0].bytes, 0u);
   EXPECT_EQ(ag.bench[0].rows.back().count, 268435456u);
 }
@@ -130,6 +134,7 @@ TEST(NcclTests, SniffsByContentAndRejectsTablelessText) {
 
 TEST(BenchSummary, PlateauIsNotTheAverageAndLatencyFloorIsTheSmallTimes) {
   Job job = Load("nccl-tests-allreduce-base.txt");
+  ASSERT_EQ(job.bench.size(), 1u);
   auto s = analysis::SummarizeBench(job.bench[0]);
   ASSERT_TRUE(s.has_data);
   EXPECT_DOUBLE_EQ(s.peak_busbw_gbps, 346.20);
@@ -150,6 +155,7 @@ TEST(BenchSummary, PlateauIsNotTheAverageAndLatencyFloorIsTheSmallTimes) {
   EXPECT_LE(s.expected.confidence, 0.6);
   // all_gather stops at 2 GiB while still rising
   Job ag = Load("nccl-tests-allgather-base.txt");
+  ASSERT_EQ(ag.bench.size(), 1u);
   EXPECT_FALSE(analysis::SummarizeBench(ag.bench[0]).saturated);
 }
 

@@ -18,8 +18,9 @@ std::string Json(const std::string& args) {
 }
 
 TEST(DiagnoseTables, NcclTestsOutputGetsTheBenchTablesAndSummary) {
-  std::string f = std::string(COMMDX_SHARED_DIR) + "/reference/h200x2/nccl-tests-allreduce-base.txt";
-  if (!std::filesystem::exists(f)) GTEST_SKIP() << "no " << f;
+  std::string f =
+      std::string(COMMDX_SOURCE_DIR) + "/tests/data/h200x2_reference/nccl-tests-allreduce-base.txt";
+  ASSERT_TRUE(std::filesystem::exists(f)) << "missing test data " << f;
   std::string j = Json("diagnose " + f);
   for (const char* key : {"\"bench_all_reduce_setup\"", "\"bench_all_reduce\"",
                           "\"bench_all_reduce_summary\""})

@@ -76,8 +76,9 @@ TEST(NcclLogBadInput, NoTrailingNewlineAndCrLf) {
 // random bytes flipped, parsed and analysed. Nothing may crash (the ASan build checks bounds).
 TEST(NcclLogBadInput, CutAndMutatedRealLinesNeverCrash) {
   std::string corpus;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(COMMDX_SHARED_DIR) +
-                                                           "/fixtures/nccl-logs")) {
+  const std::string dir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/nccl_log_fixtures";
+  ASSERT_TRUE(std::filesystem::is_directory(dir)) << "missing test data " << dir;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (e.path().extension() != ".log") continue;
     auto f = ReadFile(e.path().string());
     ASSERT_TRUE(f.has_value());

@@ -1,5 +1,5 @@
 // One test per NCCL line kind, through the importer (so the dispatcher is exercised too). Every
-// input is a real line from shared/fixtures/nccl-logs, the 2xH200 reference log or the grammar.
+// input is a real line from tests/data/nccl_log_fixtures, the 2xH200 reference log or the grammar.
 #include <gtest/gtest.h>
 
 #include "ingest/nccl_log/nccl_log_importer.h"

@@ -1,5 +1,5 @@
 // The NCCL line prefix in every era and wrapper (ingest/nccl_log/prefix.cc). Inputs are real
-// lines from shared/fixtures/nccl-logs and the grammar reference.
+// lines from tests/data/nccl_log_fixtures and the grammar reference.
 #include <gtest/gtest.h>
 
 #include "ingest/nccl_log/line.h"

@@ -52,8 +52,8 @@ TEST(ChartsCli, BenchAndNcclTestsOutputDrawTheSweepAgainstTheLineRate) {
   EXPECT_NE(bench.find("data-series=\"out-of-place\" data-points=\"6\""), std::string::npos);
   EXPECT_NE(bench.find("data-series=\"link line rate\""), std::string::npos);
   std::string nccl_tests =
-      std::string(COMMDX_SHARED_DIR) + "/reference/h200x2/nccl-tests-allreduce-base.txt";
-  if (!std::filesystem::exists(nccl_tests)) GTEST_SKIP() << "no " << nccl_tests;
+      std::string(COMMDX_SOURCE_DIR) + "/tests/data/h200x2_reference/nccl-tests-allreduce-base.txt";
+  ASSERT_TRUE(std::filesystem::exists(nccl_tests)) << "missing test data " << nccl_tests;
   std::string diag = Html("diagnose " + nccl_tests);
   EXPECT_NE(diag.find("Bus bandwidth vs message size: all_reduce (nccl-tests"), std::string::npos);
   EXPECT_NE(diag.find("data-series=\"out-of-place\""), std::string::npos);
