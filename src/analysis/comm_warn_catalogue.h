@@ -1,6 +1,6 @@
 // What NCCL WARN messages mean: a table from message signatures to a finding id, a plain-words
 // cause and the fix (data for comm_warnings.cc). Signatures are substrings seen across NCCL
-// 2.2 - 2.30 (shared/reference/nccl-log-grammar.md §2).
+// 2.2 - 2.30 (docs/nccl-log-grammar.md §2).
 #pragma once
 
 #include <string_view>
