@@ -6,8 +6,8 @@
 #include <string>
 
 #include "ingest/kineto/event_scanner.h"
-#include "ingest/kineto/json_scan.h"
-#include "ingest/kineto/json_values.h"
+#include "ingest/kineto/json/json_scan.h"
+#include "ingest/kineto/json/json_values.h"
 
 namespace commdx {
 namespace {

@@ -6,9 +6,11 @@
 #include <cstring>
 #include <string>
 
-#include "ingest/kineto/byte_source.h"
-#include "ingest/kineto/document_reader.h"
 #include "ingest/kineto/event_parser.h"
+#include "ingest/kineto/json/byte_source.h"
+#include "ingest/kineto/json/document_reader.h"
+#include "ingest/kineto/json/interner.h"
+#include "ingest/kineto/json/json_values.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/kineto/names.h"
 #include "ingest/kineto/rank_builder.h"

@@ -6,7 +6,7 @@
 
 #include "ingest/kineto/event_scanner.h"
 #include "ingest/kineto/header.h"
-#include "ingest/kineto/json_scan.h"
+#include "ingest/kineto/json/json_scan.h"
 
 namespace commdx::ingest::kineto {
 

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "ingest/kineto/document_reader.h"
-#include "ingest/kineto/json_values.h"  // ParseMicrosToNs
+#include "ingest/kineto/json/document_reader.h"
+#include "ingest/kineto/json/json_values.h"  // ParseMicrosToNs
 #include "ingest/kineto/rank_builder.h"
 
 namespace commdx::ingest::kineto {

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "base/text.h"
-#include "ingest/kineto/json_values.h"
+#include "ingest/kineto/json/json_values.h"
 
 namespace commdx::ingest::kineto {
 

@@ -16,7 +16,7 @@
 
 #include <string>
 
-#include "ingest/kineto/json_scan.h"
+#include "ingest/kineto/json/json_scan.h"
 #include "ingest/kineto/raw_event.h"
 
 namespace commdx::ingest::kineto {

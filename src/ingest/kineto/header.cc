@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "ingest/kineto/json_util.h"
+#include "ingest/kineto/json/json_util.h"
 
 namespace commdx::ingest::kineto {
 

@@ -6,9 +6,9 @@
 #include <thread>
 
 #include "base/text.h"
-#include "ingest/kineto/byte_source.h"
-#include "ingest/kineto/document_reader.h"
 #include "ingest/kineto/event_parser.h"
+#include "ingest/kineto/json/byte_source.h"
+#include "ingest/kineto/json/document_reader.h"
 #include "ingest/kineto/rank_builder.h"
 
 namespace commdx::ingest {

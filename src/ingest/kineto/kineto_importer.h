@@ -9,6 +9,7 @@
 
 #include "base/file.h"
 #include "base/result.h"
+#include "ingest/kineto/trace_set.h"  // FinishTraceSet, for the callers of the entries here
 #include "model/job.h"
 
 namespace commdx::ingest {
@@ -37,9 +38,5 @@ struct KinetoInput {
 // broken file (in the given order) is the error, as file:line:col.
 Status LoadKinetoFiles(const std::vector<KinetoInput>& files, Job& job,
                        const KinetoLoadOptions& options = {});
-
-// Orders job.trace.ranks by rank, numbers traces whose rank is unknown after the known ones,
-// notes duplicate ranks, and unions the process groups. Called by the two entries above.
-void FinishTraceSet(Job& job);
 
 }  // namespace commdx::ingest

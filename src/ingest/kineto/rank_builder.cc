@@ -5,6 +5,7 @@
 
 #include "base/memory.h"
 #include "base/text.h"
+#include "ingest/kineto/json/json_values.h"  // JsonUnescape
 #include "ingest/kineto/names.h"
 #include "ingest/kineto/steps.h"
 

@@ -1,4 +1,4 @@
-#include "ingest/kineto/json_scan.h"
+#include "ingest/kineto/json/json_scan.h"
 
 #include <simdjson.h>
 

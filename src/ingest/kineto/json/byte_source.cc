@@ -1,4 +1,4 @@
-#include "ingest/kineto/byte_source.h"
+#include "ingest/kineto/json/byte_source.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

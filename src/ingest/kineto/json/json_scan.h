@@ -1,5 +1,8 @@
-// A cursor over one part of traceEvents for the hand-written event scanner: whitespace, string
+// A cursor over one part of traceEvents for the project's own event scanner: whitespace, string
 // ends, scalar tokens and depth-aware skipping of values, each bounded by the end of the part.
+// Strings and whitespace are found 16 bytes at a time (SSE2); skipping a whole value classifies
+// 64 bytes at a time (json_scan.cc: AVX2 where the CPU has it, chosen once at start-up, else
+// SSE2). Strings with non-ASCII bytes are checked as UTF-8 by simdjson::validate_utf8.
 //
 // The part is `[` events `]` at [begin, end), readable up to 64 bytes past `end` (the reader pads
 // it, or the mapped file goes on): loads of up to 64 bytes may start anywhere before `end`, but

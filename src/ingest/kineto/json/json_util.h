@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "base/text.h"
-#include "ingest/kineto/json_values.h"  // IntFromToken
+#include "ingest/kineto/json/json_values.h"  // IntFromToken
 
 namespace commdx::ingest::kineto {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "ingest/kineto/json_scan.h"
+#include "ingest/kineto/json/json_scan.h"
 
 namespace commdx::ingest::kineto {
 
@@ -137,5 +137,8 @@ const char* ReadList(JsonScan& s, const char* p, std::string_view& out, std::str
 
 // "grid": [24, 1, 1] -> 24 (left as is if the value is not an array or is empty).
 const char* ReadFirstInt(JsonScan& s, const char* p, int64_t& out);
+
+// JSON string escapes (\" \\ \/ \b \f \n \r \t \uXXXX with surrogate pairs) to UTF-8.
+std::string JsonUnescape(std::string_view raw);
 
 }  // namespace commdx::ingest::kineto

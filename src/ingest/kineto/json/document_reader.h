@@ -3,12 +3,15 @@
 // A trace is one JSON object whose `traceEvents` array holds nearly all of its bytes:
 //   {"schemaVersion": 1, "deviceProperties": [...], "distributedInfo": {...},
 //    "traceEvents": [ {...}, {...}, ... ], "traceName": "...", "baseTimeNanoseconds": 17...}
-// The reader walks the top level itself (small values are handed to the sink one by one) and cuts
-// `traceEvents` into parts of a few MiB, each parsed by simdjson ondemand as its own array. A cut is
-// made only at a line break between "}," and "{" — a raw line break can never be inside a JSON
-// string, and a part that does not parse as a balanced array is merged with the next one, so a
-// wrong guess costs time, never correctness. A trace without line breaks (minified) becomes one
-// part; simdjson cannot take a single part over 4 GiB, which is then a clear error.
+// The reader walks the top level itself and hands the sink each small top-level value as JSON
+// text (the sink parses those with simdjson ondemand, header.cc). It cuts `traceEvents` into parts
+// of about a MiB, each handed to the sink as its own array and read there by the project's own
+// one-pass scanner (json_scan.h, event_scanner.h). A cut is made only at a line break between
+// "}," and "{" — a raw line break can never be inside a JSON string — and a part that does not
+// read as a balanced array is merged with the next one, so a wrong guess costs time, never
+// correctness. A trace without line breaks (minified) becomes one part; a single part over 4 GiB
+// is refused with a clear error (a limit kept from when simdjson read the parts, see
+// ReaderOptions::max_part_bytes).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +19,7 @@
 #include <string_view>
 
 #include "base/result.h"
-#include "ingest/kineto/byte_source.h"
+#include "ingest/kineto/json/byte_source.h"
 
 namespace commdx::ingest::kineto {
 
@@ -24,7 +27,8 @@ namespace commdx::ingest::kineto {
 class DocumentSink {
  public:
   virtual ~DocumentSink() = default;
-  // A top-level key other than traceEvents, with its value as JSON text (padded for simdjson).
+  // A top-level key other than traceEvents, with its value as JSON text, readable 64 bytes
+  // past its end (the padding simdjson ondemand needs).
   virtual Status TopLevel(std::string_view key, std::string_view value_json, uint64_t offset) = 0;
   // A part of traceEvents as a JSON array `[ev, ev, ...]` at json[0..len), readable up to
   // json + capacity; json[0] and json[len - 1] stand for the brackets whatever they hold (the
@@ -41,7 +45,8 @@ struct ReaderOptions {
   // the resident window: 1 MiB measured 2.7% faster than 256 KiB on the 1 GB trace, 4 MiB no
   // faster than 1 MiB.
   size_t part_bytes = 1u << 20;
-  // Largest part simdjson can take (4 GiB less its padding); lower only to test the error.
+  // Largest part accepted (4 GiB less the padding): the limit of simdjson, which read the parts
+  // before the scanner did, kept so that the error stays the same. Lower only to test the error.
   uint64_t max_part_bytes = 0xFFFFFFFFull - 64;
 };
 

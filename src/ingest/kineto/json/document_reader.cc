@@ -1,4 +1,4 @@
-#include "ingest/kineto/document_reader.h"
+#include "ingest/kineto/json/document_reader.h"
 
 #include <algorithm>
 #include <cstring>
@@ -8,7 +8,7 @@ namespace commdx::ingest::kineto {
 
 namespace {
 
-constexpr size_t kPadding = 64;           // simdjson reads this far past a document
+constexpr size_t kPadding = 64;           // readable past a part or value (json_scan.h, simdjson)
 constexpr size_t kReadBlock = 4u << 20;   // bytes asked of the source at a time
 
 bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -320,7 +320,7 @@ class Reader {
   }
   Error TooBig(uint64_t len) const {
     return Fail("a single JSON part of " + std::to_string(len) +
-                " bytes exceeds simdjson's 4 GiB document limit: this trace has no line breaks "
+                " bytes exceeds the 4 GiB limit for one part: this trace has no line breaks "
                 "between its events; re-indent it (e.g. `python -m json.tool`) and retry");
   }
   static std::string Shown(char c) {
