@@ -1,8 +1,8 @@
 #include "base/json_writer.h"
 
 #include <cmath>
-#include <cstdio>
 
+#include "base/str_format.h"
 #include "base/text.h"
 
 namespace commdx {
@@ -33,9 +33,7 @@ std::string JsonWriter::Escape(std::string_view raw) {
         break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
+          out += StrFormat("\\u%04x", c);
         } else {
           out += c;
         }
@@ -124,9 +122,7 @@ JsonWriter& JsonWriter::Uint(uint64_t value) {
 JsonWriter& JsonWriter::Double(double value, int decimals) {
   if (!std::isfinite(value)) return Null();
   BeforeValue();
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-  out_ += buf;
+  out_ += StrFormat("%.*f", decimals, value);
   return *this;
 }
 

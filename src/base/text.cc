@@ -1,7 +1,8 @@
 #include "base/text.h"
 
 #include <cmath>
-#include <cstdio>
+
+#include "base/str_format.h"
 
 namespace commdx {
 
@@ -128,22 +129,14 @@ std::string FormatBytes(double bytes) {
     bytes /= 1024;
     ++u;
   }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", bytes, kUnits[u]);
-  return buf;
+  return StrFormat(u == 0 ? "%.0f %s" : "%.2f %s", bytes, kUnits[u]);
 }
 
 std::string FormatDurationNs(double ns) {
-  char buf[64];
-  if (std::fabs(ns) >= 1e9)
-    std::snprintf(buf, sizeof buf, "%.2f s", ns / 1e9);
-  else if (std::fabs(ns) >= 1e6)
-    std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
-  else if (std::fabs(ns) >= 1e3)
-    std::snprintf(buf, sizeof buf, "%.1f us", ns / 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  return buf;
+  if (std::fabs(ns) >= 1e9) return StrFormat("%.2f s", ns / 1e9);
+  if (std::fabs(ns) >= 1e6) return StrFormat("%.2f ms", ns / 1e6);
+  if (std::fabs(ns) >= 1e3) return StrFormat("%.1f us", ns / 1e3);
+  return StrFormat("%.0f ns", ns);
 }
 
 }  // namespace commdx

@@ -1,7 +1,7 @@
 #include <cmath>
-#include <cstdio>
 #include <memory>
 
+#include "base/str_format.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "diagnose/compare.h"
@@ -46,8 +46,8 @@ int RunCompare(const CompareCliOptions& o) {
   report::Table nums{"number_changes", "Numbers that changed by at least the threshold",
                      {"path", "A", "B", "change"}, {"path", "a", "b", "relative_change"}, {}, ""};
   for (const auto& n : c.numbers) {
-    char pct[32] = "from 0";
-    if (std::isfinite(n.relative)) std::snprintf(pct, sizeof pct, "%+.1f%%", n.relative * 100);
+    std::string pct =
+        std::isfinite(n.relative) ? StrFormat("%+.1f%%", n.relative * 100) : std::string("from 0");
     report::Cell change(pct);
     change.number = n.relative;
     change.decimals = 4;

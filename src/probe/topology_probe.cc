@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "base/str_format.h"
 #include "base/text.h"
 #include "probe/nvml_gpu_source.h"
 #include "probe/sysfs_pci.h"
@@ -57,9 +58,7 @@ void AddSysfsGpus(const SysRoot& root, Topology& topo) {
     if (!f || !IsGpuFunction(*f)) continue;
     Gpu g;
     g.index = index++;
-    char name[64];
-    std::snprintf(name, sizeof name, "NVIDIA device 0x%04x", f->device);
-    g.name = name;
+    g.name = StrFormat("NVIDIA device 0x%04x", f->device);
     g.bus_id = f->bus_id;
     topo.gpus.push_back(std::move(g));
   }

@@ -2,20 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 #include "analysis/bench_summary.h"
+#include "base/str_format.h"
 
 namespace commdx::report {
 
 namespace {
 
-std::string Gbps(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.0f GB/s", v);
-  return b;
-}
+std::string Gbps(double v) { return StrFormat("%.0f GB/s", v); }
 
 double MedianOf(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -83,10 +79,8 @@ std::vector<XYChart> TraceBandwidthCharts(const analysis::TraceFacts& facts, siz
         expected.y.push_back(facts.link.ExpectedBusBw(s * factor));
       }
       c.series.push_back(std::move(expected));
-      char b[200];
-      std::snprintf(b, sizeof b, "; expected: %s, %.0f us + bus bytes / %.0f GB/s",
-                    facts.link.what.c_str(), facts.link.latency_us, facts.link.peak_busbw_gbps);
-      c.note = b;
+      c.note = StrFormat("; expected: %s, %.0f us + bus bytes / %.0f GB/s", facts.link.what.c_str(),
+                         facts.link.latency_us, facts.link.peak_busbw_gbps);
     } else {
       c.note = "; no expected line: " +
                (facts.link.what.empty() ? std::string("link unknown") : facts.link.what);

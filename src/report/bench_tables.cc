@@ -1,9 +1,9 @@
 #include "report/bench_tables.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "analysis/bench_summary.h"
+#include "base/str_format.h"
 #include "base/text.h"
 
 namespace commdx::report {
@@ -44,9 +44,7 @@ void AddSetup(const BenchResult& r, const std::string& key, Report& rep) {
     add("timing events", "one per " + std::to_string(r.event_stride) +
                              " iterations (each reported as its group's mean)");
   if (r.wall_s > 0) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.2f s", r.wall_s);
-    add("wall time", b);
+    add("wall time", StrFormat("%.2f s", r.wall_s));
   }
   rep.tables.push_back(std::move(t));
 }
@@ -95,10 +93,8 @@ void AddSweep(const BenchResult& r, const std::string& key, Report& rep) {
     t.AddRow(std::move(cells));
   }
   if (r.reported_avg_busbw_gbps) {
-    char b[96];
-    std::snprintf(b, sizeof b, "nccl-tests' Avg bus bandwidth: %.2f GB/s (a mean over all sizes)",
-                  *r.reported_avg_busbw_gbps);
-    t.note = b;
+    t.note = StrFormat("nccl-tests' Avg bus bandwidth: %.2f GB/s (a mean over all sizes)",
+                       *r.reported_avg_busbw_gbps);
   }
   rep.tables.push_back(std::move(t));
 }

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "base/str_format.h"
 #include "base/text.h"
 
 namespace commdx::report {
@@ -11,20 +11,14 @@ namespace commdx::report {
 std::string FormatMetric(const Metric& m) {
   if (m.unit == "ns") return FormatDurationNs(m.value);
   if (m.unit == "bytes" || m.unit == "B") return FormatBytes(m.value);
-  char buf[64];
   double a = std::fabs(m.value);
   int decimals = (a == std::floor(a) && a < 1e15) ? 0 : a >= 100 ? 1 : a >= 1 ? 2 : 3;
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, m.value);
-  std::string s = buf;
+  std::string s = StrFormat("%.*f", decimals, m.value);
   if (!m.unit.empty()) s += (m.unit == "%" ? "" : " ") + m.unit;
   return s;
 }
 
-std::string FormatPercent(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", fraction * 100);
-  return buf;
-}
+std::string FormatPercent(double fraction) { return StrFormat("%.0f%%", fraction * 100); }
 
 std::string PowerOfTwoLabel(int k) {
   static const char* kUnits[] = {"", "K", "M", "G", "T", "P", "E"};

@@ -1,18 +1,14 @@
 #include "report/report.h"
 
 #include <cmath>
-#include <cstdio>
+
+#include "base/str_format.h"
 
 namespace commdx::report {
 
 Cell Cell::Num(double v, int decimals) {
   Cell c;
-  char buf[64];
-  if (std::isfinite(v))
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  else
-    std::snprintf(buf, sizeof buf, "-");
-  c.text = buf;
+  c.text = std::isfinite(v) ? StrFormat("%.*f", decimals, v) : std::string("-");
   c.number = v;
   c.decimals = decimals;
   return c;

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <vector>
 
+#include "base/str_format.h"
 #include "base/text.h"
 #include "report/render_util.h"
 
@@ -14,11 +14,7 @@ namespace {
 
 constexpr int kWidth = 900;
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string Num(double v) { return StrFormat("%.1f", v); }
 
 const char* KindColor(std::string_view kind) {
   if (kind == "compute") return "#4c78a8";
@@ -52,21 +48,14 @@ double NiceStep(double span, int parts) {
 // Sparse merged work is drawn fainter, never below 30% so it stays visible.
 std::string Opacity(double busy_fraction) {
   if (!(busy_fraction < 0.95)) return "";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, " fill-opacity=\"%.2f\"", std::max(0.3, busy_fraction));
-  return buf;
+  return StrFormat(" fill-opacity=\"%.2f\"", std::max(0.3, busy_fraction));
 }
 
 // An axis number: 3 significant digits at most, k/M suffixes for large counts.
 std::string Short(double v) {
-  char buf[32];
-  if (std::fabs(v) >= 1e6)
-    std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
-  else if (std::fabs(v) >= 1e4)
-    std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
+  if (std::fabs(v) >= 1e6) return StrFormat("%.3gM", v / 1e6);
+  if (std::fabs(v) >= 1e4) return StrFormat("%.3gk", v / 1e3);
+  return StrFormat("%.3g", v);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "base/file.h"
 #include "base/json_writer.h"
 #include "base/result.h"
+#include "base/str_format.h"
 #include "base/text.h"
 
 namespace commdx {
@@ -131,6 +132,17 @@ TEST(JsonWriter, EscapesAndNests) {
 
 namespace commdx {
 namespace {
+
+TEST(StrFormat, NeverCutsAndMatchesPrintf) {
+  EXPECT_EQ(StrFormat("%.1f ms", 12.345), "12.3 ms");
+  EXPECT_EQ(StrFormat("%s", ""), "");
+  // Longer than the one-pass stack buffer (and than the old fixed buffers): kept whole.
+  std::string name(1000, 'x');
+  std::string s = StrFormat("annotation %s ends here", name.c_str());
+  EXPECT_EQ(s, "annotation " + name + " ends here");
+  // %.3f of 1e300 is 305 characters: the old `char buf[64]` number formatting cut it.
+  EXPECT_EQ(StrFormat("%.3f", 1e300).size(), 305u);
+}
 
 TEST(LineLocator, MatchesLocAtForwardAndBackward) {
   FileText f{"t.txt", "ab\ncd\n\nefg\nh"};

@@ -1,20 +1,16 @@
 #include "ingest/kineto/steps.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
+#include "base/str_format.h"
 #include "ingest/kineto/step_sources.h"
 
 namespace commdx::ingest::kineto {
 
 namespace {
 
-std::string Ms(int64_t ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(ns) / 1e6);
-  return buf;
-}
+std::string Ms(int64_t ns) { return StrFormat("%.1f ms", static_cast<double>(ns) / 1e6); }
 
 std::string RankName(const RankTrace& t) {
   return t.rank >= 0 ? "rank " + std::to_string(t.rank) : t.file;

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <memory>
 
+#include "base/str_format.h"
+
 namespace commdx::ingest::kineto {
 
 namespace {
@@ -325,9 +327,7 @@ class Reader {
   }
   static std::string Shown(char c) {
     if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
-    char b[8];
-    std::snprintf(b, sizeof b, "0x%02x", static_cast<unsigned char>(c));
-    return b;
+    return StrFormat("0x%02x", static_cast<unsigned char>(c));
   }
 
   ByteSource& src_;

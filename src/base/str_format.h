@@ -1,0 +1,14 @@
+// printf-style formatting into a std::string sized to fit, so that no message is ever cut short
+// (a fixed `char buf[N]` silently drops what does not fit). The format is checked at compile time
+// like printf's.
+#pragma once
+
+#include <cstdarg>
+#include <string>
+
+namespace commdx {
+
+std::string StrFormat(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string StrFormatV(const char* fmt, va_list args) __attribute__((format(printf, 1, 0)));
+
+}  // namespace commdx
