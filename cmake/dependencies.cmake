@@ -13,8 +13,6 @@ if(NOT CLI11_FOUND)
   add_library(CLI11::CLI11 INTERFACE IMPORTED)
   target_include_directories(CLI11::CLI11 INTERFACE ${CLI11_INCLUDE_DIR})
 endif()
-# fmt is used header-only so the binary carried to the GPU machine needs no libfmt.so.
-find_package(fmt CONFIG REQUIRED)
 # CUDA headers (for the runtime API and nccl.h) come from the toolkit; NCCL, NVML and the driver
 # are loaded with dlopen at run time, so nothing GPU-related is linked.
 find_package(CUDAToolkit QUIET)

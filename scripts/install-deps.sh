@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages commdx builds with, if any is missing. Safe to run again.
 set -euo pipefail
-packages=(cmake ninja-build g++ pkg-config zlib1g-dev libsimdjson-dev libcli11-dev libfmt-dev
+packages=(cmake ninja-build g++ pkg-config zlib1g-dev libsimdjson-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev python3)
 missing=()
 for p in "${packages[@]}"; do
