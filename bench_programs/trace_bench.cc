@@ -20,6 +20,7 @@
 #include "analysis/trace_analyzers.h"
 #include "analysis/trace_facts.h"
 #include "ingest/kineto/kineto_importer.h"
+#include "ingest/load_inputs.h"
 
 namespace {
 
@@ -44,12 +45,11 @@ double PeakRssMb() {
 }
 
 Job Ingest(const std::string& path) {
-  Job job;
-  commdx::ingest::KinetoLoadOptions o;
+  commdx::ingest::LoadOptions o = commdx::ingest::ForcedKind(commdx::InputKind::kKineto);
   o.threads = 1;
-  auto st = commdx::ingest::LoadKinetoFiles({{path, true}}, job, o);
-  if (!st) std::abort();
-  return job;
+  auto job = commdx::ingest::LoadInputs({path}, o);
+  if (!job) std::abort();
+  return std::move(*job);
 }
 
 size_t Analyze(const Job& job) {

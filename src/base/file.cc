@@ -119,6 +119,33 @@ Result<FileText> ReadFile(const std::string& path, const ReadOptions& options) {
   return file;
 }
 
+Result<std::string> ReadHead(const std::string& path, size_t bytes) {
+  gzFile f = gzopen(path.c_str(), "rb");  // reads plain files as they are
+  if (!f) return MakeError(ErrorCode::kBadInput, "cannot open file for reading", {path});
+  std::string head(bytes, '\0');
+  size_t have = 0;
+  int errnum = Z_OK;
+  while (have < bytes) {
+    unsigned want = static_cast<unsigned>(std::min<size_t>(bytes - have, 1u << 30));
+    int got = gzread(f, head.data() + have, want);
+    if (got <= 0) {
+      const char* msg = gzerror(f, &errnum);
+      if (got < 0 || errnum != Z_OK) {
+        std::string why = msg ? msg : "read error";
+        gzclose(f);
+        return MakeError(ErrorCode::kBadInput, why, {path});
+      }
+      break;
+    }
+    have += static_cast<size_t>(got);
+  }
+  gzerror(f, &errnum);
+  gzclose(f);
+  if (errnum != Z_OK) return MakeError(ErrorCode::kBadInput, "corrupt start of file", {path});
+  head.resize(have);
+  return head;
+}
+
 Result<std::vector<std::string>> ExpandInputPaths(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   for (const auto& p : paths) {

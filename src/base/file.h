@@ -27,6 +27,10 @@ struct ReadOptions {
 // Errors: missing/unreadable file, truncated or corrupt gzip (with the compressed offset).
 Result<FileText> ReadFile(const std::string& path, const ReadOptions& options = {});
 
+// The first `bytes` bytes of `path`, decompressed as ReadFile would, without reading the rest:
+// enough to recognise a format. Errors when the file cannot be opened or its start is corrupt.
+Result<std::string> ReadHead(const std::string& path, size_t bytes);
+
 // Inflates an in-memory gzip stream (all members). Exposed for tests and fuzzers.
 Result<std::string> Gunzip(std::string_view compressed, const std::string& name_for_errors,
                            uint64_t max_bytes = 0);

@@ -39,7 +39,7 @@ int RunCompare(const CompareCliOptions& o) {
   report::Report rep;
   rep.command = "compare";
   rep.tool_version = COMMDX_VERSION;
-  rep.inputs = {{o.a, "saved_result", 0}, {o.b, "saved_result", 0}};
+  rep.inputs = {{o.a, {InputKind::kSavedResult}, 0}, {o.b, {InputKind::kSavedResult}, 0}};
   rep.include_root_cause = false;
   rep.tables.push_back(FindingTable("findings_added", "Findings only in B (new)", c.added));
   rep.tables.push_back(FindingTable("findings_resolved", "Findings only in A (gone in B)", c.resolved));

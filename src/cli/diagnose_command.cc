@@ -5,9 +5,9 @@
 #include "analysis/registry.h"
 #include "analysis/trace_facts.h"
 #include "cli/commands.h"
-#include "cli/load_inputs.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
+#include "ingest/load_inputs.h"
 #include "ingest/registry.h"
 #include "report/job_charts.h"
 #include "report/sources.h"
@@ -28,7 +28,7 @@ int PrintCatalogue() {
     std::printf("  %-26s %-8s step %-2d %s\n", e.id, SeverityName(e.default_severity),
                 e.method_step, e.title);
   std::printf("\nInput formats recognised by content:\n\n");
-  for (const auto& imp : ingest::Importers()) std::printf("  %-14s %s\n", imp.name, imp.description);
+  for (const auto& imp : ingest::Importers()) std::printf("  %-14s %s\n", imp.name(), imp.description);
   std::printf("\nAnalyzers:\n\n");
   for (const auto& a : analysis::Analyzers())
     std::printf("  %-26s [%s] %s\n", a.name, a.source, a.description);
@@ -39,7 +39,7 @@ int RunDiagnose(const DiagnoseOptions& o) {
   if (o.list) return PrintCatalogue();
   if (o.paths.empty())
     return ReportError(MakeError(ErrorCode::kUsage, "diagnose needs files or folders (or --list)"));
-  auto job = LoadDiagnoseInputs(o.paths);
+  auto job = ingest::LoadInputs(o.paths);
   if (!job) return ReportError(job.error());
   if (job->inputs.empty()) {
     // Name each file and why it was not read, so the user knows what to fix.

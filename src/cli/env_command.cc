@@ -11,7 +11,7 @@
 #include "cli/live_probe.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
-#include "ingest/load_job.h"
+#include "ingest/load_inputs.h"
 #include "ingest/snapshot/snapshot.h"
 #include "report/topo_tables.h"
 
@@ -33,8 +33,8 @@ int RunEnv(const EnvOptions& o) {
     job = ProbeThisNode({o.root, o.nccl_lib});
   } else {
     ingest::LoadOptions load;
-    load.only = {"snapshot"};
-    auto loaded = ingest::LoadJob(o.files, load);
+    load.only = {InputKind::kSnapshot};
+    auto loaded = ingest::LoadInputs(o.files, load);
     if (!loaded) return ReportError(loaded.error());
     job = std::move(*loaded);
     if (!job.env.captured)

@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
-#include "ingest/load_job.h"
+#include "ingest/load_inputs.h"
 #include "report/nccl_tables.h"
 
 namespace commdx::cli {
@@ -38,9 +38,8 @@ std::string WhyNotNcclLog(const std::string& path) {
 
 int RunLogs(const LogsOptions& o) {
   ingest::LoadOptions load;
-  load.only = {"nccl_log"};
-  load.force_single = false;
-  auto job = ingest::LoadJob(o.paths, load);
+  load.only = {InputKind::kNcclLog};
+  auto job = ingest::LoadInputs(o.paths, load);
   if (!job) return ReportError(job.error());
   if (job->nccl.nccl_lines == 0) {
     std::vector<std::string> files;

@@ -7,7 +7,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
-#include "ingest/load_job.h"
+#include "ingest/load_inputs.h"
 #include "ingest/snapshot/snapshot.h"
 #include "probe/topology_probe.h"
 #include "report/topo_tables.h"
@@ -49,8 +49,9 @@ int RunTopo(const TopoOptions& o) {
                         job.topo.nvml_error));
   } else {
     ingest::LoadOptions load;
-    load.only = {"snapshot", "smi_topo", "smi_p2p", "smi_nvlink"};
-    auto loaded = ingest::LoadJob(o.files, load);
+    load.only = {InputKind::kSnapshot, InputKind::kSmiTopo, InputKind::kSmiP2P,
+                 InputKind::kSmiNvlink};
+    auto loaded = ingest::LoadInputs(o.files, load);
     if (!loaded) return ReportError(loaded.error());
     job = std::move(*loaded);
     if (job.topo.empty())

@@ -1,16 +1,14 @@
 // `commdx trace FILE|FOLDER...`: PyTorch profiler (Kineto) traces alone — where each step's time
 // goes, the communication pattern, bandwidth per collective, who waits for whom, and the trace
 // findings.
-#include <filesystem>
 #include <memory>
 
 #include "analysis/trace_analyzers.h"
 #include "analysis/trace_facts.h"
-#include "base/file.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
-#include "ingest/kineto/kineto_importer.h"
+#include "ingest/load_inputs.h"
 #include "report/job_charts.h"
 #include "report/trace_tables.h"
 
@@ -24,31 +22,14 @@ struct TraceOptions {
   OutputOptions output;
 };
 
-// Files named on the command line are parsed whatever they look like; files found in folders
-// only when they look like traces.
-Result<std::vector<ingest::KinetoInput>> Inputs(const std::vector<std::string>& paths) {
-  std::vector<ingest::KinetoInput> out;
-  for (const auto& p : paths) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(p, ec)) {
-      if (!std::filesystem::exists(p, ec))
-        return MakeError(ErrorCode::kBadInput, "no such file or folder", {p});
-      out.push_back({p, true});
-      continue;
-    }
-    COMMDX_ASSIGN_OR_RETURN(auto files, ExpandInputPaths({p}));
-    for (auto& f : files) out.push_back({std::move(f), false});
-  }
-  return out;
-}
-
 int RunTrace(const TraceOptions& o) {
-  auto inputs = Inputs(o.paths);
-  if (!inputs) return ReportError(inputs.error());
-  Job job;
-  ingest::KinetoLoadOptions load;
+  // Files named on the command line are read as traces whatever they look like; files found in
+  // folders only when they look like traces.
+  ingest::LoadOptions load = ingest::ForcedKind(InputKind::kKineto);
   load.threads = o.threads;
-  if (auto st = ingest::LoadKinetoFiles(*inputs, job, load); !st) return ReportError(st.error());
+  auto loaded = ingest::LoadInputs(o.paths, load);
+  if (!loaded) return ReportError(loaded.error());
+  Job job = std::move(*loaded);
   if (job.trace.empty())
     return ReportError(MakeError(ErrorCode::kBadInput,
                                  "no PyTorch profiler (Kineto) trace found in the given input",

@@ -132,21 +132,9 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
 
 std::vector<std::string> SourcesRead(const Job& job) {
   std::set<std::string> s;
-  for (const auto& input : job.inputs) {
-    for (std::string_view kind : Split(input.kind, '+')) {
-      InputFile in{input.path, std::string(kind), input.bytes};
-      if (in.kind == "nccl_log")
-        s.insert("logs");
-      else if (StartsWith(in.kind, "kineto") || StartsWith(in.kind, "trace"))
-        s.insert("trace");
-      else if (StartsWith(in.kind, "nccl_tests") || StartsWith(in.kind, "bench"))
-        s.insert("bench");
-      else if (StartsWith(in.kind, "smi") || StartsWith(in.kind, "snapshot"))
-        s.insert("topo");
-      else if (in.kind == "env_dump")
-        s.insert("env");
-    }
-  }
+  for (const auto& input : job.inputs)
+    for (InputKind kind : input.kinds)
+      if (*InputKindSource(kind)) s.insert(InputKindSource(kind));
   return {s.begin(), s.end()};
 }
 

@@ -10,30 +10,39 @@
 namespace commdx::ingest {
 
 const std::vector<Importer>& Importers() {
+  using K = InputKind;
   static const std::vector<Importer> kImporters = {
-      {"kineto", "PyTorch profiler (Kineto) trace, .json or .json.gz, one file per rank",
-       &SniffKineto, &ParseKineto},
-      {"nccl_tests", "nccl-tests output (all_reduce_perf, sendrecv_perf, ...), any version's table",
-       &SniffNcclTests, &ParseNcclTests},
-      {"nccl_log", "NCCL debug log (NCCL_DEBUG=INFO), any version 2.2+, plain or mixed output",
-       &SniffNcclLog, &ParseNcclLog},
-      {"snapshot", "commdx machine snapshot (commdx topo/env --save): topology and environment",
-       &SniffSnapshot, &ParseSnapshot},
-      {"env_dump", "environment dump of a process: JSON with \"environ\" (commdx workloads' env_rank*.json)",
-       &SniffEnvDump, &ParseEnvDump},
-      {"smi_topo", "nvidia-smi topo -m: GPU/NIC connection matrix, CPU/NUMA affinity, NIC legend",
-       &SniffSmiTopoMatrix, &ParseSmiTopoMatrix},
-      {"smi_p2p", "nvidia-smi topo -p2p r|w|n|a|p: P2P status matrix", &SniffSmiP2PMatrix,
-       &ParseSmiP2PMatrix},
-      {"smi_nvlink", "nvidia-smi nvlink -s (or -L): GPUs, NVLink state and speed per link",
-       &SniffSmiNvlinkStatus, &ParseSmiNvlinkStatus},
+      {K::kKineto, "PyTorch profiler (Kineto) trace, .json or .json.gz, one file per rank", false,
+       &SniffKineto, &ParseKineto, &StreamKineto, &FinishTraceSet},
+      {K::kNcclTests,
+       "nccl-tests output (all_reduce_perf, sendrecv_perf, ...), any version's table", true,
+       &SniffNcclTests, &ParseNcclTests, nullptr, nullptr},
+      {K::kNcclLog, "NCCL debug log (NCCL_DEBUG=INFO), any version 2.2+, plain or mixed output",
+       true, &SniffNcclLog, &ParseNcclLog, nullptr, nullptr},
+      {K::kSnapshot, "commdx machine snapshot (commdx topo/env --save): topology and environment",
+       false, &SniffSnapshot, &ParseSnapshot, nullptr, nullptr},
+      {K::kEnvDump,
+       "environment dump of a process: JSON with \"environ\" (commdx workloads' env_rank*.json)",
+       false, &SniffEnvDump, &ParseEnvDump, nullptr, nullptr},
+      {K::kSmiTopo, "nvidia-smi topo -m: GPU/NIC connection matrix, CPU/NUMA affinity, NIC legend",
+       true, &SniffSmiTopoMatrix, &ParseSmiTopoMatrix, nullptr, nullptr},
+      {K::kSmiP2P, "nvidia-smi topo -p2p r|w|n|a|p: P2P status matrix", true, &SniffSmiP2PMatrix,
+       &ParseSmiP2PMatrix, nullptr, nullptr},
+      {K::kSmiNvlink, "nvidia-smi nvlink -s (or -L): GPUs, NVLink state and speed per link", true,
+       &SniffSmiNvlinkStatus, &ParseSmiNvlinkStatus, nullptr, nullptr},
   };
   return kImporters;
 }
 
 const Importer* FindImporter(std::string_view name) {
   for (const auto& imp : Importers())
-    if (name == imp.name) return &imp;
+    if (name == imp.name()) return &imp;
+  return nullptr;
+}
+
+const Importer* FindImporter(InputKind kind) {
+  for (const auto& imp : Importers())
+    if (kind == imp.kind) return &imp;
   return nullptr;
 }
 

@@ -9,6 +9,7 @@
 #include "base/diagnostics.h"
 #include "model/bench_result.h"
 #include "model/environment.h"
+#include "model/input_kind.h"
 #include "model/nccl_setup.h"
 #include "model/topology.h"
 #include "model/trace.h"
@@ -18,7 +19,7 @@ namespace commdx {
 // An input file and what it was recognised as.
 struct InputFile {
   std::string path;
-  std::string kind;  // importer name, e.g. "nccl_log"
+  std::vector<InputKind> kinds;  // what it was read as; several when formats share the file
   uint64_t bytes = 0;
 };
 

@@ -86,7 +86,7 @@ std::string RenderJson(const Report& r) {
   for (const auto& in : r.inputs) {
     w.BeginObject();
     w.Key("path").String(in.path);
-    w.Key("kind").String(in.kind);
+    w.Key("kind").String(InputKindsName(in.kinds));
     w.Key("bytes").Uint(in.bytes);
     w.EndObject();
   }

@@ -59,7 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)imp->sniff(std::string_view(file.data).substr(0, 64 * 1024));
   Job job;
   if (!imp->parse(file, job)) return 0;
-  job.inputs.push_back({file.path, imp->name, file.data.size()});
+  if (imp->finish) imp->finish(job);
+  job.inputs.push_back({file.path, {imp->kind}, file.data.size()});
   // The analyzers, the diagnosis and the report must cope with whatever a parse accepted.
   // As `commdx diagnose` does it: trace facts once, the tables and the charts drawn from them.
   analysis::TraceFacts facts;

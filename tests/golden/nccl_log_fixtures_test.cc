@@ -9,7 +9,7 @@
 #include <set>
 
 #include "analysis/registry.h"
-#include "ingest/load_job.h"
+#include "ingest/load_inputs.h"
 
 namespace commdx {
 namespace {
@@ -100,8 +100,8 @@ std::vector<Label> ReadLabels() {
 
 std::vector<Finding> Analyse(const std::string& file, uint64_t* lines) {
   ingest::LoadOptions o;
-  o.only = {"nccl_log"};
-  auto job = ingest::LoadJob({kDir + "/" + file}, o);
+  o.only = {InputKind::kNcclLog};
+  auto job = ingest::LoadInputs({kDir + "/" + file}, o);
   EXPECT_TRUE(job.has_value()) << file << ": " << (job ? "" : job.error().ToString());
   if (!job) return {};
   *lines = job->nccl.nccl_lines;
@@ -148,8 +148,8 @@ TEST(NcclLogFixtures, HealthyLogsRaiseNothingAtErrorLevel) {
   }
   // The 2xH200 reference run (NVLink, NCCL 2.28.9).
   ingest::LoadOptions o;
-  o.only = {"nccl_log"};
-  auto job = ingest::LoadJob({kReferenceLog}, o);
+  o.only = {InputKind::kNcclLog};
+  auto job = ingest::LoadInputs({kReferenceLog}, o);
   ASSERT_TRUE(job.has_value()) << job.error().ToString();
   EXPECT_GT(job->nccl.nccl_lines, 1000u);
   EXPECT_TRUE(job->quality.empty()) << job->quality.entries().front().id;

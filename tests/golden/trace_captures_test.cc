@@ -18,6 +18,7 @@
 #include "analysis/trace_analyzers.h"
 #include "analysis/trace_facts.h"
 #include "ingest/kineto/kineto_importer.h"
+#include "ingest/load_inputs.h"
 
 namespace commdx {
 namespace {
@@ -39,11 +40,12 @@ bool HasTraces(const std::string& scenario) {
 
 Loaded Load(const std::string& scenario) {
   Loaded l;
-  std::vector<ingest::KinetoInput> in;
+  std::vector<std::string> in;
   for (int r = 0; r < 2; ++r)
-    in.push_back({kCaptures + scenario + "/trace_rank" + std::to_string(r) + ".json.gz", true});
-  auto st = ingest::LoadKinetoFiles(in, l.job);
-  EXPECT_TRUE(st) << (st ? "" : st.error().ToString());
+    in.push_back(kCaptures + scenario + "/trace_rank" + std::to_string(r) + ".json.gz");
+  auto job = ingest::LoadInputs(in, ingest::ForcedKind(InputKind::kKineto));
+  EXPECT_TRUE(job) << (job ? "" : job.error().ToString());
+  if (job) l.job = std::move(*job);
   l.facts = analysis::ComputeTraceFacts(l.job);
   l.findings = analysis::FindTraceIssuesWith(l.job, l.facts, {});
   for (auto& f : l.findings) analysis::ApplyCatalogueDefaults(f);

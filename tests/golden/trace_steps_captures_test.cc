@@ -78,6 +78,7 @@ Result Analyse(const std::string& scenario, int ranks, const std::vector<std::st
     auto st = ingest::ParseKineto(f, r.job);
     EXPECT_TRUE(st) << (st ? "" : st.error().ToString());
   }
+  ingest::FinishTraceSet(r.job);
   r.facts = analysis::ComputeTraceFacts(r.job);
   auto d = diagnose::Diagnose(r.job, analysis::FindTraceIssuesWith(r.job, r.facts, {}));
   if (d.root_cause) r.root_cause = d.root_cause->id;

@@ -3,7 +3,7 @@
 #include "analysis/bench_analyzers.h"
 #include "analysis/bench_summary.h"
 #include "base/file.h"
-#include "ingest/load_job.h"
+#include "ingest/load_inputs.h"
 #include "ingest/nccl_tests/nccl_tests_importer.h"
 #include "ingest/registry.h"
 
@@ -14,7 +14,7 @@ namespace {
 const std::string kRef = std::string(COMMDX_SOURCE_DIR) + "/tests/data/h200x2_reference/";
 
 Job Load(const std::string& name) {
-  auto job = ingest::LoadJob({kRef + name}, {});
+  auto job = ingest::LoadInputs({kRef + name}, {});
   EXPECT_TRUE(job) << kRef + name << ": " << (job ? "" : job.error().ToString());
   return job ? std::move(job).value() : Job{};
 }
@@ -36,7 +36,7 @@ const Finding* FindId(const std::vector<Finding>& fs, const std::string& id) {
 TEST(NcclTests, ParsesTheReferenceAllReduceTable) {
   Job job = Load("nccl-tests-allreduce-base.txt");
   ASSERT_EQ(job.inputs.size(), 1u);
-  EXPECT_EQ(job.inputs[0].kind, "nccl_tests");
+  EXPECT_EQ(InputKindsName(job.inputs[0].kinds), "nccl_tests");
   ASSERT_EQ(job.bench.size(), 1u);
   const BenchResult& r = job.bench[0];
   EXPECT_EQ(r.case_key, "all_reduce");

@@ -1,6 +1,6 @@
-// What `commdx diagnose` reads (cli/load_inputs): traces through the parallel kineto loader,
-// everything else through ingest::LoadJob, inputs in the order of the files, and diagnose's
-// report showing the trace tables `commdx trace` shows.
+// What `commdx diagnose` reads (ingest::LoadInputs): traces streamed in parallel, everything else
+// read whole, inputs in the order of the files, and diagnose's report showing the trace tables
+// `commdx trace` shows.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "cli/load_inputs.h"
+#include "ingest/load_inputs.h"
 #include "unit/run_commdx.h"
 
 namespace commdx::cli {
@@ -44,13 +44,13 @@ TEST(LoadDiagnoseInputs, TracesAndLogsInFileOrderWithSkippedFilesNamed) {
   f.Copy(kTraces + "skew_rank0.json", "c_trace_rank0.json");
   f.Write("d_notes.txt", "nothing commdx reads\n");
   f.Copy(kTraces + "empty.json", "e_empty.json");
-  auto job = LoadDiagnoseInputs({f.dir.string()});
+  auto job = ingest::LoadInputs({f.dir.string()});
   ASSERT_TRUE(job) << job.error().ToString();
   ASSERT_EQ(job->inputs.size(), 3u);
   EXPECT_EQ(job->inputs[0].path, f.Path("a_trace_rank1.json"));
-  EXPECT_EQ(job->inputs[0].kind, "kineto");
+  EXPECT_EQ(job->inputs[0].kinds, std::vector<InputKind>{InputKind::kKineto});
   EXPECT_EQ(job->inputs[1].path, f.Path("b_nccl.log"));
-  EXPECT_EQ(job->inputs[1].kind, "nccl_log");
+  EXPECT_EQ(job->inputs[1].kinds, std::vector<InputKind>{InputKind::kNcclLog});
   EXPECT_EQ(job->inputs[2].path, f.Path("c_trace_rank0.json"));
   EXPECT_EQ(job->inputs[0].bytes, fs::file_size(kTraces + "skew_rank1.json"));
   ASSERT_EQ(job->trace.ranks.size(), 2u);
@@ -66,7 +66,7 @@ TEST(LoadDiagnoseInputs, DuplicateRanksCountedOncePerDuplicate) {
   Folder f("commdx_load_inputs_dup");
   for (const char* name : {"x_rank0.json", "y_rank0.json", "z_rank0.json"})
     f.Copy(kTraces + "skew_rank0.json", name);
-  auto job = LoadDiagnoseInputs({f.dir.string()});
+  auto job = ingest::LoadInputs({f.dir.string()});
   ASSERT_TRUE(job) << job.error().ToString();
   EXPECT_EQ(job->trace.ranks.size(), 3u);
   // Three traces of rank 0: two duplicates (the set is finished once, not after every file).
@@ -77,11 +77,11 @@ TEST(LoadDiagnoseInputs, BrokenTraceIsAnErrorWithItsPlace) {
   Folder f("commdx_load_inputs_broken");
   f.Copy(kTraces + "truncated.json", "t.json");
   f.Copy(std::string(COMMDX_SOURCE_DIR) + "/examples/ddp_healthy/nccl.vm.653.log", "n.log");
-  auto job = LoadDiagnoseInputs({f.dir.string()});
+  auto job = ingest::LoadInputs({f.dir.string()});
   ASSERT_FALSE(job);
   EXPECT_NE(job.error().ToString().find(f.Path("t.json") + ":"), std::string::npos)
       << job.error().ToString();
-  EXPECT_FALSE(LoadDiagnoseInputs({f.Path("missing.json")}));
+  EXPECT_FALSE(ingest::LoadInputs({f.Path("missing.json")}));
 }
 
 std::string Commdx(const std::string& args) { return test_util::RunCommdx(args).out; }

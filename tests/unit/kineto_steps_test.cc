@@ -44,6 +44,7 @@ class TraceText {
     Job job;
     auto st = ingest::ParseKineto(FileText{"steps_rank0.json", s, false, s.size()}, job);
     EXPECT_TRUE(st) << (st ? "" : st.error().ToString());
+    ingest::FinishTraceSet(job);
     return job;
   }
 

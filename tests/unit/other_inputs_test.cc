@@ -8,7 +8,7 @@
 #include "analysis/comm_analyzers.h"
 #include "analysis/registry.h"
 #include "ingest/env_dump/env_dump_importer.h"
-#include "ingest/load_job.h"
+#include "ingest/load_inputs.h"
 #include "ingest/nccl_log/nccl_log_importer.h"
 
 namespace commdx {
@@ -18,8 +18,8 @@ const std::string kData = std::string(COMMDX_SOURCE_DIR) + "/tests/data/";
 
 std::vector<Finding> Logs(const std::string& file) {
   ingest::LoadOptions o;
-  o.only = {"nccl_log"};
-  auto job = ingest::LoadJob({kData + "nccl_logs_multihost/" + file}, o);
+  o.only = {InputKind::kNcclLog};
+  auto job = ingest::LoadInputs({kData + "nccl_logs_multihost/" + file}, o);
   EXPECT_TRUE(job.has_value()) << file;
   return job ? analysis::RunAnalyzers(*job, {}, {"logs"}) : std::vector<Finding>{};
 }
@@ -156,7 +156,7 @@ TEST(EnvDump, FactsTheDumpDoesNotCarryAreNotFindings) {
 }
 
 TEST(OtherDevices, MtiaActivityIsCountedNotDroppedSilently) {
-  auto job = ingest::LoadJob({kData + "public_traces/mtia_inference_rank0/mtia_inference_rank_0.json.gz"}, {});
+  auto job = ingest::LoadInputs({kData + "public_traces/mtia_inference_rank0/mtia_inference_rank_0.json.gz"}, {});
   ASSERT_TRUE(job.has_value());
   const DiagEntry* seen = nullptr;
   for (const auto& e : job->quality.entries())

@@ -10,6 +10,7 @@
 
 #include "analysis/trace_facts.h"
 #include "ingest/kineto/kineto_importer.h"
+#include "ingest/load_inputs.h"
 #include "report/bandwidth_chart.h"
 #include "report/job_charts.h"
 #include "report/size_histogram_chart.h"
@@ -336,9 +337,9 @@ TEST(BenchBandwidthCharts, SweepAgainstTheLineRate) {
 TEST(JobCharts, RealCaptureHasATimelineHistogramsAndBandwidth) {
   const std::string dir = std::string(COMMDX_SOURCE_DIR) + "/examples/ddp_healthy/";
   if (!std::filesystem::exists(dir + "trace_rank0.json.gz")) GTEST_SKIP() << "no capture";
-  Job job;
-  ASSERT_TRUE(
-      ingest::LoadKinetoFiles({{dir + "trace_rank0.json.gz"}, {dir + "trace_rank1.json.gz"}}, job));
+  auto loaded = ingest::LoadInputs({dir + "trace_rank0.json.gz", dir + "trace_rank1.json.gz"});
+  ASSERT_TRUE(loaded);
+  Job job = std::move(*loaded);
   analysis::TraceFacts facts = analysis::ComputeTraceFacts(job);
   Charts c = TraceCharts(job, facts);
   ASSERT_EQ(c.timelines.size(), 1u);

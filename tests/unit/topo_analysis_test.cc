@@ -7,7 +7,7 @@
 #include "analysis/expected_bandwidth.h"
 #include "analysis/registry.h"
 #include "analysis/topo_analyzers.h"
-#include "ingest/load_job.h"
+#include "ingest/load_inputs.h"
 #include "probe/gpu_source.h"
 #include "probe/topology_probe.h"
 
@@ -18,7 +18,7 @@ Job LoadSmi(const std::vector<std::string>& names) {
   std::vector<std::string> paths;
   for (const auto& n : names)
     paths.push_back(std::string(COMMDX_SOURCE_DIR) + "/tests/data/smi/" + n);
-  auto job = ingest::LoadJob(paths, {});
+  auto job = ingest::LoadInputs(paths, {});
   EXPECT_TRUE(job);
   return job ? std::move(job).value() : Job{};
 }

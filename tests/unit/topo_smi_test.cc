@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "base/file.h"
-#include "ingest/load_job.h"
+#include "ingest/load_inputs.h"
 #include "ingest/registry.h"
 #include "ingest/smi_topo/smi_matrix.h"
 #include "ingest/smi_topo/smi_topo.h"
@@ -17,7 +17,7 @@ std::string Data(const std::string& name) {
 Job Load(const std::vector<std::string>& names) {
   std::vector<std::string> paths;
   for (const auto& n : names) paths.push_back(Data(n));
-  auto job = ingest::LoadJob(paths, {});
+  auto job = ingest::LoadInputs(paths, {});
   EXPECT_TRUE(job) << (job ? "" : job.error().ToString());
   return job ? std::move(job).value() : Job{};
 }
@@ -25,8 +25,8 @@ Job Load(const std::vector<std::string>& names) {
 TEST(SmiTopo, RealH200MatrixAndNvlinkStatus) {
   Job job = Load({"h200x2-topo-m.txt", "h200x2-nvlink-s.txt"});
   ASSERT_EQ(job.inputs.size(), 2u);
-  EXPECT_EQ(job.inputs[0].kind, "smi_topo");
-  EXPECT_EQ(job.inputs[1].kind, "smi_nvlink");
+  EXPECT_EQ(InputKindsName(job.inputs[0].kinds), "smi_topo");
+  EXPECT_EQ(InputKindsName(job.inputs[1].kinds), "smi_nvlink");
   const Topology& t = job.topo;
   ASSERT_EQ(t.gpus.size(), 2u);
   ASSERT_EQ(t.pairs.size(), 1u);
@@ -47,7 +47,7 @@ TEST(SmiTopo, RealSingleGpuMatrix) {
   // One GPU: a matrix of one cell, affinity columns, "N/A" GPU NUMA ID, ANSI header.
   Job job = Load({"h200x1-topo-m.txt"});
   ASSERT_EQ(job.inputs.size(), 1u);
-  EXPECT_EQ(job.inputs[0].kind, "smi_topo");
+  EXPECT_EQ(InputKindsName(job.inputs[0].kinds), "smi_topo");
   ASSERT_EQ(job.topo.gpus.size(), 1u);
   EXPECT_TRUE(job.topo.pairs.empty());
   EXPECT_EQ(job.topo.gpus[0].cpu_affinity, "0-15");
@@ -63,11 +63,11 @@ TEST(SmiTopo, RealCapturesWithCommandLines) {
        {"nvidia-smi-topo-m.txt", "nvidia-smi-nvlink-s.txt", "nvidia-smi-topo-p2p-r.txt",
         "nvidia-smi-topo-p2p-w.txt", "nvidia-smi-topo-p2p-n.txt", "nvidia-smi-topo-p2p-a.txt"})
     paths.push_back(dir + n);
-  auto job = ingest::LoadJob(paths, {});
+  auto job = ingest::LoadInputs(paths, {});
   ASSERT_TRUE(job) << job.error().ToString();
   ASSERT_EQ(job->inputs.size(), 6u);
-  EXPECT_EQ(job->inputs[1].kind, "smi_nvlink");
-  EXPECT_EQ(job->inputs[2].kind, "smi_p2p");
+  EXPECT_EQ(InputKindsName(job->inputs[1].kinds), "smi_nvlink");
+  EXPECT_EQ(InputKindsName(job->inputs[2].kinds), "smi_p2p");
   const Topology& t = job->topo;
   ASSERT_EQ(t.gpus.size(), 2u);
   EXPECT_EQ(t.gpus[0].ActiveNvLinks(), 18);
@@ -130,7 +130,7 @@ TEST(SmiTopo, DegradedNvSwitchGpuAndInactiveLinks) {
 TEST(SmiTopo, P2PCapabilityFromFileNameAndCommandLines) {
   Job job = Load({"pcie8-p2p-r.txt", "p2p-combined.txt"});
   ASSERT_EQ(job.inputs.size(), 2u);
-  EXPECT_EQ(job.inputs[0].kind, "smi_p2p");
+  EXPECT_EQ(InputKindsName(job.inputs[0].kinds), "smi_p2p");
   const Topology& t = job.topo;
   EXPECT_EQ(t.FindPair(0, 3)->p2p_read, P2PStatus::kOk);
   EXPECT_EQ(t.FindPair(0, 4)->p2p_read, P2PStatus::kChipsetNotSupported);
@@ -154,9 +154,9 @@ TEST(SmiTopo, P2PWithoutCapabilityIsNotedAndReadAssumed) {
 
 TEST(SmiTopo, SniffersTellTheFormatsApart) {
   auto text = [](const std::string& n) { return ReadFile(Data(n))->data; };
-  EXPECT_EQ(std::string(ingest::SniffImporter(text("pcie8-topo-m.txt"))->name), "smi_topo");
-  EXPECT_EQ(std::string(ingest::SniffImporter(text("pcie8-p2p-r.txt"))->name), "smi_p2p");
-  EXPECT_EQ(std::string(ingest::SniffImporter(text("h100x8-nvlink-s.txt"))->name), "smi_nvlink");
+  EXPECT_EQ(std::string(ingest::SniffImporter(text("pcie8-topo-m.txt"))->name()), "smi_topo");
+  EXPECT_EQ(std::string(ingest::SniffImporter(text("pcie8-p2p-r.txt"))->name()), "smi_p2p");
+  EXPECT_EQ(std::string(ingest::SniffImporter(text("h100x8-nvlink-s.txt"))->name()), "smi_nvlink");
   EXPECT_FALSE(ingest::SniffSmiTopoMatrix(text("pcie8-p2p-r.txt")));
   EXPECT_FALSE(ingest::SniffSmiNvlinkStatus("host:1:2 [0] NCCL INFO Bootstrap\n"));
 }

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "analysis/registry.h"
-#include "ingest/load_job.h"
+#include "ingest/load_inputs.h"
 #include "ingest/registry.h"
 #include "ingest/snapshot/snapshot.h"
 #include "probe/env_probe.h"
@@ -53,7 +53,7 @@ TEST(Snapshot, RoundTripKeepsTheFacts) {
   Job in = Probed();
   std::string text = ingest::WriteSnapshot({"0.1.0", "fakebox", 1764480000}, &in.topo, &in.env);
   ASSERT_TRUE(ingest::SniffSnapshot(text));
-  EXPECT_EQ(std::string(ingest::SniffImporter(text)->name), "snapshot");
+  EXPECT_EQ(std::string(ingest::SniffImporter(text)->name()), "snapshot");
   Job out;
   ASSERT_TRUE(ingest::ParseSnapshot({"snap.json", text}, out));
   EXPECT_TRUE(out.quality.empty());
@@ -113,7 +113,7 @@ TEST(Snapshot, BadInput) {
 TEST(Snapshot, RealSingleH200Capture) {
   // The 1-GPU machine (2026-12-01): no NVLink up, no pairs, a docker container; nothing found.
   std::string dir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/snapshot/";
-  auto job = ingest::LoadJob({dir + "h200x1-topo.json", dir + "h200x1-env.json"}, {});
+  auto job = ingest::LoadInputs({dir + "h200x1-topo.json", dir + "h200x1-env.json"}, {});
   ASSERT_TRUE(job) << job.error().ToString();
   EXPECT_TRUE(job->quality.empty());
   ASSERT_EQ(job->topo.gpus.size(), 1u);
@@ -127,7 +127,7 @@ TEST(Snapshot, RealSingleH200Capture) {
 
 TEST(Snapshot, AnotherMachinesTopologyReplacingTheFirstIsAWarning) {
   std::string dir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/snapshot/";
-  auto job = ingest::LoadJob({dir + "h200x2-topo.json", dir + "h200x1-topo.json"}, {});
+  auto job = ingest::LoadInputs({dir + "h200x2-topo.json", dir + "h200x1-topo.json"}, {});
   ASSERT_TRUE(job) << job.error().ToString();
   ASSERT_EQ(job->quality.entries().size(), 1u);
   EXPECT_EQ(job->quality.entries()[0].id, "snapshot.topology_replaced");
@@ -140,9 +140,9 @@ TEST(Snapshot, AnotherMachinesTopologyReplacingTheFirstIsAWarning) {
 
 TEST(Snapshot, RealH200Capture) {
   std::string dir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/snapshot/";
-  auto job = ingest::LoadJob({dir + "h200x2-topo.json"}, {});
+  auto job = ingest::LoadInputs({dir + "h200x2-topo.json"}, {});
   ASSERT_TRUE(job) << job.error().ToString();
-  EXPECT_EQ(job->inputs[0].kind, "snapshot");
+  EXPECT_EQ(InputKindsName(job->inputs[0].kinds), "snapshot");
   EXPECT_TRUE(job->quality.empty());
   const Topology& t = job->topo;
   EXPECT_EQ(t.gpu_source, "nvml");
@@ -158,7 +158,7 @@ TEST(Snapshot, RealH200Capture) {
   EXPECT_GT(t.gpus[0].nvlinks[2].crc_data_errors.value_or(0), 0u);
   for (const auto& f : analysis::RunAnalyzers(*job, {}, {"topo"}))
     ADD_FAILURE() << f.id << ": " << f.title;
-  auto env = ingest::LoadJob({dir + "h200x2-env.json"}, {});
+  auto env = ingest::LoadInputs({dir + "h200x2-env.json"}, {});
   ASSERT_TRUE(env);
   EXPECT_TRUE(env->env.captured);
   EXPECT_EQ(env->env.torch_version, "2.11.0+cu130");

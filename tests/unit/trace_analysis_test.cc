@@ -11,17 +11,17 @@
 #include "analysis/trace_host_sync.h"
 #include "analysis/trace_timeline.h"
 #include "ingest/kineto/kineto_importer.h"
+#include "ingest/load_inputs.h"
 
 namespace commdx::analysis {
 namespace {
 
 Job Load(const std::vector<std::string>& names) {
-  std::vector<ingest::KinetoInput> in;
-  for (const auto& n : names) in.push_back({std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/" + n, true});
-  Job job;
-  auto st = ingest::LoadKinetoFiles(in, job);
-  EXPECT_TRUE(st) << (st ? "" : st.error().ToString());
-  return job;
+  std::vector<std::string> in;
+  for (const auto& n : names) in.push_back(std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/" + n);
+  auto job = ingest::LoadInputs(in, ingest::ForcedKind(InputKind::kKineto));
+  EXPECT_TRUE(job) << (job ? "" : job.error().ToString());
+  return job ? std::move(*job) : Job{};
 }
 
 const Finding* FindId(const std::vector<Finding>& fs, const std::string& id) {

@@ -4,11 +4,12 @@
 #include <zlib.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "base/file.h"
-#include "ingest/kineto/kineto_importer.h"
+#include "ingest/load_inputs.h"
 
 namespace commdx {
 namespace {
@@ -17,8 +18,19 @@ std::string Data(const std::string& name) {
   return std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/" + name;
 }
 
+// A file named on the command line as `commdx trace` names it, or found in a folder.
 Status LoadOne(const std::string& path, Job& job, bool explicit_file = true) {
-  return ingest::LoadKinetoFiles({{path, explicit_file}}, job);
+  std::string where = path;
+  if (!explicit_file) {
+    where = testing::TempDir() + "commdx_bad_input_folder";
+    std::filesystem::remove_all(where);
+    std::filesystem::create_directories(where);
+    std::filesystem::copy_file(path, where + "/" + std::filesystem::path(path).filename().string());
+  }
+  auto loaded = ingest::LoadInputs({where}, ingest::ForcedKind(InputKind::kKineto));
+  if (!loaded) return loaded.error();
+  job = std::move(*loaded);
+  return Ok{};
 }
 
 std::string Slurp(const std::string& path) {
@@ -74,7 +86,7 @@ TEST(KinetoBadInput, NotJsonAndEmpty) {
   Job folder;
   ASSERT_TRUE(LoadOne(Data("not_json.txt"), folder, false));
   ASSERT_EQ(folder.skipped.size(), 1u);
-  EXPECT_EQ(folder.skipped[0].reason, "not a Kineto trace");
+  EXPECT_EQ(folder.skipped[0].reason, "not recognised as kineto");
 }
 
 TEST(KinetoBadInput, TruncatedGzipIsAnError) {

@@ -39,6 +39,7 @@ void ExpectSorted(const std::vector<Op>& ops) {
   Job job;
   auto st = ingest::ParseKineto(f, job);
   ASSERT_TRUE(st) << st.error().ToString();
+  ingest::FinishTraceSet(job);
   ASSERT_EQ(job.trace.ranks.size(), 1u);
   const RankTrace& t = job.trace.ranks[0];
   // Names order ties by their interned id: the order they first appear in the file.
@@ -105,6 +106,7 @@ RankTrace Parse(const std::vector<Op>& ops, const std::string& header) {
   Job job;
   auto st = ingest::ParseKineto(f, job);
   EXPECT_TRUE(st) << st.error().ToString();
+  ingest::FinishTraceSet(job);
   return job.trace.ranks.empty() ? RankTrace{} : job.trace.ranks[0];
 }
 

@@ -12,6 +12,7 @@
 #include "ingest/kineto/json/interner.h"
 #include "ingest/kineto/json/json_values.h"
 #include "ingest/kineto/kineto_importer.h"
+#include "ingest/load_inputs.h"
 #include "ingest/kineto/names.h"
 #include "ingest/kineto/rank_builder.h"
 #include "ingest/registry.h"
@@ -24,14 +25,13 @@ std::string Data(const std::string& name) {
 }
 
 Job Load(const std::vector<std::string>& names, size_t part_bytes = 8u << 20) {
-  std::vector<ingest::KinetoInput> in;
-  for (const auto& n : names) in.push_back({Data(n), true});
-  Job job;
-  ingest::KinetoLoadOptions o;
-  o.part_bytes = part_bytes;
-  auto st = ingest::LoadKinetoFiles(in, job, o);
-  EXPECT_TRUE(st) << (st ? "" : st.error().ToString());
-  return job;
+  std::vector<std::string> in;
+  for (const auto& n : names) in.push_back(Data(n));
+  ingest::LoadOptions o = ingest::ForcedKind(InputKind::kKineto);
+  o.stream.part_bytes = part_bytes;
+  auto job = ingest::LoadInputs(in, o);
+  EXPECT_TRUE(job) << (job ? "" : job.error().ToString());
+  return job ? std::move(*job) : Job{};
 }
 
 const Collective* FirstOf(const RankTrace& t, CollectiveType type) {
@@ -177,6 +177,7 @@ TEST(KinetoIngest, GzipIsInflatedOnTheFly) {
   EXPECT_TRUE(imp->sniff(text->data.substr(0, 4096)));
   Job job;
   ASSERT_TRUE(imp->parse(*text, job));
+  imp->finish(job);
   ASSERT_EQ(job.trace.ranks.size(), 1u);
   EXPECT_EQ(job.trace.ranks[0].gpu_ops.size(),
             Load({"kineto_2024_rank0.json"}).trace.ranks[0].gpu_ops.size());
@@ -347,6 +348,7 @@ void CheckStartOrder(bool skew) {
   FileText f{"scrambled_rank0.json", json, false, json.size()};
   Job job;
   ASSERT_TRUE(ingest::ParseKineto(f, job));
+  ingest::FinishTraceSet(job);
   const RankTrace& t = job.trace.ranks.at(0);
   ASSERT_EQ(t.host_ops.size(), ops.size());
   // Names are interned in first-seen order, so compare them by id as the model does.

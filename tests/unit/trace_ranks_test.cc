@@ -14,6 +14,7 @@
 #include "analysis/trace_pattern.h"
 #include "base/file.h"
 #include "ingest/kineto/kineto_importer.h"
+#include "ingest/load_inputs.h"
 #include "ingest/kineto/names.h"
 #include "run_commdx.h"
 
@@ -82,10 +83,9 @@ struct Analysed {
 
 Analysed Analyse(const std::vector<std::string>& paths) {
   Analysed a;
-  std::vector<ingest::KinetoInput> in;
-  for (const auto& p : paths) in.push_back({p, true});
-  auto st = ingest::LoadKinetoFiles(in, a.job);
-  EXPECT_TRUE(st) << (st ? "" : st.error().ToString());
+  auto job = ingest::LoadInputs(paths, ingest::ForcedKind(InputKind::kKineto));
+  EXPECT_TRUE(job) << (job ? "" : job.error().ToString());
+  if (job) a.job = std::move(*job);
   a.facts = analysis::ComputeTraceFacts(a.job);
   a.findings = analysis::FindTraceIssuesWith(a.job, a.facts, {});
   return a;
@@ -266,6 +266,7 @@ TEST(CollectiveNames, SendRecvKernelInsideAllToAllAnnotation) {
   Job job;
   auto st = ingest::ParseKineto(FileText{"a2a.json", json}, job);
   ASSERT_TRUE(st) << st.error().ToString();
+  ingest::FinishTraceSet(job);
   const auto& colls = job.trace.ranks.at(0).collectives;
   ASSERT_EQ(colls.size(), 2u);
   EXPECT_EQ(colls[0].type, CollectiveType::kAllToAll);

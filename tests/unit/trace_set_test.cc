@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "ingest/kineto/kineto_importer.h"
+#include "ingest/load_inputs.h"
 
 namespace commdx {
 namespace {
@@ -126,13 +127,13 @@ TEST(TraceSet, RealCapturesOfOneJobAreNotFlagged) {
   namespace fs = std::filesystem;
   for (const char* name : {"ddp_healthy", "ddp_straggler", "fsdp_healthy", "pipeline_healthy"}) {
     fs::path dir = fs::path(COMMDX_SOURCE_DIR) / "examples" / name;
-    std::vector<ingest::KinetoInput> in;
+    std::vector<std::string> in;
     for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().filename().string().rfind("trace_rank", 0) == 0)
-        in.push_back({e.path().string(), true});
+      if (e.path().filename().string().rfind("trace_rank", 0) == 0) in.push_back(e.path().string());
     ASSERT_EQ(in.size(), 2u) << name;
-    Job job;
-    ASSERT_TRUE(ingest::LoadKinetoFiles(in, job)) << name;
+    auto loaded = ingest::LoadInputs(in, ingest::ForcedKind(InputKind::kKineto));
+    ASSERT_TRUE(loaded) << name;
+    Job job = std::move(*loaded);
     EXPECT_EQ(job.quality.Count("kineto.mixed_jobs"), 0u) << name << ": " << MixedNote(job);
   }
 }

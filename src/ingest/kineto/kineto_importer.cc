@@ -1,9 +1,7 @@
 #include "ingest/kineto/kineto_importer.h"
 
 #include <algorithm>
-#include <atomic>
 #include <optional>
-#include <thread>
 
 #include "base/text.h"
 #include "ingest/kineto/event_parser.h"
@@ -78,90 +76,33 @@ Status ParseKineto(const FileText& file, Job& job) {
   };
   FileResult r = ParseOne(file.path, *src, reopen, {});
   if (r.error) return *r.error;
-  if (r.not_a_trace)
-    return MakeError(ErrorCode::kBadInput, "JSON without \"traceEvents\": not a Kineto trace",
-                     {file.path});
+  if (r.not_a_trace) return MakeError(ErrorCode::kBadInput, r.skip_reason, {file.path});
   job.quality.Merge(r.quality);
   job.trace.ranks.push_back(std::move(*r.trace));
-  FinishTraceSet(job);
   return Ok{};
 }
 
-namespace {
-
-// Why a file found in a folder is not a trace, or "" if it looks like one.
-std::string SniffFile(const std::string& path) {
-  auto src = kineto::OpenFileSource(path);
-  if (!src) return "cannot be read: " + src.error().message;
-  std::string head(64 * 1024, '\0');
-  size_t have = 0;
-  while (have < head.size()) {
-    auto got = (*src)->Read(head.data() + have, head.size() - have);
-    if (!got) return "cannot be read: " + got.error().message;
-    if (*got == 0) break;
-    have += *got;
-  }
-  head.resize(have);
-  if (head.empty()) return "empty file";
-  return SniffKineto(head) ? "" : "not a Kineto trace";
-}
-
-}  // namespace
-
-Status LoadKinetoFiles(const std::vector<KinetoInput>& files, Job& job,
-                       const KinetoLoadOptions& options) {
-  std::vector<FileResult> results(files.size());
+Result<Streamed> StreamKineto(const std::string& path, const StreamOptions& options, Job& part) {
   kineto::ReaderOptions ropt;
   ropt.part_bytes = options.part_bytes;
-  std::atomic<size_t> next{0};
-  auto worker = [&]() {
-    for (size_t i = next++; i < files.size(); i = next++) {
-      const std::string& path = files[i].path;
-      if (!files[i].explicit_file) {
-        std::string why = SniffFile(path);
-        if (!why.empty()) {
-          results[i].not_a_trace = true;
-          results[i].skip_reason = why;
-          continue;
-        }
-      }
-      auto reopen = [&path]() -> std::optional<std::unique_ptr<ByteSource>> {
-        auto s = kineto::OpenFileSource(path);
-        if (!s) return std::nullopt;
-        return std::move(*s);
-      };
-      auto src = kineto::OpenFileSource(path, /*map=*/true);
-      if (!src) {
-        results[i].error = src.error();
-        continue;
-      }
-      results[i] = ParseOne(path, **src, reopen, ropt);
-      if (results[i].trace) {
-        results[i].trace->json_bytes = results[i].bytes;
-      }
-    }
+  auto reopen = [&path]() -> std::optional<std::unique_ptr<ByteSource>> {
+    auto s = kineto::OpenFileSource(path);
+    if (!s) return std::nullopt;
+    return std::move(*s);
   };
-  unsigned n = options.threads > 0 ? static_cast<unsigned>(options.threads)
-                                   : std::max(1u, std::thread::hardware_concurrency());
-  n = std::min<unsigned>(n, static_cast<unsigned>(files.size()));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-
-  for (size_t i = 0; i < files.size(); ++i) {
-    FileResult& r = results[i];
-    if (r.error) return *r.error;
-    if (r.not_a_trace) {
-      job.skipped.push_back({files[i].path, r.skip_reason});
-      continue;
-    }
-    job.quality.Merge(r.quality);
-    job.inputs.push_back({files[i].path, "kineto", r.bytes});
-    job.trace.ranks.push_back(std::move(*r.trace));
+  auto src = kineto::OpenFileSource(path, /*map=*/true);
+  if (!src) return src.error();
+  FileResult r = ParseOne(path, **src, reopen, ropt);
+  if (r.error) return *r.error;
+  Streamed out;
+  out.bytes = r.bytes;
+  if (r.not_a_trace) {
+    out.not_ours = r.skip_reason;
+    return out;
   }
-  FinishTraceSet(job);
-  return Ok{};
+  part.quality.Merge(r.quality);
+  part.trace.ranks.push_back(std::move(*r.trace));
+  return out;
 }
 
 }  // namespace commdx::ingest

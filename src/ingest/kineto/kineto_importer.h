@@ -5,11 +5,11 @@
 
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "base/file.h"
 #include "base/result.h"
 #include "ingest/kineto/trace_set.h"  // FinishTraceSet, for the callers of the entries here
+#include "ingest/registry.h"
 #include "model/job.h"
 
 namespace commdx::ingest {
@@ -18,25 +18,13 @@ namespace commdx::ingest {
 // Kineto header keys).
 bool SniffKineto(std::string_view head);
 
-// Registry entry: one file already in memory, appended to job.trace.
+// Registry entry: one file streamed from disk (gzip inflated on the fly), its trace appended to
+// part.trace. A broken file is the error, as file:line:col; JSON without "traceEvents" is read
+// to the end and reported as not a trace.
+Result<Streamed> StreamKineto(const std::string& path, const StreamOptions& options, Job& part);
+
+// Registry entry: the same reader over a file already in memory (tests, fuzzers).
 Status ParseKineto(const FileText& file, Job& job);
 
-struct KinetoLoadOptions {
-  int threads = 0;               // 0 = hardware concurrency
-  size_t part_bytes = 1u << 20;  // see ReaderOptions
-};
-
-struct KinetoInput {
-  std::string path;
-  // Named by the user: parsed even if it does not look like a trace (so "not JSON" is an error
-  // with its place). Files found in folders are sniffed and skipped when they are not traces.
-  bool explicit_file = true;
-};
-
-// Streams each file from disk (gzip inflated on the fly), files in parallel, and adds every
-// trace to job.trace; a file that is not a Kineto trace is listed in job.skipped. The first
-// broken file (in the given order) is the error, as file:line:col.
-Status LoadKinetoFiles(const std::vector<KinetoInput>& files, Job& job,
-                       const KinetoLoadOptions& options = {});
 
 }  // namespace commdx::ingest

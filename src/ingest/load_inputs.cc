@@ -1,0 +1,174 @@
+#include "ingest/load_inputs.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <optional>
+#include <thread>
+
+#include "base/file.h"
+
+namespace commdx::ingest {
+
+namespace {
+
+constexpr size_t kSniffBytes = 64 * 1024;
+
+// One file on its way in.
+struct Slot {
+  std::string path;
+  bool named = false;                 // given on the command line, not found in a folder
+  std::vector<const Importer*> imps;  // the format, then others that share the file
+  std::optional<FileText> text;       // read when a text importer needs it
+  std::optional<Error> error;
+  std::string skip;  // why it is not read, when imps is empty
+  Job part;          // what a streaming importer read
+  uint64_t bytes = 0;
+  std::vector<InputKind> kinds;  // what it was read as
+};
+
+bool Allowed(const LoadOptions& options, InputKind kind) {
+  return options.only.empty() ||
+         std::find(options.only.begin(), options.only.end(), kind) != options.only.end();
+}
+
+Result<std::vector<Slot>> Expand(const std::vector<std::string>& paths) {
+  std::vector<Slot> slots;
+  for (const auto& p : paths) {
+    COMMDX_ASSIGN_OR_RETURN(auto files, ExpandInputPaths({p}));
+    std::error_code ec;
+    bool named = !std::filesystem::is_directory(p, ec);
+    for (auto& f : files) {
+      slots.emplace_back();
+      slots.back().path = std::move(f);
+      slots.back().named = named;
+    }
+  }
+  return slots;
+}
+
+std::string WhyNotRead(bool empty, const LoadOptions& options) {
+  if (empty) return "empty file";
+  if (options.only.empty()) return "not a format commdx reads";
+  std::string why = "not recognised as";
+  for (size_t i = 0; i < options.only.size(); ++i)
+    why += (i ? " or " : " ") + std::string(InputKindName(options.only[i]));
+  return why;
+}
+
+// Reads the start of the file once and picks the importers that read it.
+void Recognise(Slot& s, const LoadOptions& options) {
+  if (options.force_single && options.only.size() == 1 && s.named) {
+    if (const Importer* imp = FindImporter(options.only.front())) s.imps.push_back(imp);
+    return;
+  }
+  std::string head;
+  if (auto h = ReadHead(s.path, kSniffBytes)) {
+    head = std::move(h).value();
+  } else {  // reading it whole names the place that is broken
+    auto text = ReadFile(s.path);
+    if (!text) return void(s.error = text.error());
+    head = text->data.substr(0, kSniffBytes);
+    s.text = std::move(text).value();
+  }
+  for (const auto& imp : Importers()) {
+    if (!Allowed(options, imp.kind) || !imp.sniff(head)) continue;
+    if (!s.imps.empty() && !(s.imps.front()->shares_file && imp.shares_file)) continue;
+    s.imps.push_back(&imp);
+  }
+  if (s.imps.empty()) s.skip = WhyNotRead(head.empty(), options);
+}
+
+// Files whose format streams are read in parallel, each into its own part.
+void StreamAll(std::vector<Slot>& slots, const LoadOptions& options) {
+  std::vector<Slot*> todo;
+  for (auto& s : slots)
+    if (!s.error && !s.imps.empty() && s.imps.front()->stream) todo.push_back(&s);
+  std::atomic<size_t> next{0};
+  auto worker = [&]() {
+    for (size_t i = next++; i < todo.size(); i = next++) {
+      Slot& s = *todo[i];
+      auto r = s.imps.front()->stream(s.path, options.stream, s.part);
+      if (!r) {
+        s.error = r.error();
+      } else if (!r->not_ours.empty()) {
+        s.imps.clear();
+        s.skip = r->not_ours;
+      } else {
+        s.bytes = r->bytes;
+        s.kinds.push_back(s.imps.front()->kind);
+      }
+    }
+  };
+  unsigned n = options.threads > 0 ? static_cast<unsigned>(options.threads)
+                                   : std::max(1u, std::thread::hardware_concurrency());
+  n = std::min<unsigned>(n, static_cast<unsigned>(todo.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+  if (!todo.empty()) worker();
+  for (auto& th : pool) th.join();
+}
+
+// Hands the file's text to each importer that reads it from memory. The first format's errors
+// are the error; a part that does not parse as a further format is noted, not fatal.
+Status ParseText(Slot& s, Job& job) {
+  for (size_t i = 0; i < s.imps.size(); ++i) {
+    const Importer& imp = *s.imps[i];
+    if (i == 0 && imp.stream) continue;
+    if (!s.text) {
+      COMMDX_ASSIGN_OR_RETURN(FileText text, ReadFile(s.path));
+      s.text = std::move(text);
+    }
+    Status st = imp.parse(*s.text, job);
+    if (!st && i == 0) return st;
+    if (!st) {
+      job.quality.Add(std::string("load.partial_") + imp.name(), DiagSeverity::kNote,
+                      "part of the file looked like " + std::string(imp.name()) +
+                          " but did not parse: " + st.error().message,
+                      st.error().where);
+      continue;
+    }
+    if (i == 0) s.bytes = s.text->data.size();
+    s.kinds.push_back(imp.kind);
+  }
+  return Ok{};
+}
+
+void Merge(Slot& s, Job& job) {
+  job.quality.Merge(s.part.quality);
+  for (auto& r : s.part.trace.ranks) job.trace.ranks.push_back(std::move(r));
+}
+
+}  // namespace
+
+LoadOptions ForcedKind(InputKind kind) {
+  LoadOptions o;
+  o.only = {kind};
+  o.force_single = true;
+  return o;
+}
+
+Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions& options) {
+  COMMDX_ASSIGN_OR_RETURN(auto slots, Expand(paths));
+  for (auto& s : slots) Recognise(s, options);
+  StreamAll(slots, options);
+  for (auto& s : slots)
+    if (s.error && !s.imps.empty() && s.imps.front()->stream) return *s.error;
+  Job job;
+  for (auto& s : slots) {
+    if (s.error) return *s.error;
+    if (!s.imps.empty()) COMMDX_TRY(ParseText(s, job));
+  }
+  for (auto& s : slots) {
+    if (!s.imps.empty() && s.imps.front()->stream) Merge(s, job);
+    if (s.imps.empty())
+      job.skipped.push_back({s.path, s.skip});
+    else
+      job.inputs.push_back({s.path, s.kinds, s.bytes});
+  }
+  for (const auto& imp : Importers())
+    if (imp.finish && Allowed(options, imp.kind)) imp.finish(job);
+  return job;
+}
+
+}  // namespace commdx::ingest

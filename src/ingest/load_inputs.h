@@ -1,0 +1,37 @@
+// The one way in for files: turns the paths a user gave into one Job. Expands folders, reads the
+// start of each file once to recognise its format by content, and hands it to every importer of
+// the registry that recognises it (registry.h); streaming importers read their files from disk,
+// in parallel. Every command that reads files calls this.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "ingest/registry.h"
+#include "model/input_kind.h"
+#include "model/job.h"
+
+namespace commdx::ingest {
+
+struct LoadOptions {
+  // Only these importers are used (empty = all). A file no allowed importer recognises is
+  // listed as skipped.
+  std::vector<InputKind> only;
+  // With one kind in `only`: a file named on the command line (not found in a folder) is read
+  // as that kind whatever it looks like, so a broken one is an error with its place.
+  bool force_single = false;
+  int threads = 0;  // files streamed in parallel; 0 = hardware concurrency
+  StreamOptions stream;
+};
+
+// One format only, as `commdx trace` reads: files named on the command line are read as `kind`
+// whatever they look like; files found in folders only when they look like it.
+LoadOptions ForcedKind(InputKind kind);
+
+// job.inputs and job.skipped keep the order of the files (folders walked in sorted order). The
+// first broken file of a streaming format is the error before any other file's; then the first
+// broken file in order. Each importer's finish step runs once, at the end.
+Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions& options = {});
+
+}  // namespace commdx::ingest

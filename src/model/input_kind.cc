@@ -1,0 +1,56 @@
+#include "model/input_kind.h"
+
+namespace commdx {
+
+const char* InputKindName(InputKind kind) {
+  switch (kind) {
+    case InputKind::kKineto:
+      return "kineto";
+    case InputKind::kNcclTests:
+      return "nccl_tests";
+    case InputKind::kNcclLog:
+      return "nccl_log";
+    case InputKind::kSnapshot:
+      return "snapshot";
+    case InputKind::kEnvDump:
+      return "env_dump";
+    case InputKind::kSmiTopo:
+      return "smi_topo";
+    case InputKind::kSmiP2P:
+      return "smi_p2p";
+    case InputKind::kSmiNvlink:
+      return "smi_nvlink";
+    case InputKind::kSavedResult:
+      return "saved_result";
+  }
+  return "unknown";
+}
+
+const char* InputKindSource(InputKind kind) {
+  switch (kind) {
+    case InputKind::kKineto:
+      return "trace";
+    case InputKind::kNcclLog:
+      return "logs";
+    case InputKind::kNcclTests:
+      return "bench";
+    case InputKind::kSnapshot:
+    case InputKind::kSmiTopo:
+    case InputKind::kSmiP2P:
+    case InputKind::kSmiNvlink:
+      return "topo";
+    case InputKind::kEnvDump:
+      return "env";
+    case InputKind::kSavedResult:
+      return "";
+  }
+  return "";
+}
+
+std::string InputKindsName(const std::vector<InputKind>& kinds) {
+  std::string out;
+  for (InputKind k : kinds) out += (out.empty() ? "" : "+") + std::string(InputKindName(k));
+  return out;
+}
+
+}  // namespace commdx

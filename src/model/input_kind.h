@@ -1,0 +1,31 @@
+// What an input file was recognised as: one value per format commdx reads, with the source of
+// evidence it feeds ("trace", "logs", "bench", "topo", "env") and its display name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace commdx {
+
+enum class InputKind {
+  kKineto,       // PyTorch profiler (Kineto) trace
+  kNcclTests,    // nccl-tests output
+  kNcclLog,      // NCCL debug log
+  kSnapshot,     // commdx machine snapshot
+  kEnvDump,      // environment dump of a process
+  kSmiTopo,      // nvidia-smi topo -m
+  kSmiP2P,       // nvidia-smi topo -p2p
+  kSmiNvlink,    // nvidia-smi nvlink -s
+  kSavedResult,  // a saved commdx JSON result (compare)
+};
+
+// The stable key shown in reports and accepted on the command line, e.g. "nccl_log".
+const char* InputKindName(InputKind kind);
+
+// The source of evidence the kind feeds, or "" for none (a saved result is not evidence).
+const char* InputKindSource(InputKind kind);
+
+// Several kinds read from one file, as shown in reports: "nccl_tests+nccl_log".
+std::string InputKindsName(const std::vector<InputKind>& kinds);
+
+}  // namespace commdx
