@@ -17,7 +17,7 @@
 #include <string>
 
 #include "analysis/hta_compat.h"
-#include "analysis/trace_analyzers.h"
+#include "analysis/registry.h"
 #include "analysis/trace_facts.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/load_inputs.h"
@@ -53,8 +53,7 @@ Job Ingest(const std::string& path) {
 }
 
 size_t Analyze(const Job& job) {
-  auto facts = commdx::analysis::ComputeTraceFacts(job);
-  auto findings = commdx::analysis::FindTraceIssuesWith(job, facts, {});
+  auto findings = commdx::analysis::RunAnalyzers(job, {}, {commdx::Source::kTrace});
   size_t n = findings.size();
   for (const auto& r : job.trace.ranks) n += commdx::analysis::ComputeHtaCompat(r).kernel_time_ns > 0;
   return n;

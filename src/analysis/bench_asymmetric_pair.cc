@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "analysis/bench_analyzers.h"
+#include "analysis/catalogue.h"
 
 namespace commdx::analysis {
 
@@ -31,8 +32,7 @@ std::vector<Finding> FindBenchAsymmetricPair(const Job& job, const Options&) {
                         "GPU %d -> GPU %d copies at %.1f GB/s, %.0f%% of the best pair (%d -> %d, %.1f GB/s)",
                         p.src, p.dst, p.bandwidth_gbps, 100 * p.bandwidth_gbps / best,
                         best_pair->src, best_pair->dst, best);
-          Finding f;
-          f.id = "bench.asymmetric_pair";
+          Finding f = NewFinding("bench.asymmetric_pair");
           f.severity = Severity::kWarning;
           f.title = title;
           f.detail = std::string("Measured with ") +

@@ -2,6 +2,7 @@
 
 #include "analysis/bench_analyzers.h"
 #include "analysis/bench_summary.h"
+#include "analysis/catalogue.h"
 
 namespace commdx::analysis {
 
@@ -22,8 +23,7 @@ std::vector<Finding> FindBenchHighLatency(const Job& job, const Options&) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "%s: small-message latency %.1f us (expected under %.0f us)",
                   BenchLabel(r).c_str(), s.latency_floor_us, limit);
-    Finding f;
-    f.id = "bench.high_latency";
+    Finding f = NewFinding("bench.high_latency");
     f.severity = Severity::kWarning;
     f.title = buf;
     f.detail = "Even the smallest messages take this long, so every small collective (and each "

@@ -2,6 +2,7 @@
 
 #include "analysis/bench_analyzers.h"
 #include "analysis/bench_summary.h"
+#include "analysis/catalogue.h"
 #include "base/text.h"
 
 namespace commdx::analysis {
@@ -25,8 +26,7 @@ std::vector<Finding> FindBenchLowBusbw(const Job& job, const Options&) {
     BenchSummary s = SummarizeBench(r);
     if (!s.has_data || !s.expected.known || s.efficiency >= kWarnEfficiency) continue;
     if (!s.saturated && r.rows.back().bytes < kJudgeableBytes) continue;
-    Finding f;
-    f.id = "bench.low_busbw";
+    Finding f = NewFinding("bench.low_busbw");
     f.severity = s.efficiency < kErrorEfficiency ? Severity::kError : Severity::kWarning;
     f.title = BenchLabel(r) + ": bus bandwidth " + Num(s.plateau_busbw_gbps, 1) + " GB/s is " +
               Num(100 * s.efficiency, 0) + "% of the link's " + Num(s.expected.line_rate_gbps, 0) +

@@ -1,5 +1,6 @@
 #include "analysis/bench_analyzers.h"
 #include "analysis/bench_summary.h"
+#include "analysis/catalogue.h"
 
 namespace commdx::analysis {
 
@@ -9,8 +10,7 @@ std::vector<Finding> FindBenchWrongResults(const Job& job, const Options&) {
     BenchSummary s = SummarizeBench(r);
     int64_t oob = r.reported_out_of_bounds.value_or(0);
     if (s.wrong_total <= 0 && oob <= 0) continue;
-    Finding f;
-    f.id = "bench.wrong_results";
+    Finding f = NewFinding("bench.wrong_results");
     f.severity = Severity::kError;
     f.title = BenchLabel(r) + ": the collective produced wrong values";
     f.detail = "After the timed runs a correctness run found " + std::to_string(s.wrong_total) +

@@ -1,6 +1,7 @@
 // topo.acs_enabled from pasted `lspci -vvv` output next to an NCCL log: "ACSCtl: SrcValid+" on
 // PCIe bridges redirects GPU peer-to-peer traffic through the root complex (slow, or a hang with
 // IOMMU). Users paste this output into the same thread as the log.
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -15,8 +16,7 @@ std::vector<Finding> FindCommAcs(const Job& job, const Options&) {
   bool p2p = false;
   for (const auto& c : job.nccl.communicators)
     for (const auto& x : c.connections) p2p = p2p || x.kind == TransportKind::kP2P;
-  Finding f;
-  f.id = "topo.acs_enabled";
+  Finding f = NewFinding("topo.acs_enabled");
   f.severity = p2p ? Severity::kError : Severity::kWarning;
   f.method_step = 4;
   f.detail = std::to_string(bridges) + " PCIe bridge" + (bridges == 1 ? "" : "s") +

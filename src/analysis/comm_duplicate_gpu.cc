@@ -3,6 +3,7 @@
 // itself is explained by comm_warnings.
 #include <map>
 
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -16,8 +17,7 @@ std::vector<Finding> FindCommDuplicateGpu(const Job& job, const Options&) {
       if (!r.bus_id.empty()) by_gpu[{r.host, r.bus_id}].push_back(&r);
     for (const auto& [key, ranks] : by_gpu) {
       if (ranks.size() < 2) continue;
-      Finding f;
-      f.id = "comm.duplicate_gpu";
+      Finding f = NewFinding("comm.duplicate_gpu");
       f.severity = Severity::kError;
       f.method_step = 9;
       std::string names;

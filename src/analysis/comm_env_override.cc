@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -69,8 +70,7 @@ std::vector<Finding> FindCommEnvOverrides(const Job& job, const Options&) {
     if (!k || IsNoChange(o.name, o.value)) continue;
     bool harmful = k->harmful;
     if (o.name == "NCCL_NET_GDR_READ" && o.value != "0") harmful = false;
-    Finding f;
-    f.id = "comm.env_override";
+    Finding f = NewFinding("comm.env_override");
     f.severity = harmful ? Severity::kWarning : Severity::kInfo;
     f.method_step = 9;
     f.title = setting + ": " + k->effect;

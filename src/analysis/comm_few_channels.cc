@@ -3,6 +3,7 @@
 // count comes from "N coll channels" (else the ring lines "Channel xx/NN"); the cause from
 // NCCL_MAX_NCHANNELS / NCCL_MAX_NRINGS / NCCL_MIN_NCHANNELS, or the transport (sockets and
 // PCIe-only nodes get few channels by design).
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -22,8 +23,7 @@ std::vector<Finding> FindCommFewChannels(const Job& job, const Options& options)
       socket = socket || x.kind == TransportKind::kNetSocket;
       nvlink_hint = nvlink_hint || x.transport.find("/read") != std::string::npos;
     }
-    Finding f;
-    f.id = "comm.few_channels";
+    Finding f = NewFinding("comm.few_channels");
     f.method_step = 4;
     f.title = (c.identified ? "Communicator " + c.comm_id : std::string("The communicator")) +
               " uses only " + std::to_string(channels) +
@@ -59,8 +59,7 @@ std::vector<Finding> FindCommFewChannels(const Job& job, const Options& options)
   if (out.empty() && cap && cap->value != "0") {
     auto n = std::atoi(cap->value.c_str());
     if (n > 0 && n < options.few_channels_threshold) {
-      Finding f;
-      f.id = "comm.few_channels";
+      Finding f = NewFinding("comm.few_channels");
       f.severity = Severity::kWarning;
       f.method_step = 4;
       f.title = cap->name + "=" + cap->value + " limits NCCL to " + cap->value + " channel(s)";

@@ -1,6 +1,7 @@
 // comm.gdr_disabled: InfiniBand/RoCE is used without GPUDirect RDMA, so every message is staged
 // through host memory. Evidence: NET/IB connection lines without "/GDRDMA", "GPU Direct RDMA
 // Disabled for HCA" on every HCA, or "use ring PXN 0 GDR 0" with an IB network.
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -49,8 +50,7 @@ std::vector<Finding> FindCommGdrDisabled(const Job& job, const Options&) {
   bool by_conns = rdma_conns > 0 && gdr_conns == 0;
   bool by_hca = rdma_conns == 0 && hca_disabled > 0 && hca_enabled == 0;
   if (!by_conns && !by_hca) return {};
-  Finding f;
-  f.id = "comm.gdr_disabled";
+  Finding f = NewFinding("comm.gdr_disabled");
   f.severity = Severity::kWarning;
   f.method_step = 4;
   f.title = "GPUDirect RDMA is not used on the RDMA network: data is staged through host memory";
@@ -75,8 +75,7 @@ std::vector<Finding> FindCommGdrDisabled(const Job& job, const Options&) {
   // Before 2.13 NCCL could only do GDR through the peer-memory module; DMA-BUF came later.
   std::string version = JobVersion(s);
   if (!version.empty() && CompareVersions(version, "2.13") < 0) {
-    Finding old;
-    old.id = "comm.nccl_too_old";
+    Finding old = NewFinding("comm.nccl_too_old");
     old.severity = Severity::kWarning;
     old.method_step = 9;
     old.title = "NCCL " + version + " can only use GPUDirect RDMA through nvidia-peermem";

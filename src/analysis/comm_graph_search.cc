@@ -1,6 +1,7 @@
 // comm.topology_error (warning) from the topology search: "Could not find a path for pattern N,
 // falling back to simple order" (INFO in recent NCCL, WARN in some versions, where
 // comm_warnings explains it). NCCL then runs on rings/trees slower than the hardware allows.
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -11,8 +12,7 @@ std::vector<Finding> FindCommGraphSearch(const Job& job, const Options&) {
   for (const auto& n : job.nccl.notes)
     if (n.kind == "graph_fallback") refs.push_back(&n.ref);
   if (refs.empty()) return {};
-  Finding f;
-  f.id = "comm.topology_error";
+  Finding f = NewFinding("comm.topology_error");
   f.severity = Severity::kWarning;
   f.method_step = 4;
   f.title = "NCCL's topology search fell back to a simple ring order";

@@ -11,6 +11,7 @@
 // Versions and network plugins are compared by comm.version_mismatch and
 // comm.net_plugin_mismatch. Only facts logged on at least two hosts are compared: an excerpt
 // that lacks a line on one host proves nothing.
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -34,8 +35,7 @@ std::string AddressFamily(const std::string& address) {
 
 Finding Mismatch(const HostValues& seen, const char* what, const std::string& title,
                  const std::string& detail, const std::string& fix) {
-  Finding f;
-  f.id = "comm.host_mismatch";
+  Finding f = NewFinding("comm.host_mismatch");
   f.severity = Severity::kError;
   f.method_step = 9;
   f.title = title + ": " + Describe(seen, what);

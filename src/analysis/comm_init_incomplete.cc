@@ -1,6 +1,7 @@
 // comm.init_incomplete (info): a communicator's init started ("Init START", 2.18.3+) on more
 // ranks than completed ("Init COMPLETE"). If the job hung, it hung in init (bootstrap, topology,
 // connection setup) and not in a collective; a log cut short looks the same, hence info.
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -10,8 +11,7 @@ std::vector<Finding> FindCommInitIncomplete(const Job& job, const Options&) {
   std::vector<Finding> out;
   for (const auto& c : job.nccl.communicators) {
     if (c.init_start == 0 || c.init_complete >= c.init_start) continue;
-    Finding f;
-    f.id = "comm.init_incomplete";
+    Finding f = NewFinding("comm.init_incomplete");
     f.severity = Severity::kInfo;
     f.method_step = 4;
     f.confidence = 0.5;

@@ -3,6 +3,7 @@
 // port cannot connect (ibv_modify_qp fails) or take the wrong fabric.
 #include <set>
 
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -14,8 +15,7 @@ std::vector<Finding> FindCommMixedLinkLayers(const Job& job, const Options&) {
     for (const auto& nic : n.nics)
       if (nic.role == "ib" && !nic.link_layer.empty()) layers.insert(nic.link_layer);
     if (layers.size() < 2) continue;
-    Finding f;
-    f.id = "comm.mixed_link_layers";
+    Finding f = NewFinding("comm.mixed_link_layers");
     f.severity = Severity::kWarning;
     f.method_step = 4;
     f.title = "NCCL mixes InfiniBand and RoCE ports in one device list";

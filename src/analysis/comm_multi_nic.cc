@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -40,8 +41,7 @@ std::vector<Finding> FindCommMultiNic(const Job& job, const Options&) {
     if (names.size() > max_listed) max_listed = names.size(), example = &n;
   }
   if (max_listed < 2) return {};
-  Finding f;
-  f.id = "comm.multi_nic_underused";
+  Finding f = NewFinding("comm.multi_nic_underused");
   f.severity = Severity::kWarning;
   f.method_step = 10;
   f.title = std::to_string(max_listed) + " network devices are listed but only device " +

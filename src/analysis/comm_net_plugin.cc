@@ -9,6 +9,7 @@
 // Path : /opt/hpcx/...") in an excerpt, and that is not a difference.
 #include <map>
 
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -33,8 +34,7 @@ std::vector<Finding> FindCommNetPluginMismatch(const Job& job, const Options&) {
   }
   const HostValues* diff = networks.Differs() ? &networks : plugins.Differs() ? &plugins : nullptr;
   if (!diff) return {};
-  Finding f;
-  f.id = "comm.net_plugin_mismatch";
+  Finding f = NewFinding("comm.net_plugin_mismatch");
   f.severity = Severity::kError;
   f.method_step = 9;
   std::string list;

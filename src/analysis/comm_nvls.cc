@@ -2,6 +2,7 @@
 // available on dev N", or "0 nvls channels" where NVLS was not switched off by
 // NCCL_NVLS_ENABLE=0). Normal on GPUs without NVSwitch (A100, PCIe, consumer); on H100/H200/B200
 // NVSwitch systems it costs all_reduce bandwidth (about 480 vs 370 GB/s busbw on 8xH100).
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -25,8 +26,7 @@ std::vector<Finding> FindCommNvls(const Job& job, const Options&) {
       if (refs.size() < 4) refs.push_back(&c.channels_ref);
     }
   if (refs.empty() || (!zero_channels && refs.empty())) return {};
-  Finding f;
-  f.id = "comm.nvls_unavailable";
+  Finding f = NewFinding("comm.nvls_unavailable");
   f.severity = Severity::kInfo;
   f.method_step = 4;
   f.title = requested ? "NVLS was requested (NCCL_ALGO) but is not available"

@@ -1,5 +1,6 @@
 // comm.efa_not_used: the AWS OFI plugin selected a TCP libfabric provider ("NET/OFI Selected
 // Provider is tcp;ofi_rxm") or none ("Could not find any optimal provider"), so EFA is not used.
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -19,8 +20,7 @@ std::vector<Finding> FindCommOfiProvider(const Job& job, const Options&) {
   for (const auto& n : job.nccl.notes)
     if (n.kind == "ofi_no_provider") refs.push_back(&n.ref);
   if (refs.empty()) return {};
-  Finding f;
-  f.id = "comm.efa_not_used";
+  Finding f = NewFinding("comm.efa_not_used");
   f.severity = Severity::kError;
   f.method_step = 4;
   f.title = provider.empty() ? "The AWS OFI plugin found no usable libfabric provider"

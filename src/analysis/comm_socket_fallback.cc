@@ -9,6 +9,7 @@
 // No device found.") are how that cluster works: TCP bounds its inter-node bandwidth, a warning,
 // and a healthy socket-only cluster gets no error. A log that says neither gets a warning too:
 // the absence of an RDMA line is not evidence of a failed one.
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -118,8 +119,7 @@ std::vector<Finding> FindCommSocketFallback(const Job& job, const Options&) {
   }
   SocketReason why = WhySockets(s);
   std::optional<bool> spans = SpansHosts(s);
-  Finding f;
-  f.id = "comm.socket_fallback";
+  Finding f = NewFinding("comm.socket_fallback");
   f.severity = Severity::kError;
   f.method_step = 4;
   f.fix =

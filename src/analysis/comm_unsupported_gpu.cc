@@ -1,6 +1,7 @@
 // comm.unsupported_gpu (+ comm.nccl_too_old): the NCCL build cannot run its kernels on this GPU
 // ("ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856": NCCL 2.25 on sm_120 Blackwell
 // GeForce), fixed in NCCL 2.26.2.
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -12,8 +13,7 @@ std::vector<Finding> FindCommUnsupportedGpu(const Job& job, const Options&) {
     if (n.kind == "max_shared_mem") refs.push_back(&n.ref);
   if (refs.empty()) return {};
   std::string version = JobVersion(job.nccl);
-  Finding f;
-  f.id = "comm.unsupported_gpu";
+  Finding f = NewFinding("comm.unsupported_gpu");
   f.severity = Severity::kError;
   f.method_step = 9;
   f.title = "NCCL's kernels do not fit this GPU (shared memory per block exceeded)";
@@ -24,8 +24,7 @@ std::vector<Finding> FindCommUnsupportedGpu(const Job& job, const Options&) {
   AddEvidence(f, refs, 3);
   std::vector<Finding> out{f};
   if (version.empty() || CompareVersions(version, "2.26.2") < 0) {
-    Finding old;
-    old.id = "comm.nccl_too_old";
+    Finding old = NewFinding("comm.nccl_too_old");
     old.severity = Severity::kWarning;
     old.method_step = 9;
     old.title = "NCCL " + (version.empty() ? std::string("(version not logged)") : version) +

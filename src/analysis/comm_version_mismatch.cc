@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -24,8 +25,7 @@ std::vector<Finding> FindCommVersionMismatch(const Job& job, const Options&) {
       if (!v.host.empty()) hosts[v.version].insert(v.host);
     }
   if (by_version.size() < 2) return {};
-  Finding f;
-  f.id = "comm.version_mismatch";
+  Finding f = NewFinding("comm.version_mismatch");
   f.severity = Severity::kError;
   f.method_step = 9;
   std::string list;

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 #include "analysis/comm_warn_catalogue.h"
@@ -135,8 +136,7 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     if (g.rule && g.rule->fixed_in && !g.all_fallout) {
       std::string version = JobVersion(s);
       if (version.empty() || CompareVersions(version, g.rule->fixed_in) < 0) {
-        Finding old;
-        old.id = "comm.nccl_too_old";
+        Finding old = NewFinding("comm.nccl_too_old");
         old.severity = Severity::kWarning;
         old.method_step = 9;
         old.title = "NCCL " + (version.empty() ? std::string("(version not in the log)") : version) +
@@ -159,8 +159,7 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
   bool have_bootstrap = false;
   for (const auto& f : out) have_bootstrap = have_bootstrap || f.id == "comm.bootstrap_failure";
   if (!retries.empty() && !have_bootstrap) {
-    Finding f;
-    f.id = "comm.bootstrap_failure";
+    Finding f = NewFinding("comm.bootstrap_failure");
     f.severity = Severity::kWarning;
     f.method_step = 4;
     f.title = "NCCL keeps retrying a TCP connection to a peer";

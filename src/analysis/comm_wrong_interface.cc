@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -50,8 +51,7 @@ std::vector<Finding> FindCommWrongInterface(const Job& job, const Options&) {
   }
   std::optional<bool> spans = SpansHosts(s);
   bool only_loopback = first_why == "loopback" && bad_names.size() == 1;
-  Finding f;
-  f.id = "comm.wrong_interface";
+  Finding f = NewFinding("comm.wrong_interface");
   f.method_step = 4;
   if (spans.value_or(false) || connect_failed) {
     f.severity = Severity::kError;

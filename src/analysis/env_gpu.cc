@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "analysis/catalogue.h"
 #include "analysis/env_analyzers.h"
 #include "analysis/topo_common.h"
 #include "base/text.h"
@@ -43,9 +44,7 @@ std::vector<Finding> FindEnvGpus(const Job& job, const Options&) {
   for (const auto& g : t.gpus)
     if (g.mig_enabled.value_or(false)) mig.push_back(&g);
   if (!mig.empty()) {
-    Finding f;
-    f.id = "env.mig";
-    f.source = "env";
+    Finding f = NewFinding("env.mig");
     f.severity = Severity::kWarning;
     f.title = "MIG mode is enabled on " + std::to_string(mig.size()) + " GPU(s)";
     f.detail =
@@ -78,9 +77,7 @@ std::vector<Finding> FindEnvGpus(const Job& job, const Options&) {
     }
   }
   if (problem.empty()) return out;
-  Finding f;
-  f.id = "env.visible_devices";
-  f.source = "env";
+  Finding f = NewFinding("env.visible_devices");
   f.severity = Severity::kWarning;
   f.title = "CUDA_VISIBLE_DEVICES=" + cvd->value + " " + problem;
   f.detail = "Ranks that expect a GPU per LOCAL_RANK then fail, or share GPUs; the node has " +

@@ -4,6 +4,7 @@
 // A CUDA runtime of a newer major version than the driver fails (cudaErrorInsufficientDriver);
 // a newer minor version of the same major runs under minor-version compatibility, but kernels
 // that need PTX JIT of the newer version fail.
+#include "analysis/catalogue.h"
 #include "analysis/env_analyzers.h"
 #include "analysis/topo_common.h"
 #include "base/text.h"
@@ -26,9 +27,7 @@ MajorMinor ParseVersion(std::string_view v) {
 }
 
 Finding NcclLib(const EnvSnapshot& e) {
-  Finding f;
-  f.id = "env.nccl_lib";
-  f.source = "env";
+  Finding f = NewFinding("env.nccl_lib");
   f.severity = Severity::kInfo;
   const NcclLibrary* chosen = nullptr;
   const NcclLibrary* torch = nullptr;
@@ -81,9 +80,7 @@ std::vector<Finding> FindEnvLibraries(const Job& job, const Options&) {
     bool major_newer = rt.major > drv.major;
     bool minor_newer = rt.major == drv.major && rt.minor > drv.minor;
     if (rt.major > 0 && (major_newer || minor_newer)) {
-      Finding f;
-      f.id = "env.cuda_driver_old";
-      f.source = "env";
+      Finding f = NewFinding("env.cuda_driver_old");
       f.severity = major_newer ? Severity::kError : Severity::kWarning;
       std::string drv_text = std::to_string(drv.major) + "." + std::to_string(drv.minor);
       f.title =

@@ -3,6 +3,7 @@
 // NCCL's SHM transport and its proxy keep buffers in /dev/shm; Docker's default is 64 MiB, and
 // NCCL then fails with "unable to allocate shared memory" or "Bus error" as channels grow.
 // RDMA (InfiniBand/RoCE) registers memory, which the locked-memory limit caps.
+#include "analysis/catalogue.h"
 #include "analysis/env_analyzers.h"
 #include "analysis/topo_common.h"
 #include "base/text.h"
@@ -29,9 +30,7 @@ std::vector<Finding> FindEnvLimits(const Job& job, const Options&) {
   if (e.shm_total_bytes && (*e.shm_total_bytes < kShmMinBytes ||
                             (e.shm_free_bytes && *e.shm_free_bytes < kShmFreeMinBytes))) {
     bool small = *e.shm_total_bytes < kShmMinBytes;
-    Finding f;
-    f.id = "env.shm_small";
-    f.source = "env";
+    Finding f = NewFinding("env.shm_small");
     f.severity = small ? Severity::kError : Severity::kWarning;
     f.title = small ? "/dev/shm is only " + Size(*e.shm_total_bytes) +
                           ": NCCL's shared-memory buffers will not fit"
@@ -54,9 +53,7 @@ std::vector<Finding> FindEnvLimits(const Job& job, const Options&) {
   bool rdma = e.ib_present;
   if (rdma && e.memlock_soft_bytes && *e.memlock_soft_bytes != kUnlimited &&
       *e.memlock_soft_bytes < kMemlockMinBytes) {
-    Finding f;
-    f.id = "env.memlock";
-    f.source = "env";
+    Finding f = NewFinding("env.memlock");
     f.severity = Severity::kWarning;
     f.title = "Locked-memory limit is " + Size(*e.memlock_soft_bytes) + " with InfiniBand present";
     f.detail =

@@ -4,6 +4,7 @@
 // with older MOFED), or DMA-BUF (NCCL 2.19+ with the open kernel module and Linux 5.12+). An
 // IOMMU in translated (DMA) mode sends P2P and RDMA through address translation; NCCL's
 // troubleshooting guide recommends iommu=pt (passthrough) on bare metal.
+#include "analysis/catalogue.h"
 #include "analysis/env_analyzers.h"
 #include "analysis/topo_common.h"
 #include "base/text.h"
@@ -16,9 +17,7 @@ std::vector<Finding> FindEnvPlatform(const Job& job, const Options&) {
   std::vector<Finding> out;
   bool gpus = !job.topo.gpus.empty() || !e.driver_version.empty();
   if (e.ib_present && gpus && e.peermem_loaded == false) {
-    Finding f;
-    f.id = "env.peermem_missing";
-    f.source = "env";
+    Finding f = NewFinding("env.peermem_missing");
     f.severity = Severity::kWarning;
     f.confidence = 0.7;
     f.title = "InfiniBand is present but nvidia_peermem is not loaded";
@@ -36,9 +35,7 @@ std::vector<Finding> FindEnvPlatform(const Job& job, const Options&) {
   }
   if (e.iommu_enabled.value_or(false) && gpus && e.iommu_mode != "identity" &&
       !Contains(e.kernel_iommu_args, "iommu=pt")) {
-    Finding f;
-    f.id = "env.iommu";
-    f.source = "env";
+    Finding f = NewFinding("env.iommu");
     f.severity = Severity::kWarning;
     f.confidence = e.iommu_mode.empty() ? 0.5 : 0.8;
     f.title =
@@ -58,9 +55,7 @@ std::vector<Finding> FindEnvPlatform(const Job& job, const Options&) {
     out.push_back(std::move(f));
   }
   if (e.in_container) {
-    Finding f;
-    f.id = "env.container";
-    f.source = "env";
+    Finding f = NewFinding("env.container");
     f.severity = Severity::kInfo;
     f.title = "Running in a container";  // a snapshot may say so without naming a sign
     if (!e.container_signs.empty()) f.title += " (" + e.container_signs.front().what + ")";

@@ -2,6 +2,7 @@
 // or how many threads compete for the cores.
 #include <algorithm>
 
+#include "analysis/catalogue.h"
 #include "analysis/env_analyzers.h"
 #include "analysis/env_nccl_vars.h"
 #include "analysis/topo_common.h"
@@ -40,9 +41,7 @@ std::vector<Finding> FindEnvVariables(const Job& job, const Options&) {
     if (!IsCommVariable(v.name)) continue;
     VarVerdict verdict = ClassifyVariable(v.name, v.value, job);
     if (verdict.risk == VarRisk::kNeutral) continue;
-    Finding f;
-    f.id = "env.nccl_override";
-    f.source = "env";
+    Finding f = NewFinding("env.nccl_override");
     f.severity = verdict.risk == VarRisk::kHarmful ? Severity::kWarning : Severity::kInfo;
     f.title = v.name + "=" + v.value + " (" + VarRiskName(verdict.risk) + "): " + verdict.what;
     f.detail = "Set in the environment commdx ran in; a job launched from it inherits it.";
@@ -58,9 +57,7 @@ std::vector<Finding> FindEnvVariables(const Job& job, const Options&) {
   std::string basis;
   int ranks = LocalRanks(job, &basis);
   if (threads > 0 && cores > 0 && ranks > 0 && threads * ranks > cores) {
-    Finding f;
-    f.id = "env.omp_oversubscribed";
-    f.source = "env";
+    Finding f = NewFinding("env.omp_oversubscribed");
     f.severity = Severity::kWarning;
     f.title = "OMP_NUM_THREADS=" + omp->value + " x " + std::to_string(ranks) +
               " local ranks = " + std::to_string(threads * ranks) + " threads for " +

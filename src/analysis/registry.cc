@@ -7,102 +7,137 @@
 #include "analysis/comm_analyzers.h"
 #include "analysis/env_analyzers.h"
 #include "analysis/topo_analyzers.h"
-#include "analysis/trace_analyzers.h"
+#include "analysis/trace_arrival_skew.h"
+#include "analysis/trace_findings.h"
+#include "analysis/trace_host_sync.h"
+#include "analysis/trace_pattern.h"
 
 namespace commdx::analysis {
 
+namespace {
+
+constexpr Source kTrace = Source::kTrace;
+constexpr Source kLogs = Source::kLogs;
+constexpr Source kBench = Source::kBench;
+constexpr Source kTopo = Source::kTopo;
+constexpr Source kEnv = Source::kEnv;
+
+// An analyzer of the whole job (logs, bench, topology, environment).
+template <std::vector<Finding> (*Fn)(const Job&, const Options&)>
+std::vector<Finding> OnJob(const AnalysisInput& in, const Options& options) {
+  return Fn(in.job(), options);
+}
+
+// A trace analyzer: reads the traces and the facts shared by all of them (nothing without traces).
+template <std::vector<Finding> (*Fn)(const TraceSet&, const TraceFacts&, const Options&)>
+std::vector<Finding> OnTrace(const AnalysisInput& in, const Options& options) {
+  if (in.job().trace.empty()) return {};
+  return Fn(in.job().trace, in.trace_facts(), options);
+}
+
+// The catalogue's facts on a finding: its source always, title and step where left empty.
+void Stamp(Finding& f, Source analyzer_source) {
+  const CatalogueEntry* e = FindCatalogueEntry(f.id);
+  if (!e) {
+    f.source = analyzer_source;
+    return;
+  }
+  f.source = e->source;
+  if (f.title.empty()) f.title = e->title;
+  if (f.method_step == 0) f.method_step = e->method_step;
+}
+
+}  // namespace
+
 const std::vector<Analyzer>& Analyzers() {
   static const std::vector<Analyzer> kAnalyzers = {
-      {"trace", "profiler traces: step breakdown, overlap, syncs, stalls, skew, bandwidth", "trace",
-       &FindTraceIssues},
-      {"comm_socket_fallback", "NET/Socket where RDMA or P2P/SHM should be", "logs",
-       &FindCommSocketFallback},
-      {"comm_p2p_disabled", "GPUs of one node not on P2P", "logs", &FindCommP2pDisabled},
-      {"comm_gdr_disabled", "RDMA without GPUDirect", "logs", &FindCommGdrDisabled},
-      {"comm_few_channels", "channel count and why", "logs", &FindCommFewChannels},
-      {"comm_env_override", "NCCL_* overrides", "logs", &FindCommEnvOverrides},
-      {"comm_version_mismatch", "NCCL versions across ranks", "logs", &FindCommVersionMismatch},
-      {"comm_duplicate_gpu", "two ranks on one GPU", "logs", &FindCommDuplicateGpu},
-      {"comm_wrong_interface", "loopback/bridge/tunnel interfaces", "logs",
-       &FindCommWrongInterface},
-      {"comm_warnings", "every NCCL WARN explained", "logs", &FindCommWarnings},
-      {"comm_nvls", "NVLS availability", "logs", &FindCommNvls},
-      {"comm_net_plugin", "network stacks across hosts", "logs", &FindCommNetPluginMismatch},
-      {"comm_host_mismatch", "bootstrap family and transport across hosts", "logs",
-       &FindCommHostMismatch},
-      {"comm_ofi_provider", "AWS OFI provider", "logs", &FindCommOfiProvider},
-      {"comm_multi_nic", "NICs listed vs used", "logs", &FindCommMultiNic},
-      {"comm_mixed_link", "IB and RoCE in one list", "logs", &FindCommMixedLinkLayers},
-      {"comm_acs", "PCIe ACS in pasted lspci output", "logs", &FindCommAcs},
-      {"comm_unsupported_gpu", "GPU not supported by the NCCL build", "logs",
-       &FindCommUnsupportedGpu},
-      {"comm_graph_search", "topology search fell back", "logs", &FindCommGraphSearch},
-      {"comm_init_incomplete", "init started but not completed", "logs", &FindCommInitIncomplete},
-      {"bench_low_busbw", "benchmark plateau busbw vs the link's line rate", "bench",
-       &FindBenchLowBusbw},
-      {"bench_high_latency", "benchmark small-message latency floor", "bench",
-       &FindBenchHighLatency},
-      {"bench_asymmetric_pair", "P2P pair slower than its peers", "bench",
-       &FindBenchAsymmetricPair},
-      {"bench_wrong_results", "collective results checked wrong", "bench", &FindBenchWrongResults},
-      {"topo_pcie_only", "GPU pairs without NVLink", "topo", &FindTopoPcieOnly},
-      {"topo_nvlink_degraded", "inactive NVLinks, fewer links than peers", "topo",
-       &FindTopoNvlinkDegraded},
-      {"topo_pcie_downtrained", "PCIe link below its max width/speed", "topo",
-       &FindTopoPcieDowntrained},
-      {"topo_acs", "ACS redirect on bridges between GPUs/NICs", "topo", &FindTopoAcsEnabled},
-      {"topo_placement", "GPU processes vs NUMA node, shared GPUs, shared cores", "topo",
-       &FindTopoPlacement},
-      {"topo_health", "NVLink error counters, clock throttling", "topo", &FindTopoHealth},
-      {"env_limits", "/dev/shm size, locked-memory limit", "env", &FindEnvLimits},
-      {"env_gpus", "MIG, CUDA_VISIBLE_DEVICES", "env", &FindEnvGpus},
-      {"env_variables", "NCCL_/TORCH_NCCL_/CUDA_ variables, OMP_NUM_THREADS", "env",
-       &FindEnvVariables},
-      {"env_libraries", "which libnccl.so.2, CUDA runtime vs driver", "env", &FindEnvLibraries},
-      {"env_platform", "nvidia_peermem, IOMMU, container", "env", &FindEnvPlatform},
+      {"trace_pattern", "communication pattern: collectives, sizes, groups", kTrace,
+       OnTrace<&FindPattern>},
+      {"trace_exposed_comm", "communication no compute hides", kTrace, OnTrace<&FindExposedComm>},
+      {"trace_small_collectives", "many small gradient collectives", kTrace,
+       OnTrace<&FindSmallCollectives>},
+      {"trace_host_sync", "host syncs (.item(), synchronize, D2H copies) that stall the GPU",
+       kTrace, OnTrace<&FindHostSync>},
+      {"trace_launch_bound", "GPU idle while the CPU issues work", kTrace,
+       OnTrace<&FindLaunchBound>},
+      {"trace_data_stall", "GPU idle while the CPU loads data", kTrace, OnTrace<&FindDataStall>},
+      {"trace_arrival_skew", "ranks late at collectives, who waits for whom", kTrace,
+       OnTrace<&FindArrivalSkew>},
+      {"trace_slow_bw", "collective bandwidth below what the link allows", kTrace,
+       OnTrace<&FindSlowCollectiveBw>},
+      {"trace_comm_serialized", "NCCL kernels keep ready compute waiting", kTrace,
+       OnTrace<&FindCommSerialized>},
+      {"comm_socket_fallback", "NET/Socket where RDMA or P2P/SHM should be", kLogs,
+       OnJob<&FindCommSocketFallback>},
+      {"comm_p2p_disabled", "GPUs of one node not on P2P", kLogs, OnJob<&FindCommP2pDisabled>},
+      {"comm_gdr_disabled", "RDMA without GPUDirect", kLogs, OnJob<&FindCommGdrDisabled>},
+      {"comm_few_channels", "channel count and why", kLogs, OnJob<&FindCommFewChannels>},
+      {"comm_env_override", "NCCL_* overrides", kLogs, OnJob<&FindCommEnvOverrides>},
+      {"comm_version_mismatch", "NCCL versions across ranks", kLogs,
+       OnJob<&FindCommVersionMismatch>},
+      {"comm_duplicate_gpu", "two ranks on one GPU", kLogs, OnJob<&FindCommDuplicateGpu>},
+      {"comm_wrong_interface", "loopback/bridge/tunnel interfaces", kLogs,
+       OnJob<&FindCommWrongInterface>},
+      {"comm_warnings", "every NCCL WARN explained", kLogs, OnJob<&FindCommWarnings>},
+      {"comm_nvls", "NVLS availability", kLogs, OnJob<&FindCommNvls>},
+      {"comm_net_plugin", "network stacks across hosts", kLogs, OnJob<&FindCommNetPluginMismatch>},
+      {"comm_host_mismatch", "bootstrap family and transport across hosts", kLogs,
+       OnJob<&FindCommHostMismatch>},
+      {"comm_ofi_provider", "AWS OFI provider", kLogs, OnJob<&FindCommOfiProvider>},
+      {"comm_multi_nic", "NICs listed vs used", kLogs, OnJob<&FindCommMultiNic>},
+      {"comm_mixed_link", "IB and RoCE in one list", kLogs, OnJob<&FindCommMixedLinkLayers>},
+      {"comm_acs", "PCIe ACS in pasted lspci output", kLogs, OnJob<&FindCommAcs>},
+      {"comm_unsupported_gpu", "GPU not supported by the NCCL build", kLogs,
+       OnJob<&FindCommUnsupportedGpu>},
+      {"comm_graph_search", "topology search fell back", kLogs, OnJob<&FindCommGraphSearch>},
+      {"comm_init_incomplete", "init started but not completed", kLogs,
+       OnJob<&FindCommInitIncomplete>},
+      {"bench_low_busbw", "benchmark plateau busbw vs the link's line rate", kBench,
+       OnJob<&FindBenchLowBusbw>},
+      {"bench_high_latency", "benchmark small-message latency floor", kBench,
+       OnJob<&FindBenchHighLatency>},
+      {"bench_asymmetric_pair", "P2P pair slower than its peers", kBench,
+       OnJob<&FindBenchAsymmetricPair>},
+      {"bench_wrong_results", "collective results checked wrong", kBench,
+       OnJob<&FindBenchWrongResults>},
+      {"topo_pcie_only", "GPU pairs without NVLink", kTopo, OnJob<&FindTopoPcieOnly>},
+      {"topo_nvlink_degraded", "inactive NVLinks, fewer links than peers", kTopo,
+       OnJob<&FindTopoNvlinkDegraded>},
+      {"topo_pcie_downtrained", "PCIe link below its max width/speed", kTopo,
+       OnJob<&FindTopoPcieDowntrained>},
+      {"topo_acs", "ACS redirect on bridges between GPUs/NICs", kTopo, OnJob<&FindTopoAcsEnabled>},
+      {"topo_placement", "GPU processes vs NUMA node, shared GPUs, shared cores", kTopo,
+       OnJob<&FindTopoPlacement>},
+      {"topo_health", "NVLink error counters, clock throttling", kTopo, OnJob<&FindTopoHealth>},
+      {"env_limits", "/dev/shm size, locked-memory limit", kEnv, OnJob<&FindEnvLimits>},
+      {"env_gpus", "MIG, CUDA_VISIBLE_DEVICES", kEnv, OnJob<&FindEnvGpus>},
+      {"env_variables", "NCCL_/TORCH_NCCL_/CUDA_ variables, OMP_NUM_THREADS", kEnv,
+       OnJob<&FindEnvVariables>},
+      {"env_libraries", "which libnccl.so.2, CUDA runtime vs driver", kEnv,
+       OnJob<&FindEnvLibraries>},
+      {"env_platform", "nvidia_peermem, IOMMU, container", kEnv, OnJob<&FindEnvPlatform>},
   };
   return kAnalyzers;
 }
 
-void ApplyCatalogueDefaults(Finding& finding) {
-  const CatalogueEntry* e = FindCatalogueEntry(finding.id);
-  if (!e) return;
-  if (finding.title.empty()) finding.title = e->title;
-  if (finding.method_step == 0) finding.method_step = e->method_step;
-}
-
-namespace {
-
-std::vector<Finding> Run(const Job& job, const Options& options,
-                         const std::vector<std::string>& sources, const TraceFacts* facts) {
+std::vector<Finding> RunAnalyzers(const AnalysisInput& input, const Options& options,
+                                  const std::vector<Source>& sources) {
   std::vector<Finding> out;
   for (const auto& a : Analyzers()) {
     if (!sources.empty() && std::find(sources.begin(), sources.end(), a.source) == sources.end())
       continue;
-    std::vector<Finding> found;
-    if (facts && a.run == &FindTraceIssues) {
-      if (!job.trace.empty()) found = FindTraceIssuesWith(job, *facts, options);
-    } else {
-      found = a.run(job, options);
-    }
-    for (auto& f : found) {
-      if (f.source.empty()) f.source = a.source;
-      ApplyCatalogueDefaults(f);
+    for (auto& f : a.run(input, options)) {
+      Stamp(f, a.source);
       out.push_back(std::move(f));
     }
   }
   return out;
 }
 
-}  // namespace
-
 std::vector<Finding> RunAnalyzers(const Job& job, const Options& options,
-                                  const std::vector<std::string>& sources) {
-  return Run(job, options, sources, nullptr);
-}
-
-std::vector<Finding> RunAnalyzers(const Job& job, const Options& options, const TraceFacts& facts) {
-  return Run(job, options, {}, &facts);
+                                  const std::vector<Source>& sources) {
+  AnalysisInput input(job);
+  return RunAnalyzers(input, options, sources);
 }
 
 }  // namespace commdx::analysis

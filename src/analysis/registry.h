@@ -1,9 +1,10 @@
-// The one list of analyzers. Each is a pure function Job -> Findings, in its own file.
+// The one list of analyzers. Each is a pure function of what it reads (the job, or the trace
+// and its facts), in its own file; the run stamps each finding with its catalogue facts.
 #pragma once
 
-#include <string>
 #include <vector>
 
+#include "analysis/analysis_input.h"
 #include "model/finding.h"
 #include "model/job.h"
 
@@ -16,23 +17,20 @@ struct Options {
 
 struct Analyzer {
   const char* name;
-  const char* description;
-  const char* source;  // "logs", "trace", "topo", "env", "bench"
-  std::vector<Finding> (*run)(const Job& job, const Options& options);
+  const char* description;  // one line, for `commdx diagnose --list`
+  Source source;            // the input it reads; a run for some sources picks by it
+  std::vector<Finding> (*run)(const AnalysisInput& input, const Options& options);
 };
 
 const std::vector<Analyzer>& Analyzers();
 
-// Runs every analyzer whose source is in `sources` (all if empty), in registry order.
+// Runs every analyzer whose source is in `sources` (all if empty), in registry order. Each
+// finding leaves with the catalogue's source and, where the analyzer left them empty, its title
+// and method step (catalogue.h).
+std::vector<Finding> RunAnalyzers(const AnalysisInput& input, const Options& options,
+                                  const std::vector<Source>& sources = {});
+// The same for a job whose trace facts nobody else needs.
 std::vector<Finding> RunAnalyzers(const Job& job, const Options& options,
-                                  const std::vector<std::string>& sources = {});
-
-struct TraceFacts;
-// The same for every source, with the trace facts the caller already computed (diagnose draws
-// charts from them too; on a big trace they are the costly part of the analysis).
-std::vector<Finding> RunAnalyzers(const Job& job, const Options& options, const TraceFacts& facts);
-
-// Fills severity/title/step from the catalogue where an analyzer left them default.
-void ApplyCatalogueDefaults(Finding& finding);
+                                  const std::vector<Source>& sources = {});
 
 }  // namespace commdx::analysis

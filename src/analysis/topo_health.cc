@@ -7,6 +7,7 @@
 // reported "CRC Errors: 0" (that is the flit counter). Clock events: hardware slowdown, thermal
 // slowdown and power brake pull the clocks down under load; SW power cap alone is normal at full
 // load and not reported.
+#include "analysis/catalogue.h"
 #include "analysis/topo_analyzers.h"
 #include "analysis/topo_common.h"
 
@@ -32,9 +33,7 @@ void NvLinkErrors(const Gpu& g, std::vector<Finding>& out) {
                                   ", CRC " + std::to_string(c)));
   }
   if (refs.empty()) return;
-  Finding f;
-  f.id = "health.nvlink_errors";
-  f.source = "topo";
+  Finding f = NewFinding("health.nvlink_errors");
   f.severity = Severity::kWarning;
   f.confidence = recovery > 0 || replay + crc > 100 ? 0.9 : 0.6;
   f.title = GpuLabel(g) + " NVLink error counters are non-zero (" + std::to_string(refs.size()) +
@@ -55,9 +54,7 @@ void NvLinkErrors(const Gpu& g, std::vector<Finding>& out) {
 void Throttled(const Gpu& g, std::vector<Finding>& out) {
   if (!g.clock_event_reasons || !(*g.clock_event_reasons & kThrottleBits)) return;
   uint64_t bits = *g.clock_event_reasons & kThrottleBits;
-  Finding f;
-  f.id = "health.throttled";
-  f.source = "topo";
+  Finding f = NewFinding("health.throttled");
   f.severity = Severity::kWarning;
   f.title = GpuLabel(g) + " clocks are held down: " + ClockEventNames(bits);
   f.detail =

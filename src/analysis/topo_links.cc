@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 
+#include "analysis/catalogue.h"
 #include "analysis/expected_bandwidth.h"
 #include "analysis/topo_analyzers.h"
 #include "analysis/topo_common.h"
@@ -22,9 +23,7 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
   }
   if (pcie.empty()) return {};
   bool all = pcie.size() == known;
-  Finding f;
-  f.id = "topo.pcie_only";
-  f.source = "topo";
+  Finding f = NewFinding("topo.pcie_only");
   bool name_known = !t.gpus[0].name.empty();
   bool nvlink_model = NvLinkGenerationForGpuName(t.gpus[0].name) > 0;
   // A model without NVLink (L40S, L4, RTX) on PCIe is as designed: worth knowing, not a fault.
@@ -94,9 +93,7 @@ void DegradedGpus(const Topology& t, std::vector<Finding>& out) {
     std::vector<int> down = down_links(g);
     if (active == max_active && down.size() <= min_down) continue;
     if (active == 0 && g.nvlinks.empty()) continue;  // nothing listed for it
-    Finding f;
-    f.id = "topo.nvlink_degraded";
-    f.source = "topo";
+    Finding f = NewFinding("topo.nvlink_degraded");
     f.severity = Severity::kError;
     f.title = GpuLabel(g) + " has " + std::to_string(active) + " active NVLinks, its peers " +
               std::to_string(max_active);
@@ -132,9 +129,7 @@ void DegradedPairs(const Topology& t, const std::vector<Finding>& per_gpu,
   for (const auto& p : t.pairs)
     if (p.nvlinks < max_links) low.push_back(&p);
   if (low.empty() || !per_gpu.empty()) return;  // per-GPU findings already name the cause
-  Finding f;
-  f.id = "topo.nvlink_degraded";
-  f.source = "topo";
+  Finding f = NewFinding("topo.nvlink_degraded");
   f.severity = Severity::kError;
   f.title = std::to_string(low.size()) + " GPU pairs have fewer NVLinks (NV" +
             std::to_string(low.front()->nvlinks) + ") than the others (NV" +

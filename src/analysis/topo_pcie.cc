@@ -9,6 +9,7 @@
 // down or fail. NCCL's docs advise turning ACS off on bare metal.
 #include <algorithm>
 
+#include "analysis/catalogue.h"
 #include "analysis/topo_analyzers.h"
 #include "analysis/topo_common.h"
 
@@ -33,9 +34,7 @@ std::vector<Finding> FindTopoPcieDowntrained(const Job& job, const Options&) {
     bool idle_known = g.clock_event_reasons.has_value();
     bool idle = idle_known && (*g.clock_event_reasons & clock_event::kGpuIdle);
     if (!narrow && idle) continue;  // power saving, not a fault
-    Finding f;
-    f.id = "topo.pcie_downtrained";
-    f.source = "topo";
+    Finding f = NewFinding("topo.pcie_downtrained");
     f.severity = narrow || idle_known ? Severity::kWarning : Severity::kInfo;
     f.confidence = narrow ? 1.0 : (idle_known ? 0.9 : 0.4);
     f.title = GpuLabel(g) + " PCIe link runs at " + Link(l.cur_gen, l.cur_width) + " of " +
@@ -80,9 +79,7 @@ std::vector<Finding> FindTopoAcsEnabled(const Job& job, const Options&) {
     if (rdma && b.P2PRedirected() && std::find(gpu_gpu.begin(), gpu_gpu.end(), &b) == gpu_gpu.end())
       other.push_back(&b);
   if (gpu_gpu.empty() && other.empty()) return {};
-  Finding f;
-  f.id = "topo.acs_enabled";
-  f.source = "topo";
+  Finding f = NewFinding("topo.acs_enabled");
   f.severity = Severity::kWarning;
   f.title = "PCIe ACS redirects peer traffic on " + std::to_string(gpu_gpu.size() + other.size()) +
             " bridge(s) between GPUs" + (other.empty() ? "" : " and NICs");

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/catalogue.h"
 #include "analysis/topo_analyzers.h"
 #include "analysis/topo_common.h"
 
@@ -35,9 +36,7 @@ void CrossNuma(const Topology& t, const GpuProcess& p, std::vector<Finding>& out
   bool unpinned = t.online_cpus > 0 && static_cast<int>(allowed.size()) >= t.online_cpus;
   if (near.size() == allowed.size()) return;  // all allowed CPUs are on the GPU's node
   if (unpinned && t.numa.size() < 2) return;
-  Finding f;
-  f.id = "topo.cross_numa_rank";
-  f.source = "topo";
+  Finding f = NewFinding("topo.cross_numa_rank");
   if (p.rank) f.rank = *p.rank;
   double far_share = 1.0 - static_cast<double>(near.size()) / allowed.size();
   if (near.empty()) {
@@ -73,9 +72,7 @@ void SharedGpus(const Topology& t, std::vector<Finding>& out) {
   for (const auto& p : t.processes) by_gpu[p.gpu_index].push_back(&p);
   for (const auto& [gpu, procs] : by_gpu) {
     if (procs.size() < 2) continue;
-    Finding f;
-    f.id = "topo.gpu_shared";
-    f.source = "topo";
+    Finding f = NewFinding("topo.gpu_shared");
     f.severity = Severity::kWarning;
     f.title = std::to_string(procs.size()) + " processes hold " + GpuLabel(t, gpu);
     f.detail =
@@ -111,9 +108,7 @@ void CpuOverlap(const Topology& t, std::vector<Finding>& out) {
     for (size_t j = i + 1; j < pinned.size(); ++j) {
       std::vector<int> both = Intersect(pinned[i].second, pinned[j].second);
       if (both.empty()) continue;
-      Finding f;
-      f.id = "topo.cpu_overlap";
-      f.source = "topo";
+      Finding f = NewFinding("topo.cpu_overlap");
       f.severity = Severity::kWarning;
       f.title = ProcessLabel(*pinned[i].first) + " and " + ProcessLabel(*pinned[j].first) +
                 " are pinned to overlapping CPUs " + FormatCpuList(both);

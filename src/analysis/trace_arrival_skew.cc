@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include "analysis/catalogue.h"
+
 namespace commdx::analysis {
 
 namespace {
@@ -182,8 +184,7 @@ std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, c
     std::string doing_text;
     for (const LateStep& l : late)
       if (l.late_trace == trace && l.doing_key == doing) doing_text = l.doing;
-    Finding x;
-    x.id = "trace.arrival_skew";
+    Finding x = NewFinding("trace.arrival_skew");
     x.severity = step_ns > 0 && per_step > 0.25 * step_ns ? Severity::kError : Severity::kWarning;
     // A rank that is late only because its CPU is slower while every rank is CPU-bound (small
     // model, profiler overhead) is a symptom of trace.launch_bound, not a straggler of its own.

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 
+#include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
 
 namespace commdx::analysis {
@@ -82,8 +83,7 @@ std::vector<Finding> FindCommSerialized(const TraceSet& set, const TraceFacts& f
     bool blocked = static_cast<double>(s.blocked) >= kBlockedShare * static_cast<double>(s.comm);
     if (!s.shared_stream && !blocked) continue;
     const StepBreakdown& m = f.rank_means[i];
-    Finding x;
-    x.id = "trace.comm_serialized";
+    Finding x = NewFinding("trace.comm_serialized");
     x.rank = t.rank;
     char buf[500];
     if (s.shared_stream) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
 
 namespace commdx::analysis {
@@ -31,8 +32,7 @@ std::vector<Finding> FindDataStall(const TraceSet& set, const TraceFacts& f, con
     std::string name = names.empty() ? "data loading" : names.begin()->first;
     for (const auto& [n, d] : names)
       if (d > names[name]) name = n;
-    Finding x;
-    x.id = "trace.data_stall";
+    Finding x = NewFinding("trace.data_stall");
     x.rank = t.rank;
     x.severity = stall > 0.4 * step_ns   ? Severity::kError
                  : stall > 0.2 * step_ns ? Severity::kWarning

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
 
 namespace commdx::analysis {
@@ -90,8 +91,7 @@ std::vector<Finding> FindExposedComm(const TraceSet& set, const TraceFacts& f, c
   const double idle_share = step_ns > 0 ? static_cast<double>(m.idle_host_ns) / step_ns : 0;
   const int64_t comm_total = m.comm_ns();
 
-  Finding x;
-  x.id = "trace.exposed_comm";
+  Finding x = NewFinding("trace.exposed_comm");
   x.rank = t.rank;
   char buf[500];
   std::snprintf(

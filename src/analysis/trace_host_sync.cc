@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "analysis/catalogue.h"
+
 namespace commdx::analysis {
 
 namespace {
@@ -110,8 +112,7 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
     std::vector<std::pair<std::string, std::pair<int, int64_t>>> causes(by_cause.begin(), by_cause.end());
     std::sort(causes.begin(), causes.end(),
               [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
-    Finding x;
-    x.id = "trace.host_sync";
+    Finding x = NewFinding("trace.host_sync");
     x.rank = t.rank;
     x.title = "Rank " + std::to_string(t.rank) + ": host synchronisation stalls the GPU (" +
               causes.front().first + ")";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
 #include "base/text.h"
 
@@ -45,8 +46,7 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
   for (const RuntimeCall& rc : t.runtime) launches += (rc.flags & kHostFlagLaunch) != 0;
   const double per_step_launches = static_cast<double>(launches) / t.steps.size();
   const double median_kernel = static_cast<double>(Median(kernel_ns));
-  Finding x;
-  x.id = "trace.launch_bound";
+  Finding x = NewFinding("trace.launch_bound");
   x.rank = t.rank;
   x.title = "Rank " + std::to_string(t.rank) + " is launch-bound: its GPU waits for the CPU " +
             std::to_string(static_cast<int>(worst_share * 100)) + "% of the step";

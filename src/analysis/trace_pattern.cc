@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/catalogue.h"
 #include "base/text.h"
 
 namespace commdx::analysis {
@@ -101,8 +102,7 @@ std::string PatternName(const std::vector<PatternRow>& rows) {
 std::vector<Finding> FindPattern(const TraceSet& set, const TraceFacts& facts, const Options&) {
   std::vector<PatternRow> rows = CommPattern(set);
   if (rows.empty()) return {};
-  Finding f;
-  f.id = "trace.pattern";
+  Finding f = NewFinding("trace.pattern");
   f.severity = Severity::kInfo;
   std::string name = PatternName(rows);
   f.title = "Communication pattern: " + name;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 
+#include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
 #include "base/text.h"
 
@@ -81,8 +82,7 @@ std::vector<Finding> FindSlowCollectiveBw(const TraceSet& set, const TraceFacts&
   }
   const double per_step =
       std::min(excess_ns / static_cast<double>(steps), static_cast<double>(exposed));
-  Finding x;
-  x.id = "trace.slow_collective_bw";
+  Finding x = NewFinding("trace.slow_collective_bw");
   x.severity = median < 0.2 ? Severity::kError : Severity::kWarning;
   char title[200];
   std::snprintf(title, sizeof title,

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
 #include "base/text.h"
 
@@ -83,8 +84,7 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
 
   const double per_call_ns = latency_us * 1e3 + static_cast<double>(MedianCallCpuNs(t));
   const double cost = (calls - ideal_calls) * per_call_ns;
-  Finding x;
-  x.id = "trace.small_collectives";
+  Finding x = NewFinding("trace.small_collectives");
   x.title =
       "Many small gradient collectives: " + std::to_string(static_cast<int>(std::lround(calls))) +
       " per step where " + std::to_string(static_cast<int>(ideal_calls)) + " buckets would do";

@@ -7,7 +7,6 @@
 #include <iostream>
 #include <memory>
 
-#include "analysis/registry.h"
 #include "base/text.h"
 #include "bench/cases.h"
 #include "bench/create_backend.h"
@@ -123,11 +122,9 @@ int RunBench(CLI::App& cmd, BenchCliOptions& o) {
   if (!show) return 0;  // other ranks of a multi-process run: rank 0 reports
   Job job;
   job.bench.push_back(std::move(result).value());
-  auto findings = analysis::RunAnalyzers(job, {}, {"bench"});
-  auto diag = diagnose::Diagnose(job, std::move(findings));
-  diag.not_checked.clear();
+  analysis::AnalysisInput input(job);
+  auto diag = diagnose::Diagnose(input, diagnose::DiagnoseOptions::Only({Source::kBench}));
   auto rep = report::MakeReport("bench " + o.case_key, job, std::move(diag));
-  rep.include_root_cause = false;
   report::AddBenchTables(job.bench, rep);
   rep.charts = report::BenchCharts(job.bench);
   return EmitReport(rep, o.output);

@@ -3,7 +3,6 @@
 
 #include "analysis/catalogue.h"
 #include "analysis/registry.h"
-#include "analysis/trace_facts.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
@@ -25,13 +24,14 @@ struct DiagnoseOptions {
 int PrintCatalogue() {
   std::printf("Findings commdx can raise (docs/findings.md explains each):\n\n");
   for (const auto& e : analysis::Catalogue())
-    std::printf("  %-26s %-8s step %-2d %s\n", e.id, SeverityName(e.default_severity),
-                e.method_step, e.title);
+    std::printf("  %-26s %-8s %-5s %-7s step %-2d %s\n", e.id, SeverityName(e.default_severity),
+                SourceName(e.source), analysis::RoleName(e.role), e.method_step, e.title);
   std::printf("\nInput formats recognised by content:\n\n");
-  for (const auto& imp : ingest::Importers()) std::printf("  %-14s %s\n", imp.name(), imp.description);
+  for (const auto& imp : ingest::Importers())
+    std::printf("  %-14s %s\n", imp.name(), imp.description);
   std::printf("\nAnalyzers:\n\n");
   for (const auto& a : analysis::Analyzers())
-    std::printf("  %-26s [%s] %s\n", a.name, a.source, a.description);
+    std::printf("  %-26s [%s] %s\n", a.name, SourceName(a.source), a.description);
   return 0;
 }
 
@@ -57,10 +57,9 @@ int RunDiagnose(const DiagnoseOptions& o) {
         {job->skipped.size() == 1 ? job->skipped[0].path : std::string()}));
   }
   // The trace facts are computed once: the trace analyzers and the charts both read them.
-  analysis::TraceFacts facts;
-  if (!job->trace.empty()) facts = analysis::ComputeTraceFacts(*job);
-  auto findings = analysis::RunAnalyzers(*job, {}, facts);
-  auto rep = report::MakeReport("diagnose", *job, diagnose::Diagnose(*job, std::move(findings)));
+  analysis::AnalysisInput input(*job);
+  auto rep = report::MakeReport("diagnose", *job, diagnose::Diagnose(input));
+  const analysis::TraceFacts& facts = input.trace_facts();
   report::AddSourceTables(*job, facts, rep);
   if (!job->trace.empty()) rep.charts.Append(report::TraceCharts(*job, facts));
   rep.charts.Append(report::BenchCharts(job->bench));

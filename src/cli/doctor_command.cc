@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <memory>
 
-#include "analysis/registry.h"
 #include "bench/cases.h"
 #include "bench/create_backend.h"
 #include "bench/watchdog.h"
@@ -73,8 +72,10 @@ int RunDoctor(const DoctorOptions& o) {
   if (!o.save_path.empty())
     if (auto st = ingest::WriteSnapshotFile(o.save_path, &job.topo, &job.env); !st)
       return ReportError(st.error());
-  auto findings = analysis::RunAnalyzers(job, {}, {"env", "topo", "bench"});
-  auto diag = diagnose::Diagnose(job, std::move(findings));
+  analysis::AnalysisInput input(job);
+  auto ask = diagnose::DiagnoseOptions::Only({Source::kEnv, Source::kTopo, Source::kBench});
+  ask.name_root_cause = true;  // the node's live sources together
+  auto diag = diagnose::Diagnose(input, ask);
   diag.not_checked = gaps;
   diag.not_checked.push_back({"what the training job itself does (overlap, syncs, stragglers)",
                               "commdx diagnose on its profiler traces and NCCL logs"});

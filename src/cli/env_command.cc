@@ -6,7 +6,6 @@
 #include <iostream>
 #include <memory>
 
-#include "analysis/registry.h"
 #include "cli/commands.h"
 #include "cli/live_probe.h"
 #include "cli/output.h"
@@ -46,15 +45,13 @@ int RunEnv(const EnvOptions& o) {
   if (!o.save_path.empty())
     if (auto st = ingest::WriteSnapshotFile(o.save_path, &job.topo, &job.env); !st)
       return ReportError(st.error());
-  auto findings = analysis::RunAnalyzers(job, {}, {"env"});
-  auto diag = diagnose::Diagnose(job, std::move(findings));
-  diag.not_checked.clear();
+  analysis::AnalysisInput input(job);
+  auto diag = diagnose::Diagnose(input, diagnose::DiagnoseOptions::Only({Source::kEnv}));
   if (o.files.empty() && job.topo.gpu_source != "nvml")
     diag.not_checked.push_back(
         {"GPU-dependent checks (MIG, CUDA_VISIBLE_DEVICES against GPUs, driver's CUDA version)",
          "NVML: " + job.topo.nvml_error});
   auto rep = report::MakeReport("env", job, std::move(diag));
-  rep.include_root_cause = false;
   report::AddEnvironmentTables(job, rep);
   return EmitReport(rep, o.output);
 }

@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <memory>
 
-#include "analysis/registry.h"
 #include "base/file.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -47,17 +46,16 @@ int RunLogs(const LogsOptions& o) {
     for (const auto& f : job->nccl.files) files.push_back(f);
     if (files.size() == 1)
       return ReportError(MakeError(ErrorCode::kBadInput, WhyNotNcclLog(files[0]), {files[0]}));
-    std::string msg = "none of the " + std::to_string(files.size()) +
-                      " input files holds an NCCL log line";
+    std::string msg =
+        "none of the " + std::to_string(files.size()) + " input files holds an NCCL log line";
     for (size_t i = 0; i < files.size() && i < 5; ++i)
       msg += "\n  " + files[i] + ": " + WhyNotNcclLog(files[i]);
     return ReportError(MakeError(ErrorCode::kBadInput, msg, {}));
   }
-  auto findings = analysis::RunAnalyzers(*job, {}, {"logs"});
-  auto diag = diagnose::Diagnose(*job, std::move(findings));
-  diag.not_checked.clear();  // logs alone: the other sources are not expected here
+  // Logs alone: the other sources are not expected here.
+  analysis::AnalysisInput input(*job);
+  auto diag = diagnose::Diagnose(input, diagnose::DiagnoseOptions::Only({Source::kLogs}));
   auto rep = report::MakeReport("logs", *job, std::move(diag));
-  rep.include_root_cause = false;
   report::AddNcclTables(job->nccl, rep);
   return EmitReport(rep, o.output);
 }

@@ -3,7 +3,6 @@
 #include <iostream>
 #include <memory>
 
-#include "analysis/registry.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
@@ -66,9 +65,8 @@ int RunTopo(const TopoOptions& o) {
                                             job.env.captured ? &job.env : nullptr);
         !st)
       return ReportError(st.error());
-  auto findings = analysis::RunAnalyzers(job, {}, {"topo"});
-  auto diag = diagnose::Diagnose(job, std::move(findings));
-  diag.not_checked.clear();
+  analysis::AnalysisInput input(job);
+  auto diag = diagnose::Diagnose(input, diagnose::DiagnoseOptions::Only({Source::kTopo}));
   if (job.topo.gpu_source != "nvml" && live)
     diag.not_checked.push_back(
         {"GPU facts from NVML (names, NVLinks, P2P status, PCIe, throttling, processes)",
@@ -83,7 +81,6 @@ int RunTopo(const TopoOptions& o) {
                                   "`sudo lspci -vvv | grep ACSCtl`"});
   }
   auto rep = report::MakeReport("topo", job, std::move(diag));
-  rep.include_root_cause = false;
   report::AddTopologyTables(job, rep);
   return EmitReport(rep, o.output);
 }

@@ -3,8 +3,8 @@
 // findings.
 #include <memory>
 
-#include "analysis/trace_analyzers.h"
-#include "analysis/trace_facts.h"
+#include "analysis/analysis_input.h"
+#include "base/file.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "diagnose/diagnosis.h"
@@ -34,13 +34,11 @@ int RunTrace(const TraceOptions& o) {
     return ReportError(MakeError(ErrorCode::kBadInput,
                                  "no PyTorch profiler (Kineto) trace found in the given input",
                                  {o.paths.size() == 1 ? o.paths[0] : std::string()}));
-  analysis::TraceFacts facts = analysis::ComputeTraceFacts(job);
-  auto findings = analysis::FindTraceIssuesWith(job, facts, {});
-  for (auto& f : findings) analysis::ApplyCatalogueDefaults(f);
-  auto diag = diagnose::Diagnose(job, std::move(findings));
-  diag.not_checked.clear();  // the other sources are not expected here
+  analysis::AnalysisInput input(job);
+  // The trace alone: the other sources are not expected here.
+  auto diag = diagnose::Diagnose(input, diagnose::DiagnoseOptions::Only({Source::kTrace}));
   auto rep = report::MakeReport("trace", job, std::move(diag));
-  rep.include_root_cause = false;
+  const analysis::TraceFacts& facts = input.trace_facts();
   report::AddTraceTables(job, facts, rep);
   rep.charts = report::TraceCharts(job, facts);
   return EmitReport(rep, o.output);

@@ -1,5 +1,7 @@
 #include "diagnose/causes.h"
 
+#include "analysis/catalogue.h"
+
 namespace commdx::diagnose {
 
 const std::vector<CauseRule>& CauseRules() {
@@ -17,7 +19,8 @@ const std::vector<CauseRule>& CauseRules() {
       {"comm.gdr_disabled", {"trace.slow_collective_bw", "bench.low_busbw", "trace.exposed_comm"}},
       {"comm.env_override", {"trace.slow_collective_bw", "bench.low_busbw", "trace.exposed_comm"}},
       {"comm.shm_too_small", {"comm.nccl_warn"}},
-      {"topo.nvlink_degraded", {"trace.slow_collective_bw", "bench.low_busbw", "trace.exposed_comm"}},
+      {"topo.nvlink_degraded",
+       {"trace.slow_collective_bw", "bench.low_busbw", "trace.exposed_comm"}},
       {"topo.pcie_only", {"trace.slow_collective_bw", "bench.low_busbw"}},
       {"topo.pcie_downtrained", {"trace.slow_collective_bw", "bench.low_busbw"}},
       {"topo.acs_enabled", {"trace.slow_collective_bw", "bench.low_busbw", "comm.p2p_disabled"}},
@@ -35,10 +38,6 @@ const std::vector<CauseRule>& CauseRules() {
   return kRules;
 }
 
-bool IsSymptom(std::string_view id) {
-  return id == "trace.exposed_comm" || id == "trace.slow_collective_bw" ||
-         id == "bench.low_busbw" || id == "trace.arrival_skew" || id == "trace.launch_bound" ||
-         id == "comm.nccl_warn" || id == "trace.pattern";
-}
+bool IsSymptom(std::string_view id) { return analysis::RoleOf(id) != analysis::Role::kCause; }
 
 }  // namespace commdx::diagnose

@@ -9,9 +9,9 @@
 namespace commdx::diagnose {
 
 struct CauseRule {
-  const char* cause;                   // a finding id that can be a root cause
-  std::vector<const char*> explains;   // symptom ids it accounts for when present with it
-  bool same_rank = false;              // symptoms only count when they name the same rank
+  const char* cause;                  // a finding id that can be a root cause
+  std::vector<const char*> explains;  // symptom ids it accounts for when present with it
+  bool same_rank = false;             // symptoms only count when they name the same rank
   // Findings it explains only when its own measured cost is at least theirs: their idle is
   // measured apart from its own (idle_attribution.h), so it explains them only where it is the
   // larger share of the idle the two describe.
@@ -20,8 +20,8 @@ struct CauseRule {
 
 const std::vector<CauseRule>& CauseRules();
 
-// A finding that only describes an effect (slow, exposed, skewed) and is never a root cause on
-// its own while a cause that explains it is present.
+// A finding that only describes an effect (slow, exposed, skewed) or the job itself, and is never
+// a root cause on its own while a cause that explains it is present (its catalogue role).
 bool IsSymptom(std::string_view id);
 
 }  // namespace commdx::diagnose

@@ -5,26 +5,9 @@
 
 namespace commdx::diagnose {
 
-namespace {
-
-int SeverityRank(Severity s) {
-  switch (s) {
-    case Severity::kError:
-      return 2;
-    case Severity::kWarning:
-      return 1;
-    case Severity::kInfo:
-      return 0;
-  }
-  return 0;
-}
-
-}  // namespace
-
 void RankFindings(std::vector<Finding>& findings) {
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-    if (SeverityRank(a.severity) != SeverityRank(b.severity))
-      return SeverityRank(a.severity) > SeverityRank(b.severity);
+    if (a.severity != b.severity) return MoreSevere(a.severity, b.severity);
     double ca = a.cost_ns_per_step.value_or(-1), cb = b.cost_ns_per_step.value_or(-1);
     if (ca != cb) return ca > cb;
     return a.confidence > b.confidence;
@@ -43,7 +26,7 @@ std::vector<Finding> MergeDuplicates(std::vector<Finding> findings) {
       continue;
     }
     Finding& kept = out[it->second];
-    if (SeverityRank(f.severity) > SeverityRank(kept.severity)) kept.severity = f.severity;
+    if (MoreSevere(f.severity, kept.severity)) kept.severity = f.severity;
     kept.confidence = std::max(kept.confidence, f.confidence);
     for (auto& r : f.refs) kept.refs.push_back(std::move(r));
   }
@@ -61,17 +44,24 @@ std::vector<Gap> FindGaps(const Job& job) {
                     "run `commdx topo --save topo.json` on the node while the job runs (or save "
                     "`nvidia-smi topo -m` output) and pass the file"});
   if (!job.env.captured)
-    gaps.push_back({"environment: NCCL/CUDA variables, /dev/shm, memlock, NCCL library (no snapshot)",
-                    "run `commdx env --save env.json` where the job runs and pass the file"});
+    gaps.push_back(
+        {"environment: NCCL/CUDA variables, /dev/shm, memlock, NCCL library (no snapshot)",
+         "run `commdx env --save env.json` where the job runs and pass the file"});
   return gaps;
 }
 
-Diagnosis Diagnose(const Job& job, std::vector<Finding> findings) {
+Diagnosis Diagnose(const analysis::AnalysisInput& input, const DiagnoseOptions& options) {
+  const Job& job = input.job();
   Diagnosis d;
-  d.findings = MergeDuplicates(std::move(findings));
+  d.findings = MergeDuplicates(analysis::RunAnalyzers(input, options.analysis, options.sources));
   RankFindings(d.findings);
-  d.root_cause = PickRootCause(d.findings, SourcesRead(job));
-  d.not_checked = FindGaps(job);
+  std::vector<Source> read;
+  for (const auto& name : SourcesRead(job))
+    if (auto s = ParseSource(name)) read.push_back(*s);
+  auto root = PickRootCause(d.findings, read);
+  d.root_cause_named = options.name_root_cause;
+  if (options.name_root_cause) d.root_cause = std::move(root);
+  if (options.list_gaps) d.not_checked = FindGaps(job);
   return d;
 }
 

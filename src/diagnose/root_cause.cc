@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <set>
 
+#include "analysis/catalogue.h"
 #include "base/text.h"
 #include "diagnose/causes.h"
 #include "diagnose/diagnosis.h"
@@ -16,26 +17,27 @@ const CauseRule* RuleFor(std::string_view id) {
   return nullptr;
 }
 
-std::string SourceOfId(std::string_view id) {
-  auto dot = id.find('.');
-  std::string_view prefix = id.substr(0, dot);
-  if (prefix == "comm") return "logs";
-  if (prefix == "health") return "topo";
-  return std::string(prefix);
+Source SourceOfId(std::string_view id) {
+  const analysis::CatalogueEntry* e = analysis::FindCatalogueEntry(id);
+  return e ? e->source : Source::kNone;
 }
+
+// The analysis run stamps the catalogue's source; a finding built by hand may leave it out.
+Source SourceOf(const Finding& f) {
+  return f.source != Source::kNone ? f.source : SourceOfId(f.id);
+}
+
+bool IsContext(std::string_view id) { return analysis::RoleOf(id) == analysis::Role::kContext; }
 
 struct Candidate {
   size_t index;
   std::vector<size_t> explained;
   double cost_ns;
-  std::set<std::string> sources;
+  std::set<Source> sources;
 };
 
 Candidate Evaluate(const std::vector<Finding>& v, size_t i) {
-  Candidate c{i,
-              {},
-              v[i].cost_ns_per_step.value_or(0),
-              {v[i].source.empty() ? SourceOfId(v[i].id) : v[i].source}};
+  Candidate c{i, {}, v[i].cost_ns_per_step.value_or(0), {SourceOf(v[i])}};
   const CauseRule* rule = RuleFor(v[i].id);
   if (!rule) return c;
   for (size_t j = 0; j < v.size(); ++j) {
@@ -49,16 +51,14 @@ Candidate Evaluate(const std::vector<Finding>& v, size_t i) {
     if (rule->same_rank && v[i].rank && v[j].rank && *v[i].rank != *v[j].rank) continue;
     c.explained.push_back(j);
     c.cost_ns = std::max(c.cost_ns, v[j].cost_ns_per_step.value_or(0));
-    c.sources.insert(v[j].source.empty() ? SourceOfId(v[j].id) : v[j].source);
+    c.sources.insert(SourceOf(v[j]));
   }
   return c;
 }
 
-int Sev(Severity s) { return s == Severity::kError ? 2 : s == Severity::kWarning ? 1 : 0; }
-
 bool Better(const std::vector<Finding>& v, const Candidate& a, const Candidate& b) {
-  int sa = Sev(v[a.index].severity), sb = Sev(v[b.index].severity);
-  if (sa != sb) return sa > sb;
+  Severity sa = v[a.index].severity, sb = v[b.index].severity;
+  if (sa != sb) return MoreSevere(sa, sb);
   if (a.cost_ns != b.cost_ns) return a.cost_ns > b.cost_ns;
   if (a.explained.size() != b.explained.size()) return a.explained.size() > b.explained.size();
   return a.index < b.index;
@@ -67,7 +67,7 @@ bool Better(const std::vector<Finding>& v, const Candidate& a, const Candidate& 
 }  // namespace
 
 std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
-                                       const std::vector<std::string>& sources_read) {
+                                       const std::vector<Source>& sources_read) {
   std::optional<Candidate> best;
   for (size_t i = 0; i < v.size(); ++i) {
     if (v[i].severity == Severity::kInfo || IsSymptom(v[i].id)) continue;
@@ -78,8 +78,8 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
   // error-level arrival skew it does not account for) is not the root cause: the symptom is.
   if (best) {
     for (size_t i = 0; i < v.size(); ++i) {
-      if (!IsSymptom(v[i].id) || v[i].id == "trace.pattern") continue;
-      if (Sev(v[i].severity) <= Sev(v[best->index].severity)) continue;
+      if (!IsSymptom(v[i].id) || IsContext(v[i].id)) continue;
+      if (!MoreSevere(v[i].severity, v[best->index].severity)) continue;
       if (std::find(best->explained.begin(), best->explained.end(), i) != best->explained.end())
         continue;
       best.reset();
@@ -88,7 +88,7 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
   }
   if (!best) {  // only symptoms: the strongest one is named, with its own confidence
     for (size_t i = 0; i < v.size(); ++i)
-      if (v[i].severity != Severity::kInfo && v[i].id != "trace.pattern") {
+      if (v[i].severity != Severity::kInfo && !IsContext(v[i].id)) {
         best = Evaluate(v, i);
         break;
       }
@@ -103,12 +103,13 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
                                      0.1 * static_cast<double>(best->sources.size() - 1));
   for (size_t j : best->explained) rc.supporting.push_back(v[j].id);
   if (const CauseRule* rule = RuleFor(root.id)) {
-    std::set<std::string> predicted;
+    std::set<Source> predicted;
     for (const char* s : rule->explains) predicted.insert(SourceOfId(s));
     for (const char* s : rule->explains_if_larger) predicted.insert(SourceOfId(s));
     for (const auto& src : sources_read)
       if (predicted.count(src) && !best->sources.count(src) && src != SourceOfId(root.id))
-        rc.contradicting.push_back(src + " was read but shows no effect of " + root.id);
+        rc.contradicting.push_back(std::string(SourceName(src)) +
+                                   " was read but shows no effect of " + root.id);
   }
   rc.summary = root.title;
   if (root.rank) rc.summary += " (rank " + std::to_string(*root.rank) + ")";

@@ -14,4 +14,30 @@ const char* SeverityName(Severity s) {
   return "info";
 }
 
+bool MoreSevere(Severity a, Severity b) { return static_cast<int>(a) > static_cast<int>(b); }
+
+const char* SourceName(Source s) {
+  switch (s) {
+    case Source::kNone:
+      return "";
+    case Source::kTrace:
+      return "trace";
+    case Source::kLogs:
+      return "logs";
+    case Source::kBench:
+      return "bench";
+    case Source::kTopo:
+      return "topo";
+    case Source::kEnv:
+      return "env";
+  }
+  return "";
+}
+
+std::optional<Source> ParseSource(std::string_view name) {
+  for (Source s : {Source::kTrace, Source::kLogs, Source::kBench, Source::kTopo, Source::kEnv})
+    if (name == SourceName(s)) return s;
+  return std::nullopt;
+}
+
 }  // namespace commdx

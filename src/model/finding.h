@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -11,6 +12,13 @@ namespace commdx {
 
 enum class Severity { kInfo, kWarning, kError };
 const char* SeverityName(Severity s);  // "info" | "warning" | "error"
+// The one severity order (error > warning > info): ranking, merging and root cause use it.
+bool MoreSevere(Severity a, Severity b);
+
+// The kind of input a finding reads. kNone only on a finding built by hand, outside a run.
+enum class Source { kNone, kTrace, kLogs, kBench, kTopo, kEnv };
+const char* SourceName(Source s);  // "" | "trace" | "logs" | "bench" | "topo" | "env"
+std::optional<Source> ParseSource(std::string_view name);
 
 // A named number with its unit, e.g. {"busbw", 21.0, "GB/s"} or {"wait", 1.2e6, "ns"}.
 struct Metric {
@@ -38,8 +46,8 @@ struct Finding {
   int method_step = 0;      // DESIGN.md §1 step this belongs to (1..11), 0 = none
   // Time this costs per training step, where it is measured (ranks findings in diagnose).
   std::optional<double> cost_ns_per_step;
-  std::optional<int> rank;  // the rank involved, where one is
-  std::string source;       // "logs", "trace", "topo", "env", "bench"
+  std::optional<int> rank;        // the rank involved, where one is
+  Source source = Source::kNone;  // set from the catalogue by the analysis run
 };
 
 }  // namespace commdx

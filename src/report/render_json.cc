@@ -20,7 +20,7 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
   w.Key("severity").String(SeverityName(f.severity));
   w.Key("title").String(f.title);
   w.Key("detail").String(f.detail);
-  w.Key("source").String(f.source);
+  w.Key("source").String(SourceName(f.source));
   w.Key("method_step").Int(f.method_step);
   w.Key("confidence").Double(f.confidence, 2);
   w.Key("rank");

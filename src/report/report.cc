@@ -22,6 +22,7 @@ Report MakeReport(std::string command, const Job& job, diagnose::Diagnosis diagn
   r.tool_version = COMMDX_VERSION;
   r.inputs = job.inputs;
   r.skipped = job.skipped;
+  r.include_root_cause = diagnosis.root_cause_named;
   r.diagnosis = std::move(diagnosis);
   r.quality = job.quality;
   return r;

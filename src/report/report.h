@@ -48,7 +48,7 @@ struct Report {
   diagnose::Diagnosis diagnosis;
   Diagnostics quality;
   Charts charts;  // drawn by the HTML renderer only
-  bool include_root_cause = true;  // diagnose shows it; single-source commands may too
+  bool include_root_cause = true;  // from Diagnosis::root_cause_named
 };
 
 Report MakeReport(std::string command, const Job& job, diagnose::Diagnosis diagnosis);

@@ -63,10 +63,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   job.inputs.push_back({file.path, {imp->kind}, file.data.size()});
   // The analyzers, the diagnosis and the report must cope with whatever a parse accepted.
   // As `commdx diagnose` does it: trace facts once, the tables and the charts drawn from them.
-  analysis::TraceFacts facts;
-  if (!job.trace.empty()) facts = analysis::ComputeTraceFacts(job);
-  auto findings = analysis::RunAnalyzers(job, {}, facts);
-  auto rep = report::MakeReport("diagnose", job, diagnose::Diagnose(job, std::move(findings)));
+  analysis::AnalysisInput input(job);
+  auto rep = report::MakeReport("diagnose", job, diagnose::Diagnose(input));
+  const analysis::TraceFacts& facts = input.trace_facts();
   report::AddSourceTables(job, facts, rep);
   if (!job.trace.empty()) rep.charts.Append(report::TraceCharts(job, facts));
   rep.charts.Append(report::BenchCharts(job.bench));

@@ -105,7 +105,7 @@ std::vector<Finding> Analyse(const std::string& file, uint64_t* lines) {
   EXPECT_TRUE(job.has_value()) << file << ": " << (job ? "" : job.error().ToString());
   if (!job) return {};
   *lines = job->nccl.nccl_lines;
-  return analysis::RunAnalyzers(*job, {}, {"logs"});
+  return analysis::RunAnalyzers(*job, {}, {Source::kLogs});
 }
 
 TEST(NcclLogFixtures, EveryLabelledCauseIsFound) {
@@ -153,7 +153,7 @@ TEST(NcclLogFixtures, HealthyLogsRaiseNothingAtErrorLevel) {
   ASSERT_TRUE(job.has_value()) << job.error().ToString();
   EXPECT_GT(job->nccl.nccl_lines, 1000u);
   EXPECT_TRUE(job->quality.empty()) << job->quality.entries().front().id;
-  for (const auto& f : analysis::RunAnalyzers(*job, {}, {"logs"}))
+  for (const auto& f : analysis::RunAnalyzers(*job, {}, {Source::kLogs}))
     EXPECT_EQ(f.severity, Severity::kInfo) << f.id << " " << f.title;
 }
 

@@ -15,7 +15,6 @@
 #include "analysis/catalogue.h"
 #include "analysis/hta_compat.h"
 #include "analysis/registry.h"
-#include "analysis/trace_analyzers.h"
 #include "analysis/trace_facts.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/load_inputs.h"
@@ -46,9 +45,9 @@ Loaded Load(const std::string& scenario) {
   auto job = ingest::LoadInputs(in, ingest::ForcedKind(InputKind::kKineto));
   EXPECT_TRUE(job) << (job ? "" : job.error().ToString());
   if (job) l.job = std::move(*job);
-  l.facts = analysis::ComputeTraceFacts(l.job);
-  l.findings = analysis::FindTraceIssuesWith(l.job, l.facts, {});
-  for (auto& f : l.findings) analysis::ApplyCatalogueDefaults(f);
+  analysis::AnalysisInput input(l.job);
+  l.findings = analysis::RunAnalyzers(input, {}, {Source::kTrace});
+  l.facts = input.trace_facts();
   return l;
 }
 

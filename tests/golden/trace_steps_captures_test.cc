@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "analysis/trace_analyzers.h"
+#include "analysis/registry.h"
 #include "analysis/trace_facts.h"
 #include "diagnose/diagnosis.h"
 #include "ingest/kineto/kineto_importer.h"
@@ -79,8 +79,11 @@ Result Analyse(const std::string& scenario, int ranks, const std::vector<std::st
     EXPECT_TRUE(st) << (st ? "" : st.error().ToString());
   }
   ingest::FinishTraceSet(r.job);
-  r.facts = analysis::ComputeTraceFacts(r.job);
-  auto d = diagnose::Diagnose(r.job, analysis::FindTraceIssuesWith(r.job, r.facts, {}));
+  analysis::AnalysisInput input(r.job);
+  auto ask = diagnose::DiagnoseOptions::Only({Source::kTrace});
+  ask.name_root_cause = true;
+  auto d = diagnose::Diagnose(input, ask);
+  r.facts = input.trace_facts();
   if (d.root_cause) r.root_cause = d.root_cause->id;
   return r;
 }

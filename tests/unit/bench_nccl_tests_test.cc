@@ -163,7 +163,7 @@ TEST(BenchFindings, HealthyReferenceRunsRaiseNothing) {
   for (const char* f : {"nccl-tests-allreduce-base.txt", "nccl-tests-sendrecv-base.txt",
                         "nccl-tests-allgather-base.txt", "nccl-tests-allreduce-graph.txt"}) {
     Job job = Load(f);
-    auto fs = analysis::RunAnalyzers(job, {}, {"bench"});
+    auto fs = analysis::RunAnalyzers(job, {}, {Source::kBench});
     EXPECT_TRUE(fs.empty()) << f << ": " << (fs.empty() ? "" : fs[0].id + " " + fs[0].title);
   }
 }
@@ -172,7 +172,7 @@ TEST(BenchFindings, P2pOffOneChannelAndSocketAreLowBandwidth) {
   for (const char* f : {"nccl-tests-allreduce-p2poff.txt", "nccl-tests-allreduce-onech.txt",
                         "nccl-tests-allreduce-socket.txt"}) {
     Job job = Load(f);
-    auto fs = analysis::RunAnalyzers(job, {}, {"bench"});
+    auto fs = analysis::RunAnalyzers(job, {}, {Source::kBench});
     const Finding* low = FindId(fs, "bench.low_busbw");
     ASSERT_NE(low, nullptr) << f;
     EXPECT_EQ(low->severity, Severity::kError);
@@ -181,7 +181,7 @@ TEST(BenchFindings, P2pOffOneChannelAndSocketAreLowBandwidth) {
     EXPECT_GT(low->refs[0].where.line, 10u);
   }
   Job sock = Load("nccl-tests-allreduce-socket.txt");
-  auto fs = analysis::RunAnalyzers(sock, {}, {"bench"});
+  auto fs = analysis::RunAnalyzers(sock, {}, {Source::kBench});
   const Finding* lat = FindId(fs, "bench.high_latency");
   ASSERT_NE(lat, nullptr);
   EXPECT_NEAR(lat->metrics[0].value, 28720, 1);  // 28.72 us at 128 B, out-of-place
@@ -199,7 +199,7 @@ TEST(BenchFindings, WrongResultsAndAsymmetricPairs) {
   r.p2p.push_back({1, 0, "ce", false, 1 << 20, 150, 2, 0, 0, ""});
   r.p2p.push_back({1, 0, "sm", false, 1 << 20, 380, 2, 0, 0, ""});
   job.bench.push_back(r);
-  auto fs = analysis::RunAnalyzers(job, {}, {"bench"});
+  auto fs = analysis::RunAnalyzers(job, {}, {Source::kBench});
   const Finding* wrong = FindId(fs, "bench.wrong_results");
   ASSERT_NE(wrong, nullptr);
   EXPECT_EQ(wrong->metrics[0].value, 7);

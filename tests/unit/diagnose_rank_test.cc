@@ -55,15 +55,15 @@ namespace {
 
 TEST(PickRootCause, JoinsCauseWithSymptomsFromOtherSources) {
   auto exposed = F("trace.exposed_comm", Severity::kWarning, 8e6);
-  exposed.source = "trace";
+  exposed.source = Source::kTrace;
   auto shm = F("comm.shm_transport", Severity::kWarning);
-  shm.source = "logs";
+  shm.source = Source::kLogs;
   auto p2p = F("comm.p2p_disabled", Severity::kError, std::nullopt, 0.8);
-  p2p.source = "logs";
+  p2p.source = Source::kLogs;
   p2p.fix = "unset NCCL_P2P_DISABLE";
   std::vector<Finding> v = {exposed, shm, p2p};
   RankFindings(v);
-  auto rc = PickRootCause(v, {"logs", "trace"});
+  auto rc = PickRootCause(v, {Source::kLogs, Source::kTrace});
   ASSERT_TRUE(rc);
   EXPECT_EQ(rc->id, "comm.p2p_disabled");
   EXPECT_EQ(v.front().id, "comm.p2p_disabled");
@@ -77,9 +77,9 @@ TEST(PickRootCause, JoinsCauseWithSymptomsFromOtherSources) {
 
 TEST(PickRootCause, AbsentSymptomInAReadSourceIsContradicting) {
   auto p2p = F("comm.p2p_disabled", Severity::kError);
-  p2p.source = "logs";
+  p2p.source = Source::kLogs;
   std::vector<Finding> v = {p2p};
-  auto rc = PickRootCause(v, {"logs", "trace"});
+  auto rc = PickRootCause(v, {Source::kLogs, Source::kTrace});
   ASSERT_TRUE(rc);
   ASSERT_EQ(rc->contradicting.size(), 1u);
   EXPECT_NE(rc->contradicting[0].find("trace"), std::string::npos);
@@ -91,17 +91,17 @@ TEST(PickRootCause, SameRankRuleIgnoresOtherRanks) {
   auto skew = F("trace.arrival_skew", Severity::kWarning, 9e6);
   skew.rank = 0;
   std::vector<Finding> v = {skew, stall};
-  auto rc = PickRootCause(v, {"trace"});
+  auto rc = PickRootCause(v, {Source::kTrace});
   ASSERT_TRUE(rc);
   EXPECT_EQ(rc->id, "trace.data_stall");
   EXPECT_TRUE(rc->supporting.empty());
   skew.rank = 1;
   std::vector<Finding> w = {skew, stall};
-  rc = PickRootCause(w, {"trace"});
+  rc = PickRootCause(w, {Source::kTrace});
   EXPECT_TRUE(rc->supporting.empty());  // a 2 ms stall cannot make a rank 9 ms late
   stall.cost_ns_per_step = 9.5e6;
   std::vector<Finding> x = {skew, stall};
-  rc = PickRootCause(x, {"trace"});
+  rc = PickRootCause(x, {Source::kTrace});
   EXPECT_EQ(rc->id, "trace.data_stall");
   EXPECT_EQ(rc->supporting.size(), 1u);
   EXPECT_DOUBLE_EQ(*x.front().cost_ns_per_step, 9.5e6);  // keeps its own measured cost
@@ -113,17 +113,17 @@ TEST(PickRootCause, ACauseThatLeavesAMoreSevereSymptomUnexplainedIsNotTheRoot) {
   auto skew = F("trace.arrival_skew", Severity::kError, 20e6);
   skew.rank = 1;
   std::vector<Finding> v = {skew, sync};
-  auto rc = PickRootCause(v, {"trace"});
+  auto rc = PickRootCause(v, {Source::kTrace});
   ASSERT_TRUE(rc);
   EXPECT_EQ(rc->id, "trace.arrival_skew");
   sync.cost_ns_per_step = 30e6;  // larger than the skew: it explains it
   std::vector<Finding> u = {skew, sync};
-  rc = PickRootCause(u, {"trace"});
+  rc = PickRootCause(u, {Source::kTrace});
   EXPECT_EQ(rc->id, "trace.host_sync");
   sync.cost_ns_per_step = 5e6;
   sync.severity = Severity::kError;  // as severe but smaller: both stand, the costlier leads
   std::vector<Finding> w = {skew, sync};
-  rc = PickRootCause(w, {"trace"});
+  rc = PickRootCause(w, {Source::kTrace});
   EXPECT_EQ(rc->id, "trace.host_sync");
   EXPECT_TRUE(rc->supporting.empty());
 }
@@ -136,13 +136,13 @@ TEST(PickRootCause, HostSyncExplainsLaunchBoundOnlyWhenItIsTheLargerShare) {
   auto launch = F("trace.launch_bound", Severity::kWarning, 20e6);
   launch.rank = 0;
   std::vector<Finding> v = {launch, sync};
-  auto rc = PickRootCause(v, {"trace"});
+  auto rc = PickRootCause(v, {Source::kTrace});
   ASSERT_TRUE(rc);
   EXPECT_EQ(rc->id, "trace.host_sync");  // the only cause; symptoms are never preferred
   EXPECT_TRUE(rc->supporting.empty());
   sync.cost_ns_per_step = 30e6;
   std::vector<Finding> w = {launch, sync};
-  rc = PickRootCause(w, {"trace"});
+  rc = PickRootCause(w, {Source::kTrace});
   ASSERT_EQ(rc->supporting.size(), 1u);
   EXPECT_EQ(rc->supporting[0], "trace.launch_bound");
 }
@@ -151,7 +151,7 @@ TEST(PickRootCause, OnlySymptomsNamesTheStrongestWithLowerConfidence) {
   auto skew = F("trace.arrival_skew", Severity::kWarning, 9e6);
   skew.rank = 1;
   std::vector<Finding> v = {F("trace.pattern", Severity::kInfo), skew};
-  auto rc = PickRootCause(v, {"trace"});
+  auto rc = PickRootCause(v, {Source::kTrace});
   ASSERT_TRUE(rc);
   EXPECT_EQ(rc->id, "trace.arrival_skew");
   EXPECT_LT(rc->confidence, 0.8);

@@ -88,7 +88,7 @@ TEST(EnvProbe, ParsersAndVersionCodes) {
 TEST(EnvAnalyzers, ContainerLimitsAndRdma) {
   Job job;
   job.env = ProbeFake("pcie4", {"PATH=/usr/bin:/opt/venv/bin"});
-  auto all = analysis::RunAnalyzers(job, {}, {"env"});
+  auto all = analysis::RunAnalyzers(job, {}, {Source::kEnv});
   auto shm = WithId(all, "env.shm_small");
   ASSERT_EQ(shm.size(), 1u);
   EXPECT_EQ(shm[0].severity, Severity::kError);
@@ -104,7 +104,7 @@ TEST(EnvAnalyzers, ContainerLimitsAndRdma) {
   // A healthy node: nothing but the library note.
   Job ok;
   ok.env = ProbeFake("nogpu", {});
-  auto quiet = analysis::RunAnalyzers(ok, {}, {"env"});
+  auto quiet = analysis::RunAnalyzers(ok, {}, {Source::kEnv});
   ASSERT_EQ(quiet.size(), 1u);
   EXPECT_EQ(quiet[0].id, "env.nccl_lib");
 }

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/trace_analyzers.h"
+#include "analysis/registry.h"
 #include "analysis/trace_facts.h"
 #include "analysis/trace_step_breakdown.h"
 #include "ingest/kineto/names.h"

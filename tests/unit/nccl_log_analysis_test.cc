@@ -18,7 +18,7 @@ Job Parse(const std::string& text) {
   return job;
 }
 
-std::vector<Finding> All(const Job& j) { return RunAnalyzers(j, {}, {"logs"}); }
+std::vector<Finding> All(const Job& j) { return RunAnalyzers(j, {}, {Source::kLogs}); }
 
 const Finding* Find(const std::vector<Finding>& fs, std::string_view id) {
   for (const auto& f : fs)

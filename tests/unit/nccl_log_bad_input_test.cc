@@ -103,7 +103,7 @@ TEST(NcclLogBadInput, CutAndMutatedRealLinesNeverCrash) {
   }
   for (const std::string* text : {&cut, &mutated}) {
     Job j = Parse(*text);
-    auto findings = analysis::RunAnalyzers(j, {}, {"logs"});
+    auto findings = analysis::RunAnalyzers(j, {}, {Source::kLogs});
     EXPECT_GT(j.nccl.nccl_lines, 0u);
     for (const auto& f : findings) EXPECT_FALSE(f.id.empty());
   }

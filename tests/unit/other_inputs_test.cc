@@ -21,7 +21,7 @@ std::vector<Finding> Logs(const std::string& file) {
   o.only = {InputKind::kNcclLog};
   auto job = ingest::LoadInputs({kData + "nccl_logs_multihost/" + file}, o);
   EXPECT_TRUE(job.has_value()) << file;
-  return job ? analysis::RunAnalyzers(*job, {}, {"logs"}) : std::vector<Finding>{};
+  return job ? analysis::RunAnalyzers(*job, {}, {Source::kLogs}) : std::vector<Finding>{};
 }
 
 const Finding* Find(const std::vector<Finding>& fs, std::string_view id) {
@@ -143,13 +143,13 @@ TEST(EnvDump, FactsTheDumpDoesNotCarryAreNotFindings) {
   Job job = EnvJob(R"({"environ": {"NCCL_DEBUG": "INFO", "OMP_NUM_THREADS": "1"}})");
   EXPECT_FALSE(job.env.nccl_libs_checked);
   EXPECT_FALSE(job.env.platform_checked);
-  auto fs = analysis::RunAnalyzers(job, {}, {"env"});
+  auto fs = analysis::RunAnalyzers(job, {}, {Source::kEnv});
   EXPECT_EQ(Find(fs, "env.nccl_lib"), nullptr);
   EXPECT_EQ(Find(fs, "env.container"), nullptr);
   // A dump that lists the libraries its process loaded is checked for them.
   Job listed = EnvJob(R"({"environ": {}, "nccl_version": "2.28.9",
                           "nccl_lib_loaded": ["/x/nvidia/nccl/lib/libnccl.so.2"]})");
-  auto lib = analysis::RunAnalyzers(listed, {}, {"env"});
+  auto lib = analysis::RunAnalyzers(listed, {}, {Source::kEnv});
   const Finding* f = Find(lib, "env.nccl_lib");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->title.find("2.28.9"), std::string::npos) << f->title;

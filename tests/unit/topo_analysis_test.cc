@@ -216,13 +216,13 @@ TEST(TopoAnalyzers, NvLinkErrorCounters) {
 
 TEST(TopoAnalyzers, RegisteredWithCatalogueIds) {
   Job job = Pcie4Job();
-  auto f = RunAnalyzers(job, {}, {"topo"});
+  auto f = RunAnalyzers(job, {}, {Source::kTopo});
   EXPECT_GE(f.size(), 5u);
   for (const auto& x : f) {
-    EXPECT_EQ(x.source, "topo");
+    EXPECT_EQ(x.source, Source::kTopo);
     EXPECT_GT(x.method_step, 0) << x.id << " is not in the catalogue";
   }
-  EXPECT_TRUE(RunAnalyzers(Job{}, {}, {"topo"}).empty());
+  EXPECT_TRUE(RunAnalyzers(Job{}, {}, {Source::kTopo}).empty());
 }
 
 }  // namespace

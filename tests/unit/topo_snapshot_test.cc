@@ -121,7 +121,7 @@ TEST(Snapshot, RealSingleH200Capture) {
   EXPECT_EQ(job->topo.gpus[0].ActiveNvLinks(), 0);
   EXPECT_TRUE(job->topo.pairs.empty());
   EXPECT_EQ(job->env.nccl_libs.size(), 2u);
-  for (const auto& f : analysis::RunAnalyzers(*job, {}, {"topo"}))
+  for (const auto& f : analysis::RunAnalyzers(*job, {}, {Source::kTopo}))
     ADD_FAILURE() << f.id << ": " << f.title;
 }
 
@@ -156,7 +156,7 @@ TEST(Snapshot, RealH200Capture) {
   EXPECT_EQ(t.cuda_driver_version, 13000);
   // Data-CRC counters are non-zero there while replay/recovery/flit CRC are 0: no health finding.
   EXPECT_GT(t.gpus[0].nvlinks[2].crc_data_errors.value_or(0), 0u);
-  for (const auto& f : analysis::RunAnalyzers(*job, {}, {"topo"}))
+  for (const auto& f : analysis::RunAnalyzers(*job, {}, {Source::kTopo}))
     ADD_FAILURE() << f.id << ": " << f.title;
   auto env = ingest::LoadInputs({dir + "h200x2-env.json"}, {});
   ASSERT_TRUE(env);

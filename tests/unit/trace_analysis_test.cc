@@ -5,7 +5,7 @@
 #include <string>
 
 #include "analysis/hta_compat.h"
-#include "analysis/trace_analyzers.h"
+#include "analysis/registry.h"
 #include "analysis/trace_arrival_skew.h"
 #include "analysis/trace_facts.h"
 #include "analysis/trace_host_sync.h"
@@ -102,7 +102,7 @@ TEST(TraceCrossRank, AlignsClocksAndSplitsWaitFromTransfer) {
   // Rank 0 waits 5 ms in its all-reduce; the first 0.5 ms of that runs beside compute.
   EXPECT_EQ(f.rank_means[0].comm_exposed_wait_ns, 4'500'000);
   EXPECT_EQ(f.rank_means[0].comm_exposed_ns, 5'500'000);
-  auto findings = FindTraceIssues(job, {});
+  auto findings = RunAnalyzers(job, {}, {Source::kTrace});
   const Finding* skew = FindId(findings, "trace.arrival_skew");
   ASSERT_NE(skew, nullptr);
   EXPECT_EQ(skew->rank, 1);
@@ -136,12 +136,12 @@ TEST(TraceHostSync, ItemSyncFoundWithItsCause) {
   EXPECT_EQ(syncs[0].blocked_ns, 5'880'000);
   EXPECT_EQ(syncs[0].step, 1);
   // One cheap sync per step is not reported (GradScaler-like); the list above still has it.
-  EXPECT_EQ(FindId(FindTraceIssues(job, {}), "trace.host_sync"), nullptr);
+  EXPECT_EQ(FindId(RunAnalyzers(job, {}, {Source::kTrace}), "trace.host_sync"), nullptr);
 }
 
 TEST(TraceFindings, PatternAndNothingLoudOnAHealthyStep) {
   Job job = Load({"kineto_2024_rank0.json"});
-  auto findings = FindTraceIssues(job, {});
+  auto findings = RunAnalyzers(job, {}, {Source::kTrace});
   const Finding* p = FindId(findings, "trace.pattern");
   ASSERT_NE(p, nullptr);
   EXPECT_NE(p->title.find("all-reduce"), std::string::npos);
@@ -158,14 +158,15 @@ namespace {
 
 TEST(TraceFindings, ComputeHeldBehindNcclIsSerialized) {
   Job job = Load({"serialized_rank0.json"});
-  auto findings = FindTraceIssues(job, {});
+  auto findings = RunAnalyzers(job, {}, {Source::kTrace});
   const Finding* s = FindId(findings, "trace.comm_serialized");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->severity, Severity::kWarning);
   EXPECT_EQ(s->rank, 0);
   EXPECT_NEAR(*s->cost_ns_per_step, 4e6, 1);  // 2 x 2 ms held back per step
   // Where the all-reduce overlaps the compute next to it, nothing is serialized.
-  EXPECT_EQ(FindId(FindTraceIssues(Load({"kineto_2024_rank0.json"}), {}), "trace.comm_serialized"),
+  EXPECT_EQ(FindId(RunAnalyzers(Load({"kineto_2024_rank0.json"}), {}, {Source::kTrace}),
+                   "trace.comm_serialized"),
             nullptr);
 }
 

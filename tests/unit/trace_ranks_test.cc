@@ -9,7 +9,7 @@
 #include <string>
 
 #include "analysis/catalogue.h"
-#include "analysis/trace_analyzers.h"
+#include "analysis/registry.h"
 #include "analysis/trace_facts.h"
 #include "analysis/trace_pattern.h"
 #include "base/file.h"
@@ -86,8 +86,9 @@ Analysed Analyse(const std::vector<std::string>& paths) {
   auto job = ingest::LoadInputs(paths, ingest::ForcedKind(InputKind::kKineto));
   EXPECT_TRUE(job) << (job ? "" : job.error().ToString());
   if (job) a.job = std::move(*job);
-  a.facts = analysis::ComputeTraceFacts(a.job);
-  a.findings = analysis::FindTraceIssuesWith(a.job, a.facts, {});
+  analysis::AnalysisInput input(a.job);
+  a.findings = analysis::RunAnalyzers(input, {}, {Source::kTrace});
+  a.facts = input.trace_facts();
   return a;
 }
 
@@ -231,14 +232,12 @@ TEST(UnknownSize, StaysOutOfTheHistogramAndTheAdvice) {
 
   Job job;
   job.trace = set;
-  auto facts = analysis::ComputeTraceFacts(job);
-  for (const auto& f : analysis::FindTraceIssuesWith(job, facts, {}))
+  for (const auto& f : analysis::RunAnalyzers(job, {}, {Source::kTrace}))
     EXPECT_NE(f.id, "trace.small_collectives") << f.detail;
   // The same calls with a known small size are advice.
   job.trace.ranks[0] = WithAllReduces(40, 4096);
-  facts = analysis::ComputeTraceFacts(job);
   bool small = false;
-  for (const auto& f : analysis::FindTraceIssuesWith(job, facts, {}))
+  for (const auto& f : analysis::RunAnalyzers(job, {}, {Source::kTrace}))
     small |= f.id == "trace.small_collectives";
   EXPECT_TRUE(small);
 }
