@@ -15,6 +15,7 @@
 #include "analysis/catalogue.h"
 #include "analysis/hta_compat.h"
 #include "analysis/registry.h"
+#include "analysis/analysis_input.h"
 #include "analysis/trace_facts.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/load_inputs.h"

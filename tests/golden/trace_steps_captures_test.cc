@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analysis/registry.h"
+#include "analysis/analysis_input.h"
 #include "analysis/trace_facts.h"
 #include "diagnose/diagnosis.h"
 #include "ingest/kineto/kineto_importer.h"

@@ -9,18 +9,18 @@
 #include "analysis/catalogue.h"
 #include "analysis/registry.h"
 #include "diagnose/diagnosis.h"
-#include "ingest/kineto/kineto_importer.h"
+#include "ingest/load_inputs.h"
 
 namespace commdx {
 namespace {
 
 Job LoadSkew() {
-  Job job;
-  std::vector<ingest::KinetoInput> in;
+  std::vector<std::string> in;
   for (const char* n : {"skew_rank0.json", "skew_rank1.json"})
-    in.push_back({std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/" + n, true});
-  EXPECT_TRUE(ingest::LoadKinetoFiles(in, job));
-  return job;
+    in.push_back(std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/" + n);
+  auto job = ingest::LoadInputs(in, ingest::ForcedKind(InputKind::kKineto));
+  EXPECT_TRUE(job) << (job ? "" : job.error().ToString());
+  return job ? std::move(*job) : Job{};
 }
 
 TEST(AnalyzerRegistry, EveryAnalyzerOnceWithASource) {

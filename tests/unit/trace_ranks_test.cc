@@ -10,6 +10,7 @@
 
 #include "analysis/catalogue.h"
 #include "analysis/registry.h"
+#include "analysis/analysis_input.h"
 #include "analysis/trace_facts.h"
 #include "analysis/trace_pattern.h"
 #include "base/file.h"
