@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "model/collective.h"
+
 namespace commdx::analysis {
 
 namespace {
@@ -91,9 +93,10 @@ BenchSummary SummarizeBench(const BenchResult& r) {
   s.fit_ok = FitAlphaBeta(pts, s.alpha_us, us_per_byte);
   if (s.fit_ok) {
     double alg_gbps = 1.0 / us_per_byte / 1e3;  // bytes/us -> GB/s
+    CollectiveType kind = ParseCollectiveType(r.case_key).value_or(CollectiveType::kUnknown);
     double factor = pts.back().p->algbw_gbps > 0
                         ? pts.back().p->busbw_gbps / pts.back().p->algbw_gbps
-                        : BusBwFactor(r.case_key, r.nranks);
+                        : BusBwFactor(kind, r.nranks);
     s.beta_busbw_gbps = alg_gbps * factor;
   }
   if (s.expected.known && s.expected.line_rate_gbps > 0)

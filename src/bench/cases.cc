@@ -7,7 +7,7 @@
 namespace commdx::bench {
 
 namespace {
-template <CollKind K>
+template <CollectiveType K>
 Result<BenchResult> RunColl(Backend& b, Watchdog* wd, const RunOptions& o) {
   return RunCollective(b, wd, K, o);
 }
@@ -16,22 +16,26 @@ Result<BenchResult> RunColl(Backend& b, Watchdog* wd, const RunOptions& o) {
 const std::vector<Case>& Cases() {
   static const std::vector<Case> kCases = {
       {"all_reduce", "ncclAllReduce over a size sweep (DDP gradients)", true,
-       &RunColl<CollKind::kAllReduce>},
+       &RunColl<CollectiveType::kAllReduce>},
       {"all_gather", "ncclAllGather over a size sweep (FSDP/ZeRO parameters)", true,
-       &RunColl<CollKind::kAllGather>},
+       &RunColl<CollectiveType::kAllGather>},
       {"reduce_scatter", "ncclReduceScatter over a size sweep (FSDP/ZeRO gradients)", true,
-       &RunColl<CollKind::kReduceScatter>},
+       &RunColl<CollectiveType::kReduceScatter>},
       {"broadcast", "ncclBroadcast from --root over a size sweep", true,
-       &RunColl<CollKind::kBroadcast>},
-      {"reduce", "ncclReduce to --root over a size sweep", true, &RunColl<CollKind::kReduce>},
+       &RunColl<CollectiveType::kBroadcast>},
+      {"reduce", "ncclReduce to --root over a size sweep", true, &RunColl<CollectiveType::kReduce>},
       {"alltoall", "all-to-all as grouped ncclSend/ncclRecv over a size sweep (MoE)", true,
-       &RunColl<CollKind::kAllToAll>},
+       &RunColl<CollectiveType::kAllToAll>},
       {"sendrecv", "ncclSend/ncclRecv around a ring over a size sweep (pipeline parallel)", true,
-       &RunColl<CollKind::kSendRecv>},
-      {"p2p", "per GPU pair copy bandwidth and latency: copy engine and SM kernel, one- and "
-              "two-directional", false, &RunP2p},
-      {"repro", "minimal repro: compute of set duration + bucketed all_reduce, overlap on/off, "
-                "bucket sweep", true, &RunRepro},
+       &RunColl<CollectiveType::kSendRecv>},
+      {"p2p",
+       "per GPU pair copy bandwidth and latency: copy engine and SM kernel, one- and "
+       "two-directional",
+       false, &RunP2p},
+      {"repro",
+       "minimal repro: compute of set duration + bucketed all_reduce, overlap on/off, "
+       "bucket sweep",
+       true, &RunRepro},
   };
   return kCases;
 }

@@ -50,7 +50,7 @@ Result<BenchPoint> MeasurePoint(Backend& b, Watchdog* wd, const CollSpec& spec, 
   p.slowest_rank = s.slowest_rank;
   if (s.median_ns > 0) {
     p.algbw_gbps = static_cast<double>(spec.SizeBytes()) / s.median_ns;  // B/ns = GB/s
-    p.busbw_gbps = p.algbw_gbps * BusBwFactor(CollKindKey(spec.kind), spec.nranks);
+    p.busbw_gbps = p.algbw_gbps * BusBwFactor(spec.kind, spec.nranks);
   }
   if (o.check && (!spec.in_place || InPlaceCheckable(spec.kind))) {
     if (wd) wd->Arm(what + " (correctness run)");
@@ -80,11 +80,12 @@ BenchResult NewLiveResult(const Backend& backend, const std::string& case_key) {
   return r;
 }
 
-Result<BenchResult> RunCollective(Backend& b, Watchdog* wd, CollKind kind, const RunOptions& o) {
+Result<BenchResult> RunCollective(Backend& b, Watchdog* wd, CollectiveType kind,
+                                  const RunOptions& o) {
   auto t0 = std::chrono::steady_clock::now();
   const BackendInfo& info = b.Info();
   int n = info.world_size;
-  BenchResult result = NewLiveResult(b, CollKindKey(kind));
+  BenchResult result = NewLiveResult(b, CollectiveTypeName(kind));
   result.cuda_graph = o.graph_iters > 0;
   result.event_stride = result.cuda_graph ? 1 : info.event_stride;
   if (HasRoot(kind) && (o.root < 0 || o.root >= n))
@@ -138,8 +139,9 @@ Result<BenchResult> RunCollective(Backend& b, Watchdog* wd, CollKind kind, const
                               MeasurePoint(b, wd, spec, i * 2 + pl.in_place, o, i == 0));
     }
     if (o.progress)
-      o.progress(std::string(CollKindKey(kind)) + " " + FormatBytes(static_cast<double>(row.bytes)) +
-                 " (" + std::to_string(i + 1) + "/" + std::to_string(sizes.size()) + ")");
+      o.progress(std::string(CollectiveTypeName(kind)) + " " +
+                 FormatBytes(static_cast<double>(row.bytes)) + " (" + std::to_string(i + 1) + "/" +
+                 std::to_string(sizes.size()) + ")");
     result.rows.push_back(std::move(row));
   }
   if (wd) wd->Disarm();

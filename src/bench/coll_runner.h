@@ -10,7 +10,7 @@
 
 namespace commdx::bench {
 
-Result<BenchResult> RunCollective(Backend& backend, Watchdog* watchdog, CollKind kind,
+Result<BenchResult> RunCollective(Backend& backend, Watchdog* watchdog, CollectiveType kind,
                                   const RunOptions& options);
 
 // Fills the live-run header fields of a result (library, version, launch, topology).

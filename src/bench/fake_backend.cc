@@ -32,7 +32,7 @@ double FakeBackend::Jitter() {
 }
 
 double FakeBackend::CollNs(const CollSpec& spec) const {
-  double factor = BusBwFactor(CollKindKey(spec.kind), spec.nranks);
+  double factor = BusBwFactor(spec.kind, spec.nranks);
   double bytes = static_cast<double>(spec.SizeBytes()) * factor;
   return o_.latency_us * 1e3 + bytes / o_.busbw_gbps;  // bytes / (GB/s) = ns
 }
@@ -71,7 +71,7 @@ Result<TimeMatrix> FakeBackend::Time(const CollSpec& spec, int iters, bool) {
 
 Result<std::vector<int64_t>> FakeBackend::Check(const CollSpec& spec, uint64_t) {
   std::vector<int64_t> wrong(static_cast<size_t>(o_.ranks), o_.wrong_elements);
-  if (spec.kind == CollKind::kReduce)
+  if (spec.kind == CollectiveType::kReduce)
     for (int r = 0; r < o_.ranks; ++r)
       if (r != spec.root) wrong[static_cast<size_t>(r)] = 0;
   return wrong;
@@ -97,7 +97,7 @@ Result<TimeMatrix> FakeBackend::TimeRepro(const ReproSpec& spec, int iters) {
   int buckets = static_cast<int>((spec.grad_bytes + bucket - 1) / bucket);
   double compute_ns = spec.compute_us * 1e3;
   double seg = buckets ? compute_ns / buckets : compute_ns;
-  double factor = BusBwFactor("all_reduce", o_.ranks);
+  double factor = BusBwFactor(CollectiveType::kAllReduce, o_.ranks);
   double step = 0, comm_end = 0, comm_sum = 0;
   for (int b = 0; b < buckets; ++b) {
     uint64_t bytes = std::min(bucket, spec.grad_bytes - static_cast<uint64_t>(b) * bucket);

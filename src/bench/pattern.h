@@ -14,7 +14,8 @@
 
 namespace commdx::bench::pattern {
 
-// Same numbering as bench::CollKind / RedOp / DataType (plain ints so device code can use them).
+// Plain ints so device code can use them. Coll: the collectives bench runs (cuda_coll.cc maps
+// CollectiveType onto it); Op and DataType: same numbering as bench::RedOp / DataType.
 enum Coll : int { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kSendRecv };
 enum Op : int { kSum, kProd, kMax, kMin, kAvg };
 

@@ -24,9 +24,6 @@ constexpr TypeName kTypes[] = {
 
 constexpr const char* kOps[] = {"sum", "prod", "max", "min", "avg"};
 
-constexpr const char* kKinds[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast",
-                                  "reduce",     "alltoall",   "sendrecv"};
-
 }  // namespace
 
 const char* DataTypeName(DataType t) {
@@ -74,27 +71,24 @@ std::optional<RedOp> ParseRedOp(std::string_view name) {
   return std::nullopt;
 }
 
-const char* CollKindKey(CollKind k) { return kKinds[static_cast<int>(k)]; }
-
-std::optional<CollKind> ParseCollKind(std::string_view key) {
-  for (int i = 0; i < 7; ++i)
-    if (key == kKinds[i]) return static_cast<CollKind>(i);
-  return std::nullopt;
+bool HasRedOp(CollectiveType k) {
+  return k == CollectiveType::kAllReduce || k == CollectiveType::kReduce ||
+         k == CollectiveType::kReduceScatter;
 }
 
-bool HasRedOp(CollKind k) {
-  return k == CollKind::kAllReduce || k == CollKind::kReduce || k == CollKind::kReduceScatter;
+bool HasRoot(CollectiveType k) {
+  return k == CollectiveType::kBroadcast || k == CollectiveType::kReduce;
 }
 
-bool HasRoot(CollKind k) { return k == CollKind::kBroadcast || k == CollKind::kReduce; }
-
-bool InPlaceCheckable(CollKind k) { return k != CollKind::kAllToAll && k != CollKind::kSendRecv; }
+bool InPlaceCheckable(CollectiveType k) {
+  return k != CollectiveType::kAllToAll && k != CollectiveType::kSendRecv;
+}
 
 uint64_t CollSpec::SendElems() const {
   uint64_t n = static_cast<uint64_t>(nranks);
   switch (kind) {
-    case CollKind::kReduceScatter:
-    case CollKind::kAllToAll:
+    case CollectiveType::kReduceScatter:
+    case CollectiveType::kAllToAll:
       return count * n;
     default:
       return count;
@@ -104,8 +98,8 @@ uint64_t CollSpec::SendElems() const {
 uint64_t CollSpec::RecvElems() const {
   uint64_t n = static_cast<uint64_t>(nranks);
   switch (kind) {
-    case CollKind::kAllGather:
-    case CollKind::kAllToAll:
+    case CollectiveType::kAllGather:
+    case CollectiveType::kAllToAll:
       return count * n;
     default:
       return count;
@@ -115,9 +109,9 @@ uint64_t CollSpec::RecvElems() const {
 uint64_t CollSpec::SizeBytes() const {
   uint64_t ts = DataTypeBytes(dtype);
   switch (kind) {
-    case CollKind::kAllGather:
-    case CollKind::kReduceScatter:
-    case CollKind::kAllToAll:
+    case CollectiveType::kAllGather:
+    case CollectiveType::kReduceScatter:
+    case CollectiveType::kAllToAll:
       return count * static_cast<uint64_t>(nranks) * ts;
     default:
       return count * ts;
@@ -125,18 +119,18 @@ uint64_t CollSpec::SizeBytes() const {
 }
 
 std::string CollSpec::Describe() const {
-  std::string s = std::string(CollKindKey(kind)) + " " + FormatBytes(static_cast<double>(SizeBytes())) +
-                  " " + DataTypeName(dtype);
+  std::string s = std::string(CollectiveTypeName(kind)) + " " +
+                  FormatBytes(static_cast<double>(SizeBytes())) + " " + DataTypeName(dtype);
   if (HasRedOp(kind)) s += std::string(" ") + RedOpName(op);
   if (HasRoot(kind)) s += " root " + std::to_string(root);
   s += in_place ? " in-place" : " out-of-place";
   return s;
 }
 
-uint64_t CountForBytes(CollKind kind, DataType dtype, int nranks, uint64_t bytes) {
+uint64_t CountForBytes(CollectiveType kind, DataType dtype, int nranks, uint64_t bytes) {
   uint64_t ts = DataTypeBytes(dtype);
-  bool per_rank_split = kind == CollKind::kAllGather || kind == CollKind::kReduceScatter ||
-                        kind == CollKind::kAllToAll;
+  bool per_rank_split = kind == CollectiveType::kAllGather ||
+                        kind == CollectiveType::kReduceScatter || kind == CollectiveType::kAllToAll;
   uint64_t div = ts * (per_rank_split ? static_cast<uint64_t>(nranks) : 1);
   return bytes / div;
 }

@@ -1,5 +1,6 @@
-// What one benchmarked operation is: the collective, element type, reduction, root, element
-// count and buffer placement, with nccl-tests' conventions for sizes and bus bandwidth.
+// What one benchmarked operation is: the collective (model/collective.h), element type, reduction,
+// root, element count and buffer placement, with nccl-tests' conventions for sizes and bus
+// bandwidth.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "model/collective.h"
 
 namespace commdx::bench {
 
@@ -30,16 +32,6 @@ enum class DataType : int {
   kFp8E5M2 = 11,  // NCCL >= 2.24
 };
 
-enum class CollKind {
-  kAllReduce,
-  kAllGather,
-  kReduceScatter,
-  kBroadcast,
-  kReduce,
-  kAllToAll,
-  kSendRecv,
-};
-
 const char* DataTypeName(DataType t);  // nccl-tests spelling: "float", "bfloat16", "half", ...
 size_t DataTypeBytes(DataType t);
 std::optional<DataType> ParseDataType(std::string_view name);  // also "fp32", "bf16", "f16"
@@ -48,15 +40,13 @@ const std::vector<DataType>& AllDataTypes();
 const char* RedOpName(RedOp op);  // "sum", "prod", "max", "min", "avg"
 std::optional<RedOp> ParseRedOp(std::string_view name);
 
-const char* CollKindKey(CollKind k);  // "all_reduce", ...
-std::optional<CollKind> ParseCollKind(std::string_view key);
-bool HasRedOp(CollKind k);   // all_reduce, reduce, reduce_scatter
-bool HasRoot(CollKind k);    // broadcast, reduce
+bool HasRedOp(CollectiveType k);  // all_reduce, reduce, reduce_scatter
+bool HasRoot(CollectiveType k);   // broadcast, reduce
 // True when nccl-tests can verify the in-place variant (alltoall / sendrecv in-place overlap).
-bool InPlaceCheckable(CollKind k);
+bool InPlaceCheckable(CollectiveType k);
 
 struct CollSpec {
-  CollKind kind = CollKind::kAllReduce;
+  CollectiveType kind = CollectiveType::kAllReduce;
   DataType dtype = DataType::kFloat;
   RedOp op = RedOp::kSum;
   int root = 0;
@@ -73,7 +63,7 @@ struct CollSpec {
 };
 
 // Element count for a requested size in bytes (rounded down as nccl-tests does).
-uint64_t CountForBytes(CollKind kind, DataType dtype, int nranks, uint64_t bytes);
+uint64_t CountForBytes(CollectiveType kind, DataType dtype, int nranks, uint64_t bytes);
 
 // "8", "64K", "8M", "8G" (binary multiples, as nccl-tests reads them); "1.5G" is allowed.
 Result<uint64_t> ParseSize(std::string_view text);

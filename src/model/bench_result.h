@@ -76,7 +76,7 @@ struct ReproPoint {
 };
 
 struct BenchResult {
-  std::string case_key;     // "all_reduce", "sendrecv", "p2p", "repro", ...
+  std::string case_key;     // bench case: "p2p", "repro", or a CollectiveTypeName ("all_reduce")
   std::string source;       // "commdx" | "nccl-tests"
   std::string file;         // ingested file path (empty when live)
   std::string tool_version; // nccl-tests version, or commdx version
@@ -97,9 +97,5 @@ struct BenchResult {
   double wall_s = 0;  // wall time of the whole case (live)
   std::vector<std::string> notes;  // waivers and caveats, one sentence each
 };
-
-// nccl-tests' bus-bandwidth factor for a collective on n ranks (DESIGN.md §6):
-// all_reduce 2(n-1)/n; all_gather, reduce_scatter, alltoall (n-1)/n; others 1.
-double BusBwFactor(std::string_view case_key, int nranks);
 
 }  // namespace commdx

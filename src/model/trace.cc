@@ -2,68 +2,6 @@
 
 namespace commdx {
 
-const char* CollectiveTypeName(CollectiveType t) {
-  switch (t) {
-    case CollectiveType::kUnknown:
-      return "unknown";
-    case CollectiveType::kAllReduce:
-      return "all_reduce";
-    case CollectiveType::kAllGather:
-      return "all_gather";
-    case CollectiveType::kReduceScatter:
-      return "reduce_scatter";
-    case CollectiveType::kAllToAll:
-      return "alltoall";
-    case CollectiveType::kBroadcast:
-      return "broadcast";
-    case CollectiveType::kReduce:
-      return "reduce";
-    case CollectiveType::kGather:
-      return "gather";
-    case CollectiveType::kScatter:
-      return "scatter";
-    case CollectiveType::kSend:
-      return "send";
-    case CollectiveType::kRecv:
-      return "recv";
-    case CollectiveType::kSendRecv:
-      return "sendrecv";
-    case CollectiveType::kBarrier:
-      return "barrier";
-  }
-  return "unknown";
-}
-
-bool IsPointToPoint(CollectiveType t) {
-  return t == CollectiveType::kSend || t == CollectiveType::kRecv ||
-         t == CollectiveType::kSendRecv;
-}
-
-double BusBwFactor(CollectiveType t, int nranks) {
-  if (nranks < 1) return 0;
-  double n = nranks;
-  switch (t) {
-    case CollectiveType::kAllReduce:
-      return 2.0 * (n - 1) / n;
-    case CollectiveType::kAllGather:
-    case CollectiveType::kReduceScatter:
-    case CollectiveType::kAllToAll:
-    case CollectiveType::kGather:
-    case CollectiveType::kScatter:
-      return (n - 1) / n;
-    case CollectiveType::kBroadcast:
-    case CollectiveType::kReduce:
-    case CollectiveType::kSend:
-    case CollectiveType::kRecv:
-    case CollectiveType::kSendRecv:
-      return 1.0;
-    case CollectiveType::kBarrier:
-    case CollectiveType::kUnknown:
-      return 0;
-  }
-  return 0;
-}
-
 int DtypeBytes(std::string_view d) {
   struct Entry {
     std::string_view name;

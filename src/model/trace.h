@@ -10,29 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "model/collective.h"
+
 namespace commdx {
-
-enum class CollectiveType : uint8_t {
-  kUnknown,
-  kAllReduce,
-  kAllGather,
-  kReduceScatter,
-  kAllToAll,
-  kBroadcast,
-  kReduce,
-  kGather,
-  kScatter,
-  kSend,
-  kRecv,
-  kSendRecv,  // a kernel that serves both directions (ncclDevKernel_SendRecv) with no args
-  kBarrier,
-};
-const char* CollectiveTypeName(CollectiveType t);  // "all_reduce", "send", ...
-bool IsPointToPoint(CollectiveType t);
-
-// nccl-tests bus-bandwidth factor: all_reduce 2(n-1)/n; all_gather, reduce_scatter, alltoall
-// (n-1)/n; broadcast, reduce, send/recv 1. 0 where it is undefined (barrier, unknown, n < 1).
-double BusBwFactor(CollectiveType t, int nranks);
 
 // Bytes of one element of a PyTorch dtype as Kineto writes it ("Float", "BFloat16", "Long"...);
 // 0 if unknown.

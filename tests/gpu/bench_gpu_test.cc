@@ -61,7 +61,7 @@ TEST(BenchGpu, EveryDtypeAndReductionIsCorrect) {
       RunOptions o = Quick(1 << 20);
       o.dtype = t;
       o.op = op;
-      auto r = RunCollective(*b, nullptr, CollKind::kAllReduce, o);
+      auto r = RunCollective(*b, nullptr, CollectiveType::kAllReduce, o);
       bool fp8 = t == DataType::kFp8E4M3 || t == DataType::kFp8E5M2;
       if (!r && fp8 && r.error().message.find("invalid argument") != std::string::npos) {
         // NCCL 2.28.9 on H200 rejected f8e4m3 avg as an invalid argument (1-GPU machine,
@@ -82,7 +82,7 @@ TEST(BenchGpu, CudaGraphMode) {
   RunOptions o = Quick(1 << 20);
   o.iters = 0;
   o.graph_iters = 10;
-  auto r = RunCollective(*b, nullptr, CollKind::kAllReduce, o);
+  auto r = RunCollective(*b, nullptr, CollectiveType::kAllReduce, o);
   ASSERT_TRUE(r) << r.error().ToString();
   EXPECT_TRUE(r->cuda_graph);
   for (const auto& row : r->rows) {
@@ -117,7 +117,7 @@ TEST(BenchGpu, WatchdogAbortsACollectiveARankNeverJoins) {
   b->SetWatchdog(&wd);
   RunOptions o = Quick(64);
   auto start = std::chrono::steady_clock::now();
-  auto r = RunCollective(*b, &wd, CollKind::kAllReduce, o);
+  auto r = RunCollective(*b, &wd, CollectiveType::kAllReduce, o);
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   b->SetWatchdog(nullptr);
   ASSERT_FALSE(r);

@@ -86,7 +86,7 @@ TEST(BenchRunner, SweepComputesNcclTestsBandwidths) {
   fo.latency_us = 10;
   fo.jitter = 0;
   FakeBackend b(fo);
-  auto r = RunCollective(b, nullptr, CollKind::kAllReduce, Small());
+  auto r = RunCollective(b, nullptr, CollectiveType::kAllReduce, Small());
   ASSERT_TRUE(r) << r.error().ToString();
   ASSERT_EQ(r->rows.size(), 10u);  // 8 B .. 1 GiB, x8
   const BenchRow& big = r->rows.back();
@@ -111,7 +111,7 @@ TEST(BenchRunner, WarmupAndFixedIterationsAreObeyed) {
   o.in_place = false;
   o.warmup = 4;
   o.iters = 7;
-  auto r = RunCollective(b, nullptr, CollKind::kAllReduce, o);
+  auto r = RunCollective(b, nullptr, CollectiveType::kAllReduce, o);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->rows[1].out_of_place.iterations, 7);
   // first point: 20 warm-up iterations (first use after init); then -w 4; each 7 timed + 1 check
@@ -122,7 +122,7 @@ TEST(BenchRunner, InPlaceOfSendRecvIsNotChecked) {
   FakeBackend b(FakeOptions{});
   RunOptions o = Small();
   o.max_bytes = 1 << 20;
-  auto r = RunCollective(b, nullptr, CollKind::kSendRecv, o);
+  auto r = RunCollective(b, nullptr, CollectiveType::kSendRecv, o);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->rows[0].out_of_place.wrong, 0);
   EXPECT_EQ(r->rows[0].in_place.wrong, -1);  // nccl-tests prints N/A too
@@ -139,7 +139,7 @@ TEST(BenchRunner, WrongElementsAndSlowRankAreReported) {
   RunOptions o = Small();
   o.max_bytes = 64;
   o.in_place = false;
-  auto r = RunCollective(b, nullptr, CollKind::kAllReduce, o);
+  auto r = RunCollective(b, nullptr, CollectiveType::kAllReduce, o);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->rows[0].out_of_place.wrong, 12);  // 3 on each of 4 ranks
   EXPECT_EQ(r->rows[0].out_of_place.slowest_rank, 2);
@@ -153,13 +153,13 @@ TEST(BenchRunner, DefaultSweepIsCappedToGpuMemory) {
   FakeBackend b(fo);
   RunOptions o;  // default 8 B .. 8 GiB
   o.factor = 4;
-  auto r = RunCollective(b, nullptr, CollKind::kAllReduce, o);
+  auto r = RunCollective(b, nullptr, CollectiveType::kAllReduce, o);
   ASSERT_TRUE(r);
   // all_reduce needs 2x the size; 40% of 4 GiB leaves 512 MiB as the largest size.
   EXPECT_EQ(r->rows.back().bytes, 512ull << 20);
   ASSERT_FALSE(r->notes.empty());
   o.max_bytes_explicit = true;  // an explicit -e is obeyed, and fails cleanly
-  auto oom = RunCollective(b, nullptr, CollKind::kAllReduce, o);
+  auto oom = RunCollective(b, nullptr, CollectiveType::kAllReduce, o);
   ASSERT_FALSE(oom);
   EXPECT_NE(oom.error().message.find("out of memory"), std::string::npos);
 }
@@ -168,7 +168,7 @@ TEST(BenchRunner, RootMustBeARank) {
   FakeBackend b(FakeOptions{});
   RunOptions o = Small();
   o.root = 5;
-  auto r = RunCollective(b, nullptr, CollKind::kBroadcast, o);
+  auto r = RunCollective(b, nullptr, CollectiveType::kBroadcast, o);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::kUsage);
 }
@@ -182,7 +182,7 @@ TEST(BenchWatchdog, AbortsAHungCollectiveAndNamesIt) {
   RunOptions o = Small();
   o.max_bytes = 4096;
   auto start = std::chrono::steady_clock::now();
-  auto r = RunCollective(b, &wd, CollKind::kAllReduce, o);
+  auto r = RunCollective(b, &wd, CollectiveType::kAllReduce, o);
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(r);
   EXPECT_TRUE(wd.fired());

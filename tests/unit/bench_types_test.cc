@@ -40,7 +40,7 @@ TEST(BenchTypes, SweepMatchesNcclTestsFactorAndStep) {
 TEST(BenchTypes, SizesAndCountsFollowNcclTests) {
   // all_gather: size = total received bytes, count = elements per rank.
   CollSpec ag;
-  ag.kind = CollKind::kAllGather;
+  ag.kind = CollectiveType::kAllGather;
   ag.nranks = 2;
   ag.count = CountForBytes(ag.kind, DataType::kFloat, 2, 2147483648ull);
   EXPECT_EQ(ag.count, 268435456u);  // nccl-tests-allgather-base.txt last row
@@ -48,23 +48,28 @@ TEST(BenchTypes, SizesAndCountsFollowNcclTests) {
   EXPECT_EQ(ag.SendElems(), ag.count);
   EXPECT_EQ(ag.RecvElems(), 2 * ag.count);
   CollSpec rs = ag;
-  rs.kind = CollKind::kReduceScatter;
+  rs.kind = CollectiveType::kReduceScatter;
   EXPECT_EQ(rs.SendElems(), 2 * rs.count);
   EXPECT_EQ(rs.RecvElems(), rs.count);
   CollSpec ar;
   ar.nranks = 2;
   ar.dtype = DataType::kBfloat16;
-  ar.count = CountForBytes(CollKind::kAllReduce, DataType::kBfloat16, 2, 1024);
+  ar.count = CountForBytes(CollectiveType::kAllReduce, DataType::kBfloat16, 2, 1024);
   EXPECT_EQ(ar.count, 512u);
   EXPECT_EQ(ar.SizeBytes(), 1024u);
 }
 
 TEST(BenchTypes, BusBandwidthFactors) {
-  EXPECT_DOUBLE_EQ(BusBwFactor("all_reduce", 8), 2.0 * 7 / 8);
-  EXPECT_DOUBLE_EQ(BusBwFactor("all_gather", 2), 0.5);
-  EXPECT_DOUBLE_EQ(BusBwFactor("alltoall", 4), 0.75);
-  EXPECT_DOUBLE_EQ(BusBwFactor("sendrecv", 8), 1.0);
-  EXPECT_DOUBLE_EQ(BusBwFactor("broadcast", 8), 1.0);
+  EXPECT_DOUBLE_EQ(BusBwFactor(CollectiveType::kAllReduce, 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(BusBwFactor(CollectiveType::kAllGather, 2), 0.5);
+  EXPECT_DOUBLE_EQ(BusBwFactor(CollectiveType::kAllToAll, 4), 0.75);
+  EXPECT_DOUBLE_EQ(BusBwFactor(CollectiveType::kSendRecv, 8), 1.0);
+  EXPECT_DOUBLE_EQ(BusBwFactor(CollectiveType::kBroadcast, 8), 1.0);
+  // One rank: nccl-tests' formulas as they are; unknown rank count or kind: no factor.
+  EXPECT_DOUBLE_EQ(BusBwFactor(CollectiveType::kAllReduce, 1), 0.0);
+  EXPECT_DOUBLE_EQ(BusBwFactor(CollectiveType::kBroadcast, 1), 1.0);
+  EXPECT_DOUBLE_EQ(BusBwFactor(CollectiveType::kAllReduce, 0), 0.0);
+  EXPECT_DOUBLE_EQ(BusBwFactor(CollectiveType::kBarrier, 8), 0.0);
 }
 
 TEST(BenchTypes, NamesRoundTrip) {
@@ -72,8 +77,11 @@ TEST(BenchTypes, NamesRoundTrip) {
   EXPECT_EQ(ParseDataType("bf16"), DataType::kBfloat16);
   EXPECT_FALSE(ParseDataType("float128"));
   EXPECT_EQ(ParseRedOp("AVG"), RedOp::kAvg);
-  EXPECT_EQ(ParseCollKind("reduce_scatter"), CollKind::kReduceScatter);
-  EXPECT_FALSE(ParseCollKind("allreduce"));
+  EXPECT_EQ(ParseCollectiveType("reduce_scatter"), CollectiveType::kReduceScatter);
+  EXPECT_FALSE(ParseCollectiveType("allreduce"));
+  EXPECT_FALSE(ParseCollectiveType("unknown"));
+  for (const char* key : {"all_reduce", "all_gather", "alltoall", "sendrecv", "barrier"})
+    EXPECT_STREQ(CollectiveTypeName(*ParseCollectiveType(key)), key);
 }
 
 TEST(BenchCodec, KnownBitPatternsAndRoundTrip) {

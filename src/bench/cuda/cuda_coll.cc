@@ -13,9 +13,28 @@ namespace commdx::bench {
 
 namespace {
 
+pattern::Coll PatternColl(CollectiveType kind) {
+  switch (kind) {
+    case CollectiveType::kAllGather:
+      return pattern::kAllGather;
+    case CollectiveType::kReduceScatter:
+      return pattern::kReduceScatter;
+    case CollectiveType::kBroadcast:
+      return pattern::kBroadcast;
+    case CollectiveType::kReduce:
+      return pattern::kReduce;
+    case CollectiveType::kAllToAll:
+      return pattern::kAllToAll;
+    case CollectiveType::kSendRecv:
+      return pattern::kSendRecv;
+    default:
+      return pattern::kAllReduce;  // bench runs only the kinds above and all_reduce
+  }
+}
+
 pattern::Params ParamsFor(const CollSpec& spec, int rank, uint64_t seed) {
   pattern::Params p{};
-  p.coll = static_cast<int>(spec.kind);
+  p.coll = PatternColl(spec.kind);
   p.op = static_cast<int>(spec.op);
   p.dtype = static_cast<int>(spec.dtype);
   p.nranks = spec.nranks;
@@ -94,7 +113,7 @@ Result<int64_t> CudaBackend::CountWrong(Dev& d, const void* ptr, uint64_t elems,
 }
 
 char* CudaBackend::OutputPtr(const Dev& d, const CollSpec& spec) const {
-  if (spec.in_place && spec.kind == CollKind::kReduceScatter)
+  if (spec.in_place && spec.kind == CollectiveType::kReduceScatter)
     return d.send + static_cast<uint64_t>(d.global) * spec.count * DataTypeBytes(spec.dtype);
   return d.recv;
 }
@@ -106,12 +125,12 @@ Status CudaBackend::Prepare(const CollSpec& spec, uint64_t seed) {
   for (auto& d : devs_) {
     pattern::Params p = ParamsFor(spec, d.global, seed);
     COMMDX_CUDA(cudaSetDevice(d.dev));
-    bool input_in_recv = spec.in_place && spec.kind != CollKind::kReduceScatter;
-    if (!input_in_recv || spec.kind == CollKind::kAllGather)
+    bool input_in_recv = spec.in_place && spec.kind != CollectiveType::kReduceScatter;
+    if (!input_in_recv || spec.kind == CollectiveType::kAllGather)
       COMMDX_CUDA(cudaMemsetAsync(d.recv, 0xff, spec.RecvElems() * ts, d.stream));
-    if (!spec.in_place || spec.kind == CollKind::kReduceScatter) {
+    if (!spec.in_place || spec.kind == CollectiveType::kReduceScatter) {
       COMMDX_TRY(Fill(d, d.send, spec.SendElems(), p, d.global));
-    } else if (spec.kind == CollKind::kAllGather) {
+    } else if (spec.kind == CollectiveType::kAllGather) {
       COMMDX_TRY(Fill(d, d.recv + static_cast<uint64_t>(d.global) * spec.count * ts, spec.count, p,
                       d.global));
     } else {
@@ -137,33 +156,42 @@ Status CudaBackend::LaunchColl(const CollSpec& spec) {
     char* recv = d.recv;
     uint64_t g = static_cast<uint64_t>(d.global);
     if (spec.in_place) {
-      if (spec.kind == CollKind::kAllGather)
+      if (spec.kind == CollectiveType::kAllGather)
         send = recv + g * c * ts;
-      else if (spec.kind == CollKind::kReduceScatter)
+      else if (spec.kind == CollectiveType::kReduceScatter)
         recv = send + g * c * ts;
       else
         send = recv;
     }
     switch (spec.kind) {
-      case CollKind::kAllReduce: r = api.AllReduce(send, recv, c, dt, op, d.comm, d.stream); break;
-      case CollKind::kAllGather: r = api.AllGather(send, recv, c, dt, d.comm, d.stream); break;
-      case CollKind::kReduceScatter:
+      case CollectiveType::kAllReduce:
+        r = api.AllReduce(send, recv, c, dt, op, d.comm, d.stream);
+        break;
+      case CollectiveType::kAllGather:
+        r = api.AllGather(send, recv, c, dt, d.comm, d.stream);
+        break;
+      case CollectiveType::kReduceScatter:
         r = api.ReduceScatter(send, recv, c, dt, op, d.comm, d.stream);
         break;
-      case CollKind::kBroadcast:
+      case CollectiveType::kBroadcast:
         r = api.Broadcast(send, recv, c, dt, spec.root, d.comm, d.stream);
         break;
-      case CollKind::kReduce: r = api.Reduce(send, recv, c, dt, op, spec.root, d.comm, d.stream); break;
-      case CollKind::kAllToAll:
+      case CollectiveType::kReduce:
+        r = api.Reduce(send, recv, c, dt, op, spec.root, d.comm, d.stream);
+        break;
+      case CollectiveType::kAllToAll:
         for (int p = 0; p < n && r == ncclSuccess; ++p) {
           r = api.Send(send + static_cast<uint64_t>(p) * c * ts, c, dt, p, d.comm, d.stream);
           if (r == ncclSuccess)
             r = api.Recv(recv + static_cast<uint64_t>(p) * c * ts, c, dt, p, d.comm, d.stream);
         }
         break;
-      case CollKind::kSendRecv:
+      case CollectiveType::kSendRecv:
         r = api.Send(send, c, dt, (d.global + 1) % n, d.comm, d.stream);
         if (r == ncclSuccess) r = api.Recv(recv, c, dt, (d.global + n - 1) % n, d.comm, d.stream);
+        break;
+      default:  // not a bench case (gather, scatter, send, recv, barrier, unknown)
+        r = ncclInvalidArgument;
         break;
     }
   }
@@ -269,8 +297,9 @@ Result<std::vector<int64_t>> CudaBackend::Check(const CollSpec& spec, uint64_t s
     pattern::Params p = ParamsFor(spec, d.global, seed);
     double wrong = 0;
     if (pattern::OutputChecked(p)) {
-      uint64_t elems = spec.in_place && spec.kind == CollKind::kReduceScatter ? spec.count
-                                                                               : spec.RecvElems();
+      uint64_t elems = spec.in_place && spec.kind == CollectiveType::kReduceScatter
+                           ? spec.count
+                           : spec.RecvElems();
       COMMDX_ASSIGN_OR_RETURN(int64_t w, CountWrong(d, OutputPtr(d, spec), elems, p));
       wrong = static_cast<double>(w);
     }
