@@ -42,9 +42,9 @@ std::vector<Finding> FindBenchAsymmetricPair(const Job& job, const Options&) {
                      ". A pair slower than its peers has fewer working NVLinks, a downtrained "
                      "PCIe link, or a path through the CPU; collectives run at the pace of "
                      "their slowest link.";
-          f.metrics = {{"bandwidth", p.bandwidth_gbps, "GB/s"},
-                       {"best_pair_bandwidth", best, "GB/s"},
-                       {"share", 100 * p.bandwidth_gbps / best, "%"}};
+          f.metrics = {{"bandwidth", p.bandwidth_gbps, Unit::kGBps},
+                       {"best_pair_bandwidth", best, Unit::kGBps},
+                       {"share", 100 * p.bandwidth_gbps / best, Unit::kPercent}};
           EvidenceRef ref;
           ref.where.file = "commdx bench p2p";
           ref.text = std::string(method) + (bi ? " bidirectional " : " ") + std::to_string(p.src) +

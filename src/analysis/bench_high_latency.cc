@@ -30,10 +30,10 @@ std::vector<Finding> FindBenchHighLatency(const Job& job, const Options&) {
                "DDP bucket's launch) pays it. On one node NCCL normally needs 6-13 us; "
                "this points at a slow transport (sockets, host memory), a busy or far-away CPU "
                "driving the GPU, or launch overhead.";
-    f.metrics = {{"latency_floor", s.latency_floor_us * 1e3, "ns"},
-                 {"at_size", static_cast<double>(s.latency_bytes), "B"},
-                 {"limit", limit * 1e3, "ns"}};
-    if (s.fit_ok) f.metrics.push_back({"alpha", s.alpha_us * 1e3, "ns"});
+    f.metrics = {{"latency_floor", s.latency_floor_us * 1e3, Unit::kNs},
+                 {"at_size", static_cast<double>(s.latency_bytes), Unit::kBytes},
+                 {"limit", limit * 1e3, Unit::kNs}};
+    if (s.fit_ok) f.metrics.push_back({"alpha", s.alpha_us * 1e3, Unit::kNs});
     char what[64];
     std::snprintf(what, sizeof what, "time %.2f us", s.latency_floor_us);
     f.refs.push_back(BenchRowRef(r, *s.latency_row, what));

@@ -39,10 +39,10 @@ std::vector<Finding> FindBenchLowBusbw(const Job& job, const Options&) {
     if (!s.saturated)
       f.detail += " The sweep stopped while bandwidth was still rising, so the plateau may be "
                   "somewhat higher.";
-    f.metrics = {{"plateau_busbw", s.plateau_busbw_gbps, "GB/s"},
-                 {"peak_busbw", s.peak_busbw_gbps, "GB/s"},
-                 {"expected_line_rate", s.expected.line_rate_gbps, "GB/s"},
-                 {"efficiency", 100 * s.efficiency, "%"}};
+    f.metrics = {{"plateau_busbw", s.plateau_busbw_gbps, Unit::kGBps},
+                 {"peak_busbw", s.peak_busbw_gbps, Unit::kGBps},
+                 {"expected_line_rate", s.expected.line_rate_gbps, Unit::kGBps},
+                 {"efficiency", 100 * s.efficiency, Unit::kPercent}};
     if (s.peak_row)
       f.refs.push_back(BenchRowRef(r, *s.peak_row, "peak busbw " + Num(s.peak_busbw_gbps, 2) + " GB/s"));
     f.fix = "Look at the transport NCCL chose (NCCL_DEBUG=INFO: 'via P2P' expected, 'via SHM' or "

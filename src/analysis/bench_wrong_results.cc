@@ -17,7 +17,7 @@ std::vector<Finding> FindBenchWrongResults(const Job& job, const Options&) {
                " wrong elements" +
                (oob > 0 ? " (nccl-tests: " + std::to_string(oob) + " out-of-bounds values)" : "") +
                ". Bandwidth numbers from a run that corrupts data mean nothing.";
-    f.metrics = {{"wrong_elements", static_cast<double>(s.wrong_total), ""}};
+    f.metrics = {{"wrong_elements", static_cast<double>(s.wrong_total), Unit::kNone}};
     for (const auto& row : r.rows)
       for (const BenchPoint* p : {&row.out_of_place, &row.in_place})
         if (p->valid && p->wrong > 0 && f.refs.size() < 8)

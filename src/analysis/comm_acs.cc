@@ -28,7 +28,7 @@ std::vector<Finding> FindCommAcs(const Job& job, const Options&) {
           "and put the IOMMU in passthrough (iommu=pt); NCCL_P2P_DISABLE=1 avoids the hang at "
           "a large bandwidth cost.";
   AddEvidence(f, refs, 4);
-  f.metrics.push_back({"bridges_with_acs", static_cast<double>(bridges), "count"});
+  f.metrics.push_back({"bridges_with_acs", static_cast<double>(bridges), Unit::kCount});
   return {f};
 }
 

@@ -29,7 +29,7 @@ std::vector<Finding> FindCommDuplicateGpu(const Job& job, const Options&) {
               "(torch.cuda.set_device(local_rank) / LOCAL_RANK, or one GPU per process via "
               "CUDA_VISIBLE_DEVICES).";
       for (const auto* r : ranks) f.refs.push_back(Evidence(r->ref));
-      f.metrics.push_back({"ranks_on_one_gpu", static_cast<double>(ranks.size()), "count"});
+      f.metrics.push_back({"ranks_on_one_gpu", static_cast<double>(ranks.size()), Unit::kCount});
       out.push_back(std::move(f));
     }
   }

@@ -28,8 +28,8 @@ std::vector<Finding> FindCommFewChannels(const Job& job, const Options& options)
     f.title = (c.identified ? "Communicator " + c.comm_id : std::string("The communicator")) +
               " uses only " + std::to_string(channels) +
               " channel" + (channels == 1 ? "" : "s");
-    f.metrics.push_back({"channels", static_cast<double>(channels), "count"});
-    f.metrics.push_back({"threshold", options.few_channels_threshold, "count"});
+    f.metrics.push_back({"channels", static_cast<double>(channels), Unit::kCount});
+    f.metrics.push_back({"threshold", options.few_channels_threshold, Unit::kCount});
     if (cap) {
       f.severity = Severity::kWarning;
       f.detail = cap->name + "=" + cap->value +

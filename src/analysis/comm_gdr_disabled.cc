@@ -70,7 +70,8 @@ std::vector<Finding> FindCommGdrDisabled(const Job& job, const Options&) {
           "NCCL_NET_GDR_READ=0 if set.";
   AddEvidence(f, no_gdr, 4);
   AddEvidence(f, why, 3);
-  f.metrics.push_back({"rdma_connections_without_gdr", static_cast<double>(no_gdr.size()), "count"});
+  f.metrics.push_back(
+      {"rdma_connections_without_gdr", static_cast<double>(no_gdr.size()), Unit::kCount});
   std::vector<Finding> out{f};
   // Before 2.13 NCCL could only do GDR through the peer-memory module; DMA-BUF came later.
   std::string version = JobVersion(s);

@@ -42,7 +42,7 @@ Finding Mismatch(const HostValues& seen, const char* what, const std::string& ti
   f.detail = detail;
   f.fix = fix;
   for (const auto& [v, r] : seen.ref_by_value) f.refs.push_back(Evidence(*r));
-  f.metrics.push_back({"variants", static_cast<double>(seen.hosts_by_value.size()), "count"});
+  f.metrics.push_back({"variants", static_cast<double>(seen.hosts_by_value.size()), Unit::kCount});
   return f;
 }
 

@@ -25,8 +25,8 @@ std::vector<Finding> FindCommInitIncomplete(const Job& job, const Options&) {
     std::vector<const NcclLineRef*> refs;
     for (const auto& r : c.init_refs) refs.push_back(&r);
     AddEvidence(f, refs, 3);
-    f.metrics.push_back({"init_started", static_cast<double>(c.init_start), "count"});
-    f.metrics.push_back({"init_completed", static_cast<double>(c.init_complete), "count"});
+    f.metrics.push_back({"init_started", static_cast<double>(c.init_start), Unit::kCount});
+    f.metrics.push_back({"init_completed", static_cast<double>(c.init_complete), Unit::kCount});
     out.push_back(std::move(f));
   }
   return out;

@@ -56,8 +56,8 @@ std::vector<Finding> FindCommMultiNic(const Job& job, const Options&) {
   if (example)
     for (const auto& r : example->nic_refs) f.refs.push_back(Evidence(r));
   AddEvidence(f, conn_refs, 3);
-  f.metrics.push_back({"nics_listed", static_cast<double>(max_listed), "count"});
-  f.metrics.push_back({"nics_used", 1, "count"});
+  f.metrics.push_back({"nics_listed", static_cast<double>(max_listed), Unit::kCount});
+  f.metrics.push_back({"nics_used", 1, Unit::kCount});
   return {f};
 }
 

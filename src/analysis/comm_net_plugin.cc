@@ -53,7 +53,7 @@ std::vector<Finding> FindCommNetPluginMismatch(const Job& job, const Options&) {
   f.fix =
       "Use the same container image and NCCL_NET_PLUGIN / LD_LIBRARY_PATH on every node; "
       "compare each node's 'Loaded net plugin' / 'Plugin Path' / 'Using network' lines.";
-  f.metrics.push_back({"stacks", static_cast<double>(diff->hosts_by_value.size()), "count"});
+  f.metrics.push_back({"stacks", static_cast<double>(diff->hosts_by_value.size()), Unit::kCount});
   return {f};
 }
 

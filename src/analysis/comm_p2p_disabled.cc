@@ -97,8 +97,8 @@ std::vector<Finding> FindCommP2pDisabled(const Job& job, const Options&) {
             "containers with --ipc=host (or one container per node).";
   }
   AddEvidence(f, shm_refs);
-  f.metrics.push_back({"intra_node_pairs_without_p2p", static_cast<double>(shm_pairs.size()),
-                       "pairs"});
+  f.metrics.push_back(
+      {"intra_node_pairs_without_p2p", static_cast<double>(shm_pairs.size()), Unit::kPairs});
   return {f};
 }
 

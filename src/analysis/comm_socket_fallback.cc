@@ -154,7 +154,7 @@ std::vector<Finding> FindCommSocketFallback(const Job& job, const Options&) {
   } else {
     return {};
   }
-  f.metrics.push_back({"socket_connections", static_cast<double>(conn_refs.size()), "count"});
+  f.metrics.push_back({"socket_connections", static_cast<double>(conn_refs.size()), Unit::kCount});
   return {f};
 }
 

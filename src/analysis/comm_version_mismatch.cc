@@ -40,7 +40,7 @@ std::vector<Finding> FindCommVersionMismatch(const Job& job, const Options&) {
              "different PyTorch wheel, or LD_LIBRARY_PATH pointing at another libnccl.";
   f.fix = "Use one NCCL build on every node (same container image / wheel); check with "
           "`python -c 'import torch; print(torch.cuda.nccl.version())'` on each node.";
-  f.metrics.push_back({"versions", static_cast<double>(by_version.size()), "count"});
+  f.metrics.push_back({"versions", static_cast<double>(by_version.size()), Unit::kCount});
   return {f};
 }
 

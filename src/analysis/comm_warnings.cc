@@ -55,7 +55,7 @@ void ExplainCompletion(int status, Finding& f) {
     f.fix = "Check the link (`ibv_devinfo`, `ibstat`), GID settings and that `ib_write_bw` works "
             "between the hosts.";
   }
-  if (status >= 0) f.metrics.push_back({"ib_status", static_cast<double>(status), "code"});
+  if (status >= 0) f.metrics.push_back({"ib_status", static_cast<double>(status), Unit::kCode});
 }
 
 struct Group {
@@ -132,7 +132,7 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     std::vector<const NcclLineRef*> refs;
     for (const auto* w : g.warns) refs.push_back(&w->ref);
     AddEvidence(f, refs, 4);
-    f.metrics.push_back({"warning_lines", static_cast<double>(lines), "count"});
+    f.metrics.push_back({"warning_lines", static_cast<double>(lines), Unit::kCount});
     if (g.rule && g.rule->fixed_in && !g.all_fallout) {
       std::string version = JobVersion(s);
       if (version.empty() || CompareVersions(version, g.rule->fixed_in) < 0) {

@@ -86,7 +86,8 @@ std::vector<Finding> FindCommWrongInterface(const Job& job, const Options&) {
              "NCCL_SOCKET_IFNAME=" + list + ".";
   }
   AddEvidence(f, refs, 5);
-  f.metrics.push_back({"suspicious_interfaces", static_cast<double>(bad_names.size()), "count"});
+  f.metrics.push_back(
+      {"suspicious_interfaces", static_cast<double>(bad_names.size()), Unit::kCount});
   return {f};
 }
 

@@ -53,7 +53,7 @@ std::vector<Finding> FindEnvGpus(const Job& job, const Options&) {
         "instance.";
     for (const Gpu* g : mig)
       f.refs.push_back(Ref(g->loc, GpuLabel(*g) + " " + g->name + ": MIG enabled"));
-    f.metrics = {{"mig_gpus", static_cast<double>(mig.size()), "gpus"}};
+    f.metrics = {{"mig_gpus", static_cast<double>(mig.size()), Unit::kGpus}};
     f.fix =
         "For multi-GPU training, disable MIG (`nvidia-smi -i N -mig 0` by an administrator, "
         "then reset the GPU) or train within one instance.";

@@ -41,9 +41,9 @@ std::vector<Finding> FindEnvLimits(const Job& job, const Options&) {
         "process with 8 GPUs). Too little fails with 'unable to allocate shared memory' or a "
         "Bus error. Docker's default is 64 MiB." +
         std::string(e.in_container ? " This process runs in a container." : "");
-    f.metrics.push_back({"shm_size", static_cast<double>(*e.shm_total_bytes), "bytes"});
+    f.metrics.push_back({"shm_size", static_cast<double>(*e.shm_total_bytes), Unit::kBytes});
     if (e.shm_free_bytes)
-      f.metrics.push_back({"shm_free", static_cast<double>(*e.shm_free_bytes), "bytes"});
+      f.metrics.push_back({"shm_free", static_cast<double>(*e.shm_free_bytes), Unit::kBytes});
     f.refs.push_back(Ref({}, e.shm_source + ": /dev/shm " + Size(*e.shm_total_bytes)));
     f.fix = small ? "Run the container with --ipc=host or --shm-size=16g (Kubernetes: an emptyDir "
                     "with medium: Memory mounted at /dev/shm)."
@@ -59,7 +59,7 @@ std::vector<Finding> FindEnvLimits(const Job& job, const Options&) {
     f.detail =
         "RDMA registers (pins) communication buffers; a low RLIMIT_MEMLOCK makes NCCL's IB "
         "transport fail ('ibv_reg_mr failed') or fall back to sockets.";
-    f.metrics.push_back({"memlock_soft", static_cast<double>(*e.memlock_soft_bytes), "bytes"});
+    f.metrics.push_back({"memlock_soft", static_cast<double>(*e.memlock_soft_bytes), Unit::kBytes});
     f.refs.push_back(Ref({}, "/proc/self/limits: Max locked memory " + Size(*e.memlock_soft_bytes) +
                                  " (hard " + Size(e.memlock_hard_bytes.value_or(0)) + ")"));
     f.fix =

@@ -67,9 +67,9 @@ std::vector<Finding> FindEnvVariables(const Job& job, const Options&) {
         "the threads that launch kernels and drive NCCL; launches arrive late and the GPU "
         "idles. Local ranks counted from " +
         basis + ".";
-    f.metrics = {{"omp_threads", static_cast<double>(threads), "threads"},
-                 {"local_ranks", static_cast<double>(ranks), "ranks"},
-                 {"cores", static_cast<double>(cores), "cores"}};
+    f.metrics = {{"omp_threads", static_cast<double>(threads), Unit::kThreads},
+                 {"local_ranks", static_cast<double>(ranks), Unit::kRanks},
+                 {"cores", static_cast<double>(cores), Unit::kCores}};
     f.refs.push_back(Ref({}, "OMP_NUM_THREADS=" + omp->value));
     f.fix = "Set OMP_NUM_THREADS to cores / local ranks (" +
             std::to_string(std::max(1, cores / ranks)) +

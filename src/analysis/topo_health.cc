@@ -42,9 +42,9 @@ void NvLinkErrors(const Gpu& g, std::vector<Finding>& out) {
       "Counters accumulate since the driver loaded. Replays re-send flits after CRC "
       "errors; recoveries retrain the link. Both cost bandwidth while they happen; growth "
       "between two runs of `commdx topo` means a marginal link.";
-  f.metrics = {{"replay_errors", static_cast<double>(replay), "count"},
-               {"recovery_errors", static_cast<double>(recovery), "count"},
-               {"crc_errors", static_cast<double>(crc), "count"}};
+  f.metrics = {{"replay_errors", static_cast<double>(replay), Unit::kCount},
+               {"recovery_errors", static_cast<double>(recovery), Unit::kCount},
+               {"crc_errors", static_cast<double>(crc), Unit::kCount}};
   f.refs = std::move(refs);
   f.fix = "Compare `nvidia-smi nvlink -e -i " + std::to_string(g.index) +
           "` before and after a benchmark; if counters grow, have the link/bridge serviced.";
@@ -61,7 +61,8 @@ void Throttled(const Gpu& g, std::vector<Finding>& out) {
       "NVML reports clock-event reasons that slow the GPU below its boost clock (thermal, "
       "hardware slowdown or power brake). A throttled GPU is a straggler that every "
       "collective waits for.";
-  f.metrics = {{"clock_event_reasons", static_cast<double>(*g.clock_event_reasons), "bitmask"}};
+  f.metrics = {
+      {"clock_event_reasons", static_cast<double>(*g.clock_event_reasons), Unit::kBitmask}};
   f.refs.push_back(
       Ref(g.loc, GpuLabel(g) + ": clock events " + ClockEventNames(*g.clock_event_reasons)));
   f.fix =

@@ -56,10 +56,10 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
                 ") is not known to have NVLink, so this is "
                 "expected; it matters when comparing against NVLink machines.";
   if (worst.known) {
-    f.metrics.push_back({"expected_busbw", worst.busbw_high_gbps, "GB/s"});
-    f.metrics.push_back({"pcie_line_rate", worst.line_rate_gbps, "GB/s"});
+    f.metrics.push_back({"expected_busbw", worst.busbw_high_gbps, Unit::kGBps});
+    f.metrics.push_back({"pcie_line_rate", worst.line_rate_gbps, Unit::kGBps});
   }
-  f.metrics.push_back({"pcie_pairs", static_cast<double>(pcie.size()), "pairs"});
+  f.metrics.push_back({"pcie_pairs", static_cast<double>(pcie.size()), Unit::kPairs});
   f.fix =
       all ? "Expect PCIe-level bandwidth; for communication-heavy training use NVLink/NVSwitch "
             "machines, keep GPUs that talk most under the same PCIe switch (PIX), and check "
@@ -105,8 +105,8 @@ void DegradedGpus(const Topology& t, std::vector<Finding>& out) {
                ". Every collective through this GPU runs at the speed of its remaining links "
                "(NCCL does not warn). Facts from " +
                FactsSource(t) + ".";
-    f.metrics = {{"active_links", static_cast<double>(active), "links"},
-                 {"peer_links", static_cast<double>(max_active), "links"}};
+    f.metrics = {{"active_links", static_cast<double>(active), Unit::kLinks},
+                 {"peer_links", static_cast<double>(max_active), Unit::kLinks}};
     f.refs.push_back(Ref(g.loc, GpuLabel(g) + " " + g.name + ": " + std::to_string(active) + "/" +
                                     std::to_string(g.nvlinks.size()) + " links active"));
     f.fix = "Check `nvidia-smi nvlink -s -i " + std::to_string(g.index) +
@@ -139,8 +139,8 @@ void DegradedPairs(const Topology& t, const std::vector<Finding>& per_gpu,
       "`nvidia-smi topo -m`; fewer links mean a link or NVSwitch port is down.";
   for (const GpuPair* p : low)
     f.refs.push_back(Ref(p->loc, PairLabel(*p) + ": NV" + std::to_string(p->nvlinks)));
-  f.metrics = {{"fewest_links", static_cast<double>(low.front()->nvlinks), "links"},
-               {"peer_links", static_cast<double>(max_links), "links"}};
+  f.metrics = {{"fewest_links", static_cast<double>(low.front()->nvlinks), Unit::kLinks},
+               {"peer_links", static_cast<double>(max_links), Unit::kLinks}};
   f.fix =
       "Run `nvidia-smi nvlink -s` on the node to find the GPU with inactive links; have the "
       "node serviced.";

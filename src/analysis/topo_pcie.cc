@@ -43,10 +43,10 @@ std::vector<Finding> FindTopoPcieDowntrained(const Job& job, const Options&) {
                         "PCIe P2P/SHM traffic through this GPU get a fraction of the bandwidth."
                       : "The link runs below its top speed while the GPU is busy (or its idle "
                         "state is unknown: idle GPUs train down to save power; check under load).";
-    f.metrics = {{"current_width", static_cast<double>(l.cur_width), "lanes"},
-                 {"max_width", static_cast<double>(l.max_width), "lanes"},
-                 {"current_gen", static_cast<double>(l.cur_gen), "gen"},
-                 {"max_gen", static_cast<double>(l.max_gen), "gen"}};
+    f.metrics = {{"current_width", static_cast<double>(l.cur_width), Unit::kLanes},
+                 {"max_width", static_cast<double>(l.max_width), Unit::kLanes},
+                 {"current_gen", static_cast<double>(l.cur_gen), Unit::kGeneration},
+                 {"max_gen", static_cast<double>(l.max_gen), Unit::kGeneration}};
     f.refs.push_back(Ref(g.loc, GpuLabel(g) + ": current " + Link(l.cur_gen, l.cur_width) +
                                     ", max " + Link(l.max_gen, l.max_width)));
     f.fix = narrow ? "Reseat the GPU or its riser, check the slot (BIOS lane bifurcation); compare "
@@ -94,7 +94,7 @@ std::vector<Finding> FindTopoAcsEnabled(const Job& job, const Options&) {
     f.refs.push_back(Ref({}, "bridge " + b->bus_id + ": " + b->AcsText()));
   for (const PciBridge* b : other)
     f.refs.push_back(Ref({}, "bridge " + b->bus_id + " (GPU-NIC path): " + b->AcsText()));
-  f.metrics = {{"bridges", static_cast<double>(gpu_gpu.size() + other.size()), "bridges"}};
+  f.metrics = {{"bridges", static_cast<double>(gpu_gpu.size() + other.size()), Unit::kBridges}};
   f.fix =
       "On bare metal, disable ACS in the BIOS (or `setpci -s <bridge> ECAP_ACS+0x6.w=0000` at "
       "boot, as NCCL's troubleshooting guide shows); in VMs, ACS is needed for passthrough: use "

@@ -56,8 +56,8 @@ void CrossNuma(const Topology& t, const GpuProcess& p, std::vector<Finding>& out
              (p.mems_allowed.empty() ? "" : " and allocate memory on node(s) " + p.mems_allowed) +
              ". Kernel launches, host staging buffers and NCCL's proxy thread then cross the "
              "socket interconnect.";
-  f.metrics = {{"far_cpu_share", far_share, "fraction"},
-               {"gpu_numa_node", static_cast<double>(*g->numa_node), "node"}};
+  f.metrics = {{"far_cpu_share", far_share, Unit::kRatio},
+               {"gpu_numa_node", static_cast<double>(*g->numa_node), Unit::kNode}};
   f.refs.push_back(
       Ref({}, "/proc/" + std::to_string(p.pid) + "/status: Cpus_allowed_list: " + p.cpus_allowed));
   f.fix = "Bind each rank to its GPU's NUMA node: `numactl --cpunodebind=" +
@@ -83,7 +83,7 @@ void SharedGpus(const Topology& t, std::vector<Finding>& out) {
       f.refs.push_back(Ref({}, ProcessLabel(*p) + ": " +
                                    std::to_string(p->used_memory_bytes >> 20) + " MiB on GPU" +
                                    std::to_string(gpu)));
-    f.metrics = {{"processes", static_cast<double>(procs.size()), "processes"}};
+    f.metrics = {{"processes", static_cast<double>(procs.size()), Unit::kProcesses}};
     f.fix =
         "Call torch.cuda.set_device(local_rank) before any CUDA work (and pass device_id to "
         "init_process_group); give each rank its own GPU (LOCAL_RANK / CUDA_VISIBLE_DEVICES).";
@@ -115,7 +115,7 @@ void CpuOverlap(const Topology& t, std::vector<Finding>& out) {
       f.detail =
           "Both processes may only run on these CPUs, so their Python threads, data "
           "loaders and NCCL proxy threads compete for the same cores.";
-      f.metrics = {{"shared_cpus", static_cast<double>(both.size()), "cpus"}};
+      f.metrics = {{"shared_cpus", static_cast<double>(both.size()), Unit::kCpus}};
       for (const auto& [p, cpus] : {pinned[i], pinned[j]})
         f.refs.push_back(Ref({}, "/proc/" + std::to_string(p->pid) +
                                      "/status: Cpus_allowed_list: " + p->cpus_allowed));

@@ -201,11 +201,12 @@ std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, c
                   t.rank, last_at[trace], waited / 1e6, per_step / 1e6,
                   step_ns > 0 ? 100.0 * per_step / step_ns : 0, step_ns / 1e6, doing_text.c_str());
     x.detail = buf;
-    x.metrics = {{"wait_per_step", waited, "ns"},
-                 {"exposed_wait_per_step", per_step, "ns"},
-                 {"step_time", step_ns, "ns"},
-                 {"late_at_collectives", static_cast<double>(last_at[trace]), "count"},
-                 {"share_of_all_waiting", all_wait ? static_cast<double>(total) / all_wait : 0, "ratio"}};
+    x.metrics = {{"wait_per_step", waited, Unit::kNs},
+                 {"exposed_wait_per_step", per_step, Unit::kNs},
+                 {"step_time", step_ns, Unit::kNs},
+                 {"late_at_collectives", static_cast<double>(last_at[trace]), Unit::kCount},
+                 {"share_of_all_waiting", all_wait ? static_cast<double>(total) / all_wait : 0,
+                  Unit::kRatio}};
     for (const LateStep& l : late)
       if (l.late_trace == trace)
         x.refs.push_back({SourceLoc{t.file}, "step " + std::to_string(l.step) + ": others waited " +

@@ -109,10 +109,11 @@ std::vector<Finding> FindCommSerialized(const TraceSet& set, const TraceFacts& f
               "kernels need the ordering; keep NCCL on its own streams.";
     }
     x.detail = buf;
-    x.metrics = {{"comm_kernels", static_cast<double>(s.comm), "count"},
-                 {"comm_kernels_holding_compute", static_cast<double>(s.blocked), "count"},
-                 {"overlap_share", m.comm_ns() ? static_cast<double>(m.comm_overlapped_ns) / m.comm_ns() : 0,
-                  "ratio"}};
+    x.metrics = {
+        {"comm_kernels", static_cast<double>(s.comm), Unit::kCount},
+        {"comm_kernels_holding_compute", static_cast<double>(s.blocked), Unit::kCount},
+        {"overlap_share", m.comm_ns() ? static_cast<double>(m.comm_overlapped_ns) / m.comm_ns() : 0,
+         Unit::kRatio}};
     x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank)});
     int64_t exposed = m.comm_exposed_ns - m.comm_exposed_wait_ns;
     if (blocked)

@@ -45,7 +45,8 @@ std::vector<Finding> FindDataStall(const TraceSet& set, const TraceFacts& f, con
                   t.rank, stall / 1e6, 100.0 * stall / step_ns, step_ns / 1e6, name.c_str());
     x.detail = buf;
     if (set.ranks.size() > 1) x.detail += " Other ranks wait for it at the next collective (trace.arrival_skew).";
-    x.metrics = {{"gpu_idle_in_data_loading_per_step", stall, "ns"}, {"step_time", step_ns, "ns"}};
+    x.metrics = {{"gpu_idle_in_data_loading_per_step", stall, Unit::kNs},
+                 {"step_time", step_ns, Unit::kNs}};
     x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank) + ": '" + name + "', mean over " +
                                              std::to_string(m.step) + " steps"});
     x.fix = "Load data ahead of the GPU: DataLoader(num_workers>0, pin_memory=True, "

@@ -132,12 +132,13 @@ std::vector<Finding> FindExposedComm(const TraceSet& set, const TraceFacts& f, c
         "also trace.comm_serialized.";
     x.confidence = 0.7;
   }
-  x.metrics = {{"exposed_comm_per_step", static_cast<double>(worst_ns), "ns"},
-               {"comm_per_step", static_cast<double>(comm_total), "ns"},
-               {"overlap_share",
-                comm_total ? static_cast<double>(m.comm_overlapped_ns) / comm_total : 0, "ratio"},
-               {"step_time", step_ns, "ns"}};
-  if (after_bw >= 0) x.metrics.push_back({"gradient_bytes_after_backward", after_bw, "ratio"});
+  x.metrics = {
+      {"exposed_comm_per_step", static_cast<double>(worst_ns), Unit::kNs},
+      {"comm_per_step", static_cast<double>(comm_total), Unit::kNs},
+      {"overlap_share", comm_total ? static_cast<double>(m.comm_overlapped_ns) / comm_total : 0,
+       Unit::kRatio},
+      {"step_time", step_ns, Unit::kNs}};
+  if (after_bw >= 0) x.metrics.push_back({"gradient_bytes_after_backward", after_bw, Unit::kRatio});
   if (set.incomplete()) WaitingNotTakenOut(after_bw, x);
   x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank) + " mean over " +
                                            std::to_string(m.step) + " steps"});

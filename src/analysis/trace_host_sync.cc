@@ -131,9 +131,9 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
           " Cheap in this profile, but each call empties the GPU's queue: where the CPU "
           "runs ahead of the GPU (often without the profiler) the GPU then waits for every "
           "launch after it.";
-    x.metrics = {{"syncs_per_step", per_step_count, "count"},
-                 {"gpu_idle_per_step", cost, "ns"},
-                 {"cpu_blocked_per_step", static_cast<double>(blocked) / nsteps, "ns"}};
+    x.metrics = {{"syncs_per_step", per_step_count, Unit::kCount},
+                 {"gpu_idle_per_step", cost, Unit::kNs},
+                 {"cpu_blocked_per_step", static_cast<double>(blocked) / nsteps, Unit::kNs}};
     for (size_t i = 0; i < causes.size() && i < 5; ++i)
       x.refs.push_back({SourceLoc{t.file}, causes[i].first + ": " + std::to_string(causes[i].second.first) +
                                                " calls, GPU idle " +

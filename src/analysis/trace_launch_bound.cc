@@ -63,10 +63,10 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
     x.detail += " Not counted: " + FormatDurationNs(static_cast<double>(m.idle_queued_ns)) +
                 " per step of idle whose next GPU work was already launched (waiting on "
                 "another stream or event, not on the CPU).";
-  x.metrics = {{"gpu_idle_for_cpu_per_step", worst_ns, "ns"},
-               {"step_time", static_cast<double>(m.total_ns()), "ns"},
-               {"launches_per_step", per_step_launches, "count"},
-               {"median_kernel", median_kernel, "ns"}};
+  x.metrics = {{"gpu_idle_for_cpu_per_step", worst_ns, Unit::kNs},
+               {"step_time", static_cast<double>(m.total_ns()), Unit::kNs},
+               {"launches_per_step", per_step_launches, Unit::kCount},
+               {"median_kernel", median_kernel, Unit::kNs}};
   x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank) + " mean over " +
                                            std::to_string(m.step) + " steps"});
   x.fix = "Give the GPU more work per launch (larger batch, fused kernels), cut Python overhead "

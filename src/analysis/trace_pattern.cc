@@ -125,9 +125,10 @@ std::vector<Finding> FindPattern(const TraceSet& set, const TraceFacts& facts, c
     time_ns += r.time_ns;
   }
   f.detail = detail + ". Link: " + (facts.link.what.empty() ? "unknown" : facts.link.what) + ".";
-  f.metrics.push_back({"collectives_per_step", per_step, "count"});
-  f.metrics.push_back({"ranks", static_cast<double>(set.ranks.size()), "count"});
-  f.metrics.push_back({"process_groups", static_cast<double>(set.process_groups.size()), "count"});
+  f.metrics.push_back({"collectives_per_step", per_step, Unit::kCount});
+  f.metrics.push_back({"ranks", static_cast<double>(set.ranks.size()), Unit::kCount});
+  f.metrics.push_back(
+      {"process_groups", static_cast<double>(set.process_groups.size()), Unit::kCount});
   f.confidence = 0.9;
   return {f};
 }

@@ -97,11 +97,11 @@ std::vector<Finding> FindSlowCollectiveBw(const TraceSet& set, const TraceFacts&
                 FormatBytes(static_cast<double>(largest)).c_str(), best_busbw, expected_at_best,
                 static_cast<long long>(Median(channels)));
   x.detail = buf;
-  x.metrics = {{"median_efficiency", median, "ratio"},
-               {"busbw_largest", best_busbw, "GB/s"},
-               {"expected_busbw_largest", expected_at_best, "GB/s"},
-               {"channels", static_cast<double>(Median(channels)), "count"},
-               {"extra_transfer_per_step", excess_ns / static_cast<double>(steps), "ns"}};
+  x.metrics = {{"median_efficiency", median, Unit::kRatio},
+               {"busbw_largest", best_busbw, Unit::kGBps},
+               {"expected_busbw_largest", expected_at_best, Unit::kGBps},
+               {"channels", static_cast<double>(Median(channels)), Unit::kCount},
+               {"extra_transfer_per_step", excess_ns / static_cast<double>(steps), Unit::kNs}};
   x.refs.push_back({SourceLoc{set.ranks[0].file}, std::to_string(ratios.size()) + " instances"});
   x.fix =
       "Find why NCCL is slow on this link: check the transport (commdx logs: P2P/SHM/NET, "

@@ -103,13 +103,14 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
     x.detail += " " + std::to_string(unknown) +
                 " more gradient collectives of unknown size (the trace gives no element count or "
                 "dtype) are left out.";
-  x.metrics = {{"collectives_per_step", calls, "count"},
-               {"median_message", median, "bytes"},
-               {"bytes_per_step", bytes_per_step, "bytes"},
-               {"latency_bound_fraction", comm_ns > 0 ? latency_bound_ns / comm_ns : 0, "ratio"},
-               {"recommended_bucket", bucket, "bytes"},
-               {"per_call_overhead", per_call_ns, "ns"},
-               {"collectives_of_unknown_size", static_cast<double>(unknown), "count"}};
+  x.metrics = {
+      {"collectives_per_step", calls, Unit::kCount},
+      {"median_message", median, Unit::kBytes},
+      {"bytes_per_step", bytes_per_step, Unit::kBytes},
+      {"latency_bound_fraction", comm_ns > 0 ? latency_bound_ns / comm_ns : 0, Unit::kRatio},
+      {"recommended_bucket", bucket, Unit::kBytes},
+      {"per_call_overhead", per_call_ns, Unit::kNs},
+      {"collectives_of_unknown_size", static_cast<double>(unknown), Unit::kCount}};
   x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank) + ": " +
                                            std::to_string(sizes.size()) +
                                            " gradient collectives in " +

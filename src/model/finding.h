@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "model/metric_unit.h"
 
 namespace commdx {
 
@@ -20,11 +21,11 @@ enum class Source { kNone, kTrace, kLogs, kBench, kTopo, kEnv };
 const char* SourceName(Source s);  // "" | "trace" | "logs" | "bench" | "topo" | "env"
 std::optional<Source> ParseSource(std::string_view name);
 
-// A named number with its unit, e.g. {"busbw", 21.0, "GB/s"} or {"wait", 1.2e6, "ns"}.
+// A named number with its unit, e.g. {"busbw", 21.0, Unit::kGBps} or {"wait", 1.2e6, Unit::kNs}.
 struct Metric {
   std::string name;
   double value = 0;
-  std::string unit;
+  Unit unit = Unit::kNone;
 };
 
 // A place in an input that proves the finding: a log line (file:line + its text), or a trace

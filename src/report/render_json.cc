@@ -39,7 +39,7 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
     w.BeginObject();
     w.Key("name").String(m.name);
     w.Key("value").Double(m.value, 3);
-    w.Key("unit").String(m.unit);
+    w.Key("unit").String(UnitName(m.unit));
     w.EndObject();
   }
   w.EndArray();

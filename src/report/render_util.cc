@@ -9,13 +9,19 @@
 namespace commdx::report {
 
 std::string FormatMetric(const Metric& m) {
-  if (m.unit == "ns") return FormatDurationNs(m.value);
-  if (m.unit == "bytes" || m.unit == "B") return FormatBytes(m.value);
+  switch (m.unit) {
+    case Unit::kNs:
+      return FormatDurationNs(m.value);
+    case Unit::kBytes:
+      return FormatBytes(m.value);
+    default:
+      break;
+  }
   double a = std::fabs(m.value);
   int decimals = (a == std::floor(a) && a < 1e15) ? 0 : a >= 100 ? 1 : a >= 1 ? 2 : 3;
   std::string s = StrFormat("%.*f", decimals, m.value);
-  if (!m.unit.empty()) s += (m.unit == "%" ? "" : " ") + m.unit;
-  return s;
+  if (m.unit == Unit::kNone) return s;
+  return s + (m.unit == Unit::kPercent ? "" : " ") + UnitName(m.unit);
 }
 
 std::string FormatPercent(double fraction) { return StrFormat("%.0f%%", fraction * 100); }

@@ -16,7 +16,7 @@ Report HostileReport() {
   f.severity = Severity::kError;
   f.title = "kernel <script>alert(1)</script> & \"quotes\"";
   f.detail = "name with | pipe and `tick`";
-  f.metrics.push_back({"wait", 1.5e6, "ns"});
+  f.metrics.push_back({"wait", 1.5e6, Unit::kNs});
   f.refs.push_back({SourceLoc{"a.log", 12, 3}, "<img src=x onerror=alert(1)>"});
   f.fix = "do </script> this";
   f.rank = 1;
