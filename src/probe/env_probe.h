@@ -30,9 +30,18 @@ void ParseMemlock(std::string_view limits, EnvSnapshot& env);
 std::optional<uint64_t> ShmSizeFromMounts(std::string_view mounts);
 
 // Python site-packages folders a job might import torch from (VIRTUAL_ENV, CONDA_PREFIX, the
-// python3 on PATH, system and user dist/site-packages), under the root.
+// python3 on PATH, ~/.local, /usr/local, /usr, /opt/conda, /usr/lib/python3/dist-packages), under
+// the root.
 std::vector<std::string> SitePackagesDirs(const SysRoot& root, const std::vector<EnvVar>& vars,
                                           const std::vector<std::string>& environ);
+
+// The NCCL a pip-installed PyTorch loads from one site-packages folder: nvidia/nccl/lib (the
+// nvidia-nccl wheels) and nvidia/cu*/lib (CUDA 13 wheels), in that order; empty when none.
+std::vector<std::string> BundledNcclIn(const SysRoot& root, const std::string& site_packages);
+// Every PyTorch-bundled libnccl.so.2 on the machine, SitePackagesDirs order: the one search used
+// by the environment probe and by `commdx bench` (DESIGN.md §6, docs/bench-method.md).
+std::vector<std::string> PytorchNcclCandidates(const SysRoot& root,
+                                               const std::vector<std::string>& environ);
 
 // Fills torch_version, cuda_runtime_version/_source from torch/version.py or CUDA's
 // version.json, and adds the PyTorch-bundled NCCL as a candidate path (nvidia/nccl/lib).
@@ -42,7 +51,5 @@ void ProbePython(const SysRoot& root, const std::vector<std::string>& environ, E
 // The libnccl.so.2 candidates in DESIGN.md §6 order with their versions.
 void ProbeNcclLibraries(const EnvProbeOptions& options, const std::string& bundled_nccl,
                         EnvSnapshot& env);
-// ncclGetVersion code -> "2.28.9" (>= 2.9: major*10000+minor*100+patch; older *1000).
-std::string NcclVersionFromCode(int code);
 
 }  // namespace commdx::probe

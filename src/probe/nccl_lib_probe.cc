@@ -12,24 +12,10 @@
 #include <filesystem>
 
 #include "base/text.h"
+#include "model/nccl_version.h"
 #include "probe/env_probe.h"
 
 namespace commdx::probe {
-
-std::string NcclVersionFromCode(int code) {
-  if (code <= 0) return "";
-  int major, minor, patch;
-  if (code >= 10000) {  // NCCL >= 2.9
-    major = code / 10000;
-    minor = (code % 10000) / 100;
-    patch = code % 100;
-  } else {
-    major = code / 1000;
-    minor = (code % 1000) / 100;
-    patch = code % 100;
-  }
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
 
 namespace {
 

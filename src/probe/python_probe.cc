@@ -81,9 +81,30 @@ std::vector<std::string> SitePackagesDirs(const SysRoot& root, const std::vector
   if (!home.empty()) AddPythonLibDirs(root, home + "/.local", out);
   AddPythonLibDirs(root, "/usr/local", out);
   AddPythonLibDirs(root, "/usr", out);
+  AddPythonLibDirs(root, "/opt/conda", out);
   if (root.Exists("usr/lib/python3/dist-packages") &&
       std::find(out.begin(), out.end(), "/usr/lib/python3/dist-packages") == out.end())
     out.push_back("/usr/lib/python3/dist-packages");
+  return out;
+}
+
+std::vector<std::string> BundledNcclIn(const SysRoot& root, const std::string& site_packages) {
+  std::vector<std::string> out;
+  const std::string nvidia = site_packages + "/nvidia/";
+  if (root.Exists(nvidia + "nccl/lib/libnccl.so.2"))
+    out.push_back(nvidia + "nccl/lib/libnccl.so.2");
+  for (const auto& sub : root.List(nvidia)) {
+    std::string lib = nvidia + sub + "/lib/libnccl.so.2";
+    if (StartsWith(sub, "cu") && root.Exists(lib)) out.push_back(lib);
+  }
+  return out;
+}
+
+std::vector<std::string> PytorchNcclCandidates(const SysRoot& root,
+                                               const std::vector<std::string>& environ) {
+  std::vector<std::string> out;
+  for (const auto& dir : SitePackagesDirs(root, {}, environ))
+    for (auto& lib : BundledNcclIn(root, dir)) out.push_back(std::move(lib));
   return out;
 }
 
@@ -99,8 +120,7 @@ void ProbePython(const SysRoot& root, const std::vector<std::string>& environ, E
       env.cuda_runtime_version = cuda;
       env.cuda_runtime_source = "PyTorch " + env.torch_version + " (" + dir + "/torch/version.py)";
     }
-    std::string nccl = dir + "/nvidia/nccl/lib/libnccl.so.2";
-    if (root.Exists(nccl)) bundled_nccl = nccl;
+    if (auto nccl = BundledNcclIn(root, dir); !nccl.empty()) bundled_nccl = nccl.front();
     break;
   }
   if (env.cuda_runtime_version.empty()) {

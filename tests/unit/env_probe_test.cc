@@ -6,6 +6,7 @@
 #include "analysis/env_analyzers.h"
 #include "analysis/env_nccl_vars.h"
 #include "analysis/registry.h"
+#include "model/nccl_version.h"
 
 namespace commdx {
 namespace {
@@ -67,8 +68,9 @@ TEST(EnvProbe, CudaToolkitWithoutPyTorchAndUnlimitedMemlock) {
 }
 
 TEST(EnvProbe, ParsersAndVersionCodes) {
-  EXPECT_EQ(probe::NcclVersionFromCode(22809), "2.28.9");
-  EXPECT_EQ(probe::NcclVersionFromCode(2708), "2.7.8");
+  EXPECT_EQ(NcclVersionFromCode(22809), "2.28.9");
+  EXPECT_EQ(NcclVersionFromCode(2708), "2.7.8");
+  EXPECT_EQ(NcclVersionFromCode(0), "");
   EXPECT_EQ(probe::ShmSizeFromMounts("none /dev/shm tmpfs rw,size=2g 0 0\n"), 2ull << 30);
   EXPECT_FALSE(probe::ShmSizeFromMounts("tmpfs /run tmpfs rw,size=64k 0 0\n"));
   EXPECT_EQ(probe::DriverVersionFromProc(

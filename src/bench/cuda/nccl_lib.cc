@@ -1,7 +1,6 @@
 #include "bench/cuda/nccl_lib.h"
 
 #include <dlfcn.h>
-#include <glob.h>
 #include <link.h>
 #include <sys/stat.h>
 
@@ -9,39 +8,18 @@
 #include <memory>
 
 #include "base/text.h"
+#include "model/nccl_version.h"
+#include "probe/env_probe.h"
+
+extern char** environ;  // the process environment, for the PyTorch-NCCL search
 
 namespace commdx::bench {
 
 namespace {
 
-bool IsFile(const std::string& p) {
-  struct stat st;
-  return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
 bool IsDir(const std::string& p) {
   struct stat st;
   return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-void GlobInto(const std::string& pattern, std::vector<std::string>& out) {
-  glob_t g{};
-  if (glob(pattern.c_str(), 0, nullptr, &g) == 0)
-    for (size_t i = 0; i < g.gl_pathc; ++i) {
-      std::string p = g.gl_pathv[i];
-      bool seen = false;
-      for (const auto& o : out) seen = seen || o == p;
-      if (!seen) out.push_back(p);
-    }
-  globfree(&g);
-}
-
-void AddPrefix(const std::string& prefix, std::vector<std::string>& out) {
-  if (prefix.empty()) return;
-  for (const char* pkgs : {"site-packages", "dist-packages"}) {
-    std::string base = prefix + "/lib/python3*/" + pkgs + "/nvidia/";
-    GlobInto(base + "nccl/lib/libnccl.so.2", out);
-    GlobInto(base + "cu*/lib/libnccl.so.2", out);
-  }
 }
 
 std::string LoadedPath(void* handle, const std::string& fallback) {
@@ -61,36 +39,20 @@ bool Sym(void* h, const char* name, F& fn) {
   return fn != nullptr;
 }
 
-}  // namespace
-
-std::vector<std::string> PythonNcclCandidates() {
-  std::vector<std::string> out;
-  if (const char* path = std::getenv("PATH"))
-    for (auto dir : Split(path, ':'))
-      if (!dir.empty() && IsFile(std::string(dir) + "/python3"))
-        AddPrefix(std::string(dir) + "/..", out);
-  for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
-    if (const char* v = std::getenv(var)) AddPrefix(v, out);
-  if (const char* home = std::getenv("HOME")) AddPrefix(std::string(home) + "/.local", out);
-  AddPrefix("/usr/local", out);
-  AddPrefix("/usr", out);
-  AddPrefix("/opt/conda", out);
-  return out;
+std::vector<std::string> PytorchNcclCandidates() {
+  std::vector<std::string> vars;
+  for (char** e = environ; e && *e; ++e) vars.emplace_back(*e);
+  return probe::PytorchNcclCandidates(probe::SysRoot("/"), vars);
 }
+
+}  // namespace
 
 NcclLib::~NcclLib() {
   // NCCL keeps threads and atexit handlers; unloading it while they exist crashes, so the
   // handle is deliberately kept until the process ends.
 }
 
-std::string NcclLib::version() const {
-  int c = version_code_;
-  // NCCL_VERSION(X,Y,Z): X*10000 + Y*100 + Z since 2.9, X*1000 + Y*100 + Z before.
-  int major = c >= 10000 ? c / 10000 : c / 1000;
-  int minor = c >= 10000 ? (c % 10000) / 100 : (c % 1000) / 100;
-  int patch = c % 100;
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
+std::string NcclLib::version() const { return NcclVersionFromCode(version_code_); }
 
 Result<std::unique_ptr<NcclLib>> NcclLib::Load(const std::string& explicit_path) {
   struct Candidate {
@@ -105,7 +67,7 @@ Result<std::unique_ptr<NcclLib>> NcclLib::Load(const std::string& explicit_path)
     if (const char* env = std::getenv("COMMDX_NCCL_LIB"); env && *env)
       tries.push_back({IsDir(env) ? std::string(env) + "/libnccl.so.2" : env, "COMMDX_NCCL_LIB"});
     tries.push_back({"libnccl.so.2", "loader path"});
-    for (auto& p : PythonNcclCandidates()) tries.push_back({p, "PyTorch-bundled NCCL"});
+    for (auto& p : PytorchNcclCandidates()) tries.push_back({p, "PyTorch-bundled NCCL"});
   }
   std::string tried;
   for (const auto& c : tries) {

@@ -71,7 +71,4 @@ class NcclLib {
   int version_code_ = 0;
 };
 
-// The PyTorch-bundled candidates, in search order (exposed for tests).
-std::vector<std::string> PythonNcclCandidates();
-
 }  // namespace commdx::bench

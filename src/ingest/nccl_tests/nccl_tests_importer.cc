@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/text.h"
+#include "model/nccl_version.h"
 
 namespace commdx::ingest {
 
@@ -32,14 +33,12 @@ std::string CaseFromBinary(std::string_view name) {
   return std::string(p == name.npos ? name : name.substr(0, p));
 }
 
-// "22809" -> "2.28.9"; "2708" (before 2.9: X*1000+Y*100+Z) -> "2.7.8"
-std::string NcclVersionFromCode(std::string_view code) {
+// nccl-tests' "nccl-library=22809": the code as model/nccl_version.h reads it; anything else as
+// written.
+std::string NcclVersionFromText(std::string_view code) {
   auto v = ParseInt(code);
   if (!v || *v <= 0) return std::string(code);
-  int64_t c = *v;
-  int64_t major = c >= 10000 ? c / 10000 : c / 1000;
-  int64_t minor = c >= 10000 ? (c % 10000) / 100 : (c % 1000) / 100;
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(c % 100);
+  return NcclVersionFromCode(*v);
 }
 
 struct State {
@@ -75,7 +74,7 @@ void ParsePreamble(std::string_view body, State& st) {
   if (words.size() >= 3 && words[0] == "nccl-tests" && words[1] == "version") {
     st.header.tool_version = std::string(words[2]);
     for (auto w : words)
-      if (ConsumePrefix(w, "nccl-library=")) st.header.nccl_version = NcclVersionFromCode(w);
+      if (ConsumePrefix(w, "nccl-library=")) st.header.nccl_version = NcclVersionFromText(w);
     return;
   }
   if (StartsWith(body, "Collective test starting:")) {
