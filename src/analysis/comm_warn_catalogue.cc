@@ -11,181 +11,248 @@ constexpr Severity kI = Severity::kInfo;
 struct Signature {
   const char* any[4];  // any of these substrings (nullptr-terminated)
   const char* source;  // and, if set, the source file starts with this
-  WarnRule rule;
+  const WarnRule* rule;
 };
 
+// Each cause and fix once; several signatures may point at one rule.
+constexpr WarnRule kNoVerbs = {
+    "no_verbs", "", kI, false, "no rdma-core on this host; benign without RDMA hardware", ""};
+constexpr WarnRule kShmNoSpace = {
+    "shm_no_space",
+    "comm.shm_too_small",
+    kE,
+    false,
+    "NCCL could not create or grow its shared-memory segment in /dev/shm: the filesystem is "
+    "full or too small. Docker gives containers 64 MB by default and Kubernetes pods the same "
+    "unless /dev/shm is a memory-backed emptyDir; stale nccl-* files of crashed runs also fill "
+    "it.",
+    "Run the container with --shm-size=1g (or more) or --ipc=host; on Kubernetes mount an "
+    "emptyDir with medium: Memory at /dev/shm; delete stale /dev/shm/nccl-* files. "
+    "NCCL_SHM_DISABLE=1 avoids it at a bandwidth cost."};
+constexpr WarnRule kShmAttach = {
+    "shm_attach",
+    "comm.nccl_warn",
+    kE,
+    false,
+    "a peer's shared-memory segment vanished or is not visible: systemd-logind RemoveIPC "
+    "deleted it, or the ranks of one node run in different IPC/mount namespaces.",
+    "Set RemoveIPC=no in /etc/systemd/logind.conf; run all ranks of a node with a shared "
+    "/dev/shm (--ipc=host or one container per node)."};
+constexpr WarnRule kNoAlgo = {
+    "no_algo",
+    "comm.env_override",
+    kE,
+    false,
+    "NCCL_ALGO / NCCL_PROTO force an algorithm or protocol that has no implementation for this "
+    "collective and data type, so the call fails (invalid usage).",
+    "Unset NCCL_ALGO / NCCL_PROTO, or restrict them to one collective with the per-collective "
+    "syntax (NCCL >= 2.24: NCCL_ALGO=allreduce:tree)."};
+constexpr WarnRule kDuplicateGpu = {
+    "duplicate_gpu",
+    "comm.duplicate_gpu",
+    kE,
+    false,
+    "two ranks selected the same GPU: the processes were not pinned to distinct devices.",
+    "Call torch.cuda.set_device(local_rank) (or cudaSetDevice) before creating the "
+    "communicator, or give each process its own CUDA_VISIBLE_DEVICES."};
+constexpr WarnRule kNoInterface = {
+    "no_interface",
+    "comm.bootstrap_failure",
+    kE,
+    false,
+    "NCCL found no usable IP interface for its bootstrap network: NCCL_SOCKET_IFNAME matches "
+    "nothing, or the process runs in a container without a network.",
+    "Set NCCL_SOCKET_IFNAME to an interface that exists (`ip -br addr`); run containers with "
+    "--net=host or a network that the other nodes can reach."};
+constexpr WarnRule kBadPeerAddress = {
+    "bad_peer_address",
+    "comm.bootstrap_failure",
+    kE,
+    false,
+    "NCCL tried to connect to a peer whose address was never filled in: on some host "
+    "NCCL_SOCKET_IFNAME names an interface that does not exist (NCCL does not warn about that "
+    "when it selects interfaces), or the ranks run different NCCL versions.",
+    "Check NCCL_SOCKET_IFNAME against `ip -br addr` on every host (and the version on every "
+    "host); use a prefix list such as NCCL_SOCKET_IFNAME=eth,ens if names differ by host."};
+constexpr WarnRule kNoSubnet = {
+    "no_subnet",
+    "comm.bootstrap_failure",
+    kE,
+    false,
+    "the address in NCCL_COMM_ID / MASTER_ADDR is not reachable from any local interface.",
+    "Point MASTER_ADDR / NCCL_COMM_ID at an address on the shared data network."};
+constexpr WarnRule kPeerGone = {
+    "peer_gone",
+    "comm.remote_exited",
+    kE,
+    true,
+    "the other end of a connection went away: a peer process crashed, was killed (OOM killer, "
+    "watchdog, scheduler) or aborted after its own error. These errors are fallout.",
+    "Find the first error in time across all ranks and hosts (a segfault, an OOM kill in "
+    "dmesg, a Python exception, the first NCCL WARN); fix that."};
+constexpr WarnRule kConnAbort = {
+    "conn_abort",
+    "comm.bootstrap_failure",
+    kE,
+    false,
+    "a socket connect was aborted; in the NCCL versions that print this, an error-handling "
+    "bug hides the real socket error (nccl#1515).",
+    "Upgrade NCCL; then check reachability between the hosts on the selected interface."};
+constexpr WarnRule kConnectFailed = {
+    "connect_failed",
+    "comm.bootstrap_failure",
+    kE,
+    false,
+    "a rank could not open a TCP connection to another: a firewall or security group blocks "
+    "the ports, the hosts are not routed to each other, or NCCL picked an interface the peer "
+    "cannot reach.",
+    "Make sure every node reaches the others on the interface NCCL uses (same "
+    "NCCL_SOCKET_IFNAME on every node, same subnet), open TCP ports between the nodes, and "
+    "check MASTER_ADDR."};
+constexpr WarnRule kIbCompletion = {
+    "ib_completion", "comm.ib_error", kE, false, "an InfiniBand/RoCE work request failed.", ""};
+constexpr WarnRule kIbQp = {
+    "ib_qp",
+    "comm.ib_error",
+    kE,
+    false,
+    "an RDMA queue pair could not be brought up: wrong GID index or port, a RoCE port mixed "
+    "into an InfiniBand HCA list, or the link is down.",
+    "Check `ibv_devinfo` (ports ACTIVE, link layer), `show_gids`; set NCCL_IB_HCA to ports of "
+    "one kind and NCCL_IB_GID_INDEX for RoCE (often 3 for RoCEv2/IPv4)."};
+constexpr WarnRule kIbRegMr = {
+    "ib_reg_mr",
+    "comm.ib_error",
+    kE,
+    false,
+    "RDMA memory registration failed: the locked-memory limit (ulimit -l) is too low, or GPU "
+    "memory cannot be registered (no nvidia-peermem / DMA-BUF).",
+    "Raise the memlock limit to unlimited (ulimit -l unlimited; in containers "
+    "--ulimit memlock=-1 and --cap-add=IPC_LOCK); load nvidia-peermem."};
+constexpr WarnRule kIbOpen = {
+    "ib_open",
+    "comm.ib_error",
+    kE,
+    false,
+    "an RDMA device exists but cannot be opened: typically a container without "
+    "/dev/infiniband, or missing permissions. NCCL then drops to TCP sockets.",
+    "Pass the devices into the container (--device=/dev/infiniband, --cap-add=IPC_LOCK, or "
+    "--privileged), with host networking for RoCE."};
+constexpr WarnRule kIbAsync = {
+    "ib_async",
+    "comm.ib_error",
+    kW,
+    false,
+    "the RDMA device reported an asynchronous event (port state or GID table change).",
+    "Check the link (`ibv_devinfo`, switch logs) and whether GIDs change while jobs run."};
+constexpr WarnRule kArch = {
+    "arch",
+    "comm.unsupported_gpu",
+    kE,
+    false,
+    "this NCCL build has no kernels for this GPU architecture.",
+    "Use an NCCL (and PyTorch) build compiled for this GPU (e.g. NCCL >= 2.26.2 for sm_120 "
+    "Blackwell GeForce)."};
+constexpr WarnRule kNvls = {
+    "nvls",
+    "comm.nvls_failure",
+    kE,
+    false,
+    "NVLink SHARP (NVLS) setup failed in CUDA multicast: the fabric manager or driver does not "
+    "support it, or the GPUs are partitioned.",
+    "Work around with NCCL_NVLS_ENABLE=0; check that nvidia-fabricmanager runs and that driver "
+    "and CUDA support multicast (CUDA >= 12.1); upgrade NCCL."};
+constexpr WarnRule kGraphFallback = {
+    "graph_fallback",
+    "comm.topology_error",
+    kW,
+    false,
+    "NCCL's topology search could not build the rings/trees it looked for and fell back to a "
+    "simple order: fewer channels or a slower path than the hardware allows.",
+    "Compare `nvidia-smi topo -m` with what NCCL detected (NCCL_DEBUG_SUBSYS=GRAPH, "
+    "NCCL_TOPO_DUMP_FILE); upgrade NCCL; in VMs provide NCCL_TOPO_FILE."};
+constexpr WarnRule kRingLoop = {
+    "ring_loop",
+    "comm.topology_error",
+    kE,
+    false,
+    "ranks computed different rings because they detected the topology differently; in NCCL "
+    "< 2.20 uninitialised PCI link speeds (VMs without max_link_speed in sysfs) cause this.",
+    "Upgrade to NCCL >= 2.20, or give every rank the same NCCL_TOPO_FILE.",
+    "2.20"};
+constexpr WarnRule kCuda = {
+    "cuda",
+    "comm.cuda_error",
+    kE,
+    false,
+    "a CUDA call inside NCCL failed (driver/runtime mismatch, out of memory, an illegal access "
+    "left by an earlier kernel, or an unsupported feature).",
+    "Read the CUDA error text; check `nvidia-smi`, driver vs CUDA version, free GPU memory, "
+    "and run with CUDA_LAUNCH_BLOCKING=1 to find an earlier faulting kernel."};
+constexpr WarnRule kTopology = {
+    "topology",
+    "comm.topology_error",
+    kE,
+    false,
+    "NCCL could not read or make sense of the machine topology (sysfs paths missing in VMs, "
+    "WSL2 or containers with a partial /sys).",
+    "Run where /sys exposes the PCI tree (or give NCCL_TOPO_FILE); on WSL2 use a NCCL "
+    "version that supports it; NCCL_DEBUG_SUBSYS=GRAPH shows what was detected."};
+constexpr WarnRule kTimeout = {
+    "timeout",
+    "comm.nccl_warn",
+    kE,
+    false,
+    "an NCCL operation timed out waiting for peers: a rank is stuck, dead or unreachable.",
+    "Find the rank that is behind (the last collective each rank reached) and why it stopped."};
+
 const Signature kSignatures[] = {
-    {{"Failed to open libibverbs", nullptr}, nullptr,
-     {"no_verbs", "", kI, false, "no rdma-core on this host; benign without RDMA hardware", ""}},
-    {{"posix_fallocate", "failed to extend /dev/shm", "Error while creating shared memory", nullptr},
+    {{"Failed to open libibverbs", nullptr}, nullptr, &kNoVerbs},
+    {{"posix_fallocate", "failed to extend /dev/shm", "Error while creating shared memory",
+      nullptr},
      nullptr,
-     {"shm_no_space", "comm.shm_too_small", kE, false,
-      "NCCL could not create or grow its shared-memory segment in /dev/shm: the filesystem is "
-      "full or too small. Docker gives containers 64 MB by default and Kubernetes pods the same "
-      "unless /dev/shm is a memory-backed emptyDir; stale nccl-* files of crashed runs also fill "
-      "it.",
-      "Run the container with --shm-size=1g (or more) or --ipc=host; on Kubernetes mount an "
-      "emptyDir with medium: Memory at /dev/shm; delete stale /dev/shm/nccl-* files. "
-      "NCCL_SHM_DISABLE=1 avoids it at a bandwidth cost."}},
-    {{"Error while attaching to shared memory", nullptr}, nullptr,
-     {"shm_attach", "comm.nccl_warn", kE, false,
-      "a peer's shared-memory segment vanished or is not visible: systemd-logind RemoveIPC "
-      "deleted it, or the ranks of one node run in different IPC/mount namespaces.",
-      "Set RemoveIPC=no in /etc/systemd/logind.conf; run all ranks of a node with a shared "
-      "/dev/shm (--ipc=host or one container per node)."}},
-    {{"no algorithm/protocol available", nullptr}, nullptr,
-     {"no_algo", "comm.env_override", kE, false,
-      "NCCL_ALGO / NCCL_PROTO force an algorithm or protocol that has no implementation for this "
-      "collective and data type, so the call fails (invalid usage).",
-      "Unset NCCL_ALGO / NCCL_PROTO, or restrict them to one collective with the per-collective "
-      "syntax (NCCL >= 2.24: NCCL_ALGO=allreduce:tree)."}},
-    {{"Duplicate GPU detected", nullptr}, nullptr,
-     {"duplicate_gpu", "comm.duplicate_gpu", kE, false,
-      "two ranks selected the same GPU: the processes were not pinned to distinct devices.",
-      "Call torch.cuda.set_device(local_rank) (or cudaSetDevice) before creating the "
-      "communicator, or give each process its own CUDA_VISIBLE_DEVICES."}},
+     &kShmNoSpace},
+    {{"Error while attaching to shared memory", nullptr}, nullptr, &kShmAttach},
+    {{"no algorithm/protocol available", nullptr}, nullptr, &kNoAlgo},
+    {{"Duplicate GPU detected", nullptr}, nullptr, &kDuplicateGpu},
     {{"no socket interface found", "No socket interface found",
       "Address family not supported by protocol", nullptr},
      nullptr,
-     {"no_interface", "comm.bootstrap_failure", kE, false,
-      "NCCL found no usable IP interface for its bootstrap network: NCCL_SOCKET_IFNAME matches "
-      "nothing, or the process runs in a container without a network.",
-      "Set NCCL_SOCKET_IFNAME to an interface that exists (`ip -br addr`); run containers with "
-      "--net=host or a network that the other nodes can reach."}},
-    {{"neither AF_INET", nullptr}, nullptr,
-     {"bad_peer_address", "comm.bootstrap_failure", kE, false,
-      "NCCL tried to connect to a peer whose address was never filled in: on some host "
-      "NCCL_SOCKET_IFNAME names an interface that does not exist (NCCL does not warn about that "
-      "when it selects interfaces), or the ranks run different NCCL versions.",
-      "Check NCCL_SOCKET_IFNAME against `ip -br addr` on every host (and the version on every "
-      "host); use a prefix list such as NCCL_SOCKET_IFNAME=eth,ens if names differ by host."}},
-    {{"No interface found in the same subnet", nullptr}, nullptr,
-     {"no_subnet", "comm.bootstrap_failure", kE, false,
-      "the address in NCCL_COMM_ID / MASTER_ADDR is not reachable from any local interface.",
-      "Point MASTER_ADDR / NCCL_COMM_ID at an address on the shared data network."}},
+     &kNoInterface},
+    {{"neither AF_INET", nullptr}, nullptr, &kBadPeerAddress},
+    {{"No interface found in the same subnet", nullptr}, nullptr, &kNoSubnet},
     {{"Connection closed by remote peer", "Connection reset by peer", "Broken pipe",
       "Connection closed by localRank"},
      nullptr,
-     {"peer_gone", "comm.remote_exited", kE, true,
-      "the other end of a connection went away: a peer process crashed, was killed (OOM killer, "
-      "watchdog, scheduler) or aborted after its own error. These errors are fallout.",
-      "Find the first error in time across all ranks and hosts (a segfault, an OOM kill in "
-      "dmesg, a Python exception, the first NCCL WARN); fix that."}},
+     &kPeerGone},
     {{"remote process exited", "Socket recv failed", "Call to recv from", "socketProgress"},
      nullptr,
-     {"peer_gone", "comm.remote_exited", kE, true,
-      "the other end of a connection went away: a peer process crashed, was killed (OOM killer, "
-      "watchdog, scheduler) or aborted after its own error. These errors are fallout.",
-      "Find the first error in time across all ranks and hosts (a segfault, an OOM kill in "
-      "dmesg, a Python exception, the first NCCL WARN); fix that."}},
-    {{"retcode 6", nullptr}, nullptr,
-     {"peer_gone", "comm.remote_exited", kE, true,
-      "the other end of a connection went away: a peer process crashed, was killed (OOM killer, "
-      "watchdog, scheduler) or aborted after its own error. These errors are fallout.",
-      "Find the first error in time across all ranks and hosts (a segfault, an OOM kill in "
-      "dmesg, a Python exception, the first NCCL WARN); fix that."}},
-    {{"Software caused connection abort", nullptr}, nullptr,
-     {"conn_abort", "comm.bootstrap_failure", kE, false,
-      "a socket connect was aborted; in the NCCL versions that print this, an error-handling "
-      "bug hides the real socket error (nccl#1515).",
-      "Upgrade NCCL; then check reachability between the hosts on the selected interface."}},
-    {{"Call to connect", "Connect to ", "socketStartConnect", "Connection refused"}, nullptr,
-     {"connect_failed", "comm.bootstrap_failure", kE, false,
-      "a rank could not open a TCP connection to another: a firewall or security group blocks "
-      "the ports, the hosts are not routed to each other, or NCCL picked an interface the peer "
-      "cannot reach.",
-      "Make sure every node reaches the others on the interface NCCL uses (same "
-      "NCCL_SOCKET_IFNAME on every node, same subnet), open TCP ports between the nodes, and "
-      "check MASTER_ADDR."}},
-    {{"Connection timed out", "No route to host", "Network is unreachable", nullptr}, nullptr,
-     {"connect_failed", "comm.bootstrap_failure", kE, false,
-      "a rank could not open a TCP connection to another: a firewall or security group blocks "
-      "the ports, the hosts are not routed to each other, or NCCL picked an interface the peer "
-      "cannot reach.",
-      "Make sure every node reaches the others on the interface NCCL uses (same "
-      "NCCL_SOCKET_IFNAME on every node, same subnet), open TCP ports between the nodes, and "
-      "check MASTER_ADDR."}},
-    {{"Got completion", nullptr}, nullptr,
-     {"ib_completion", "comm.ib_error", kE, false,
-      "an InfiniBand/RoCE work request failed.", ""}},
-    {{"ibv_modify_qp", nullptr}, nullptr,
-     {"ib_qp", "comm.ib_error", kE, false,
-      "an RDMA queue pair could not be brought up: wrong GID index or port, a RoCE port mixed "
-      "into an InfiniBand HCA list, or the link is down.",
-      "Check `ibv_devinfo` (ports ACTIVE, link layer), `show_gids`; set NCCL_IB_HCA to ports of "
-      "one kind and NCCL_IB_GID_INDEX for RoCE (often 3 for RoCEv2/IPv4)."}},
-    {{"ibv_reg_mr", "ibv_reg_dmabuf_mr", "Cannot allocate memory", nullptr}, nullptr,
-     {"ib_reg_mr", "comm.ib_error", kE, false,
-      "RDMA memory registration failed: the locked-memory limit (ulimit -l) is too low, or GPU "
-      "memory cannot be registered (no nvidia-peermem / DMA-BUF).",
-      "Raise the memlock limit to unlimited (ulimit -l unlimited; in containers "
-      "--ulimit memlock=-1 and --cap-add=IPC_LOCK); load nvidia-peermem."}},
-    {{"ibv_open_device", "Unable to open device", "ibv_get_device_list", nullptr}, nullptr,
-     {"ib_open", "comm.ib_error", kE, false,
-      "an RDMA device exists but cannot be opened: typically a container without "
-      "/dev/infiniband, or missing permissions. NCCL then drops to TCP sockets.",
-      "Pass the devices into the container (--device=/dev/infiniband, --cap-add=IPC_LOCK, or "
-      "--privileged), with host networking for RoCE."}},
-    {{"Got async event", nullptr}, nullptr,
-     {"ib_async", "comm.ib_error", kW, false,
-      "the RDMA device reported an asynchronous event (port state or GID table change).",
-      "Check the link (`ibv_devinfo`, switch logs) and whether GIDs change while jobs run."}},
-    {{"no kernel image is available", "ncclMaxSharedMem", nullptr}, nullptr,
-     {"arch", "comm.unsupported_gpu", kE, false,
-      "this NCCL build has no kernels for this GPU architecture.",
-      "Use an NCCL (and PyTorch) build compiled for this GPU (e.g. NCCL >= 2.26.2 for sm_120 "
-      "Blackwell GeForce)."}},
-    {{"NVLS", "nvls", "multicast", nullptr}, nullptr,
-     {"nvls", "comm.nvls_failure", kE, false,
-      "NVLink SHARP (NVLS) setup failed in CUDA multicast: the fabric manager or driver does not "
-      "support it, or the GPUs are partitioned.",
-      "Work around with NCCL_NVLS_ENABLE=0; check that nvidia-fabricmanager runs and that driver "
-      "and CUDA support multicast (CUDA >= 12.1); upgrade NCCL."}},
-    {{"", nullptr}, "transport/nvls",
-     {"nvls", "comm.nvls_failure", kE, false,
-      "NVLink SHARP (NVLS) setup failed in CUDA multicast: the fabric manager or driver does not "
-      "support it, or the GPUs are partitioned.",
-      "Work around with NCCL_NVLS_ENABLE=0; check that nvidia-fabricmanager runs and that driver "
-      "and CUDA support multicast (CUDA >= 12.1); upgrade NCCL."}},
-    {{"Could not find a path for pattern", nullptr}, nullptr,
-     {"graph_fallback", "comm.topology_error", kW, false,
-      "NCCL's topology search could not build the rings/trees it looked for and fell back to a "
-      "simple order: fewer channels or a slower path than the hardware allows.",
-      "Compare `nvidia-smi topo -m` with what NCCL detected (NCCL_DEBUG_SUBSYS=GRAPH, "
-      "NCCL_TOPO_DUMP_FILE); upgrade NCCL; in VMs provide NCCL_TOPO_FILE."}},
-    {{"does not loop back", nullptr}, nullptr,
-     {"ring_loop", "comm.topology_error", kE, false,
-      "ranks computed different rings because they detected the topology differently; in NCCL "
-      "< 2.20 uninitialised PCI link speeds (VMs without max_link_speed in sysfs) cause this.",
-      "Upgrade to NCCL >= 2.20, or give every rank the same NCCL_TOPO_FILE.", "2.20"}},
-    {{"Cuda failure", "CUDA failure", "Cuda error", "CUDA error"}, nullptr,
-     {"cuda", "comm.cuda_error", kE, false,
-      "a CUDA call inside NCCL failed (driver/runtime mismatch, out of memory, an illegal access "
-      "left by an earlier kernel, or an unsupported feature).",
-      "Read the CUDA error text; check `nvidia-smi`, driver vs CUDA version, free GPU memory, "
-      "and run with CUDA_LAUNCH_BLOCKING=1 to find an earlier faulting kernel."}},
-    {{"cudaError", "Call to cu", "unhandled cuda error", nullptr}, nullptr,
-     {"cuda", "comm.cuda_error", kE, false,
-      "a CUDA call inside NCCL failed (driver/runtime mismatch, out of memory, an illegal access "
-      "left by an earlier kernel, or an unsupported feature).",
-      "Read the CUDA error text; check `nvidia-smi`, driver vs CUDA version, free GPU memory, "
-      "and run with CUDA_LAUNCH_BLOCKING=1 to find an earlier faulting kernel."}},
-    {{"", nullptr}, "graph/",
-     {"topology", "comm.topology_error", kE, false,
-      "NCCL could not read or make sense of the machine topology (sysfs paths missing in VMs, "
-      "WSL2 or containers with a partial /sys).",
-      "Run where /sys exposes the PCI tree (or give NCCL_TOPO_FILE); on WSL2 use a NCCL "
-      "version that supports it; NCCL_DEBUG_SUBSYS=GRAPH shows what was detected."}},
-    {{"Could not find real path", "Topology detection", nullptr}, nullptr,
-     {"topology", "comm.topology_error", kE, false,
-      "NCCL could not read or make sense of the machine topology (sysfs paths missing in VMs, "
-      "WSL2 or containers with a partial /sys).",
-      "Run where /sys exposes the PCI tree (or give NCCL_TOPO_FILE); on WSL2 use a NCCL "
-      "version that supports it; NCCL_DEBUG_SUBSYS=GRAPH shows what was detected."}},
-    {{"Timeout", "timed out", "timeout", nullptr}, nullptr,
-     {"timeout", "comm.nccl_warn", kE, false,
-      "an NCCL operation timed out waiting for peers: a rank is stuck, dead or unreachable.",
-      "Find the rank that is behind (the last collective each rank reached) and why it stopped."}},
+     &kPeerGone},
+    {{"retcode 6", nullptr}, nullptr, &kPeerGone},
+    {{"Software caused connection abort", nullptr}, nullptr, &kConnAbort},
+    {{"Call to connect", "Connect to ", "socketStartConnect", "Connection refused"},
+     nullptr,
+     &kConnectFailed},
+    {{"Connection timed out", "No route to host", "Network is unreachable", nullptr},
+     nullptr,
+     &kConnectFailed},
+    {{"Got completion", nullptr}, nullptr, &kIbCompletion},
+    {{"ibv_modify_qp", nullptr}, nullptr, &kIbQp},
+    {{"ibv_reg_mr", "ibv_reg_dmabuf_mr", "Cannot allocate memory", nullptr}, nullptr, &kIbRegMr},
+    {{"ibv_open_device", "Unable to open device", "ibv_get_device_list", nullptr},
+     nullptr,
+     &kIbOpen},
+    {{"Got async event", nullptr}, nullptr, &kIbAsync},
+    {{"no kernel image is available", "ncclMaxSharedMem", nullptr}, nullptr, &kArch},
+    {{"NVLS", "nvls", "multicast", nullptr}, nullptr, &kNvls},
+    {{"", nullptr}, "transport/nvls", &kNvls},
+    {{"Could not find a path for pattern", nullptr}, nullptr, &kGraphFallback},
+    {{"does not loop back", nullptr}, nullptr, &kRingLoop},
+    {{"Cuda failure", "CUDA failure", "Cuda error", "CUDA error"}, nullptr, &kCuda},
+    {{"cudaError", "Call to cu", "unhandled cuda error", nullptr}, nullptr, &kCuda},
+    {{"", nullptr}, "graph/", &kTopology},
+    {{"Could not find real path", "Topology detection", nullptr}, nullptr, &kTopology},
+    {{"Timeout", "timed out", "timeout", nullptr}, nullptr, &kTimeout},
 };
 
 bool Matches(const Signature& sig, std::string_view text, std::string_view source) {
@@ -202,7 +269,7 @@ bool Matches(const Signature& sig, std::string_view text, std::string_view sourc
 
 const WarnRule* MatchWarn(std::string_view text, std::string_view source_file) {
   for (const auto& sig : kSignatures)
-    if (Matches(sig, text, source_file)) return &sig.rule;
+    if (Matches(sig, text, source_file)) return sig.rule;
   return nullptr;
 }
 
