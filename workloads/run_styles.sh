@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Record the capture styles of workloads/styles.py on one GPU, one folder each, then pack OUTDIR.
 #   bash workloads/run_styles.sh OUTDIR
-# Env: PYTHON (python3), ONLY (space-separated style names), NSYS (an nsys binary: one style is
-# also recorded under Nsight Systems and exported to SQLite), NSYS_LIBS (libdw/libelf it needs).
+# Env: PYTHON (python3), ONLY (space-separated style names), NSYS (an nsys binary: the styles of
+# NSYS_STYLES are also recorded under Nsight Systems and exported to SQLite), NSYS_LIBS
+# (libdw/libelf it needs).
 set -u
 OUTDIR=${1:?usage: run_styles.sh OUTDIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -40,16 +41,31 @@ run item_mid_forward plain
 run cuda_graph plain
 run launch_bound_tiny plain
 run healthy_stack plain
-if [ -n "${NSYS:-}" ] && [ -x "$NSYS" ]; then
-  # The same healthy loop under Nsight Systems (CUDA + NVTX), for the nsys importer.
-  out=$OUTDIR/nsys_healthy_iter_marks; mkdir -p "$out"
-  timeout -k 10 120 "$NSYS" profile -t cuda,nvtx --sample=none --cpuctxsw=none \
-    --capture-range=cudaProfilerApi --force-overwrite true -o /tmp/styles_rep "$PYTHON" "$HERE/styles.py" \
-    --style healthy_iter_marks --nsys --out "$out" >"$out/stdout.log" 2>&1
+# Styles also recorded under Nsight Systems (CUDA + NVTX, exported to SQLite) for the nsys
+# importer: NSYS_STYLES lists STYLE or STYLE:ddp (under torchrun, one process).
+nsys_run() {  # nsys_run STYLE plain|ddp
+  local style=$1 mode=$2 out=$OUTDIR/nsys_$1 rep=/tmp/nsys_$1 cmd
+  mkdir -p "$out"
+  cmd=("$PYTHON" "$HERE/styles.py" --style "$style" --nsys --out "$out")
+  if [ "$mode" = ddp ]; then
+    cmd=("$PYTHON" -m torch.distributed.run --standalone --nproc_per_node=1 "$HERE/styles.py"
+         --style "$style" --nsys --ddp --out "$out")
+  fi
+  timeout -k 10 150 "$NSYS" profile -t cuda,nvtx --sample=none --cpuctxsw=none \
+    --capture-range=cudaProfilerApi --force-overwrite true -o "$rep" "${cmd[@]}" \
+    >"$out/stdout.log" 2>&1
   qi=$(dirname "$(dirname "$NSYS")")/linux-desktop-glibc_2_11_3-x64/QdstrmImporter
-  LD_LIBRARY_PATH=${NSYS_LIBS:-} "$qi" -i /tmp/styles_rep.qdstrm >>"$out/stdout.log" 2>&1
+  LD_LIBRARY_PATH=${NSYS_LIBS:-} "$qi" -i "$rep.qdstrm" >>"$out/stdout.log" 2>&1
   LD_LIBRARY_PATH=${NSYS_LIBS:-} "$NSYS" export --type sqlite -o "$out/report.sqlite" \
-    /tmp/styles_rep.nsys-rep >>"$out/stdout.log" 2>&1 && gzip -6 "$out/report.sqlite"
+    "$rep.nsys-rep" >>"$out/stdout.log" 2>&1 && gzip -6 "$out/report.sqlite"
+  rm -f "$rep.qdstrm" "$rep.nsys-rep"
+  printf 'nsys_%s\t%s\t%s\t%s\n' "$style" "$mode" "$([ -f "$out/report.sqlite.gz" ] && echo 0 || echo 1)" "-" \
+    >>"$OUTDIR/summary.tsv"
   tail -n 3 "$out/stdout.log"
+}
+if [ -n "${NSYS:-}" ] && [ -x "$NSYS" ]; then
+  for s in ${NSYS_STYLES:-healthy_iter_marks}; do
+    nsys_run "${s%%:*}" "$([[ $s == *:ddp ]] && echo ddp || echo plain)"
+  done
 fi
 cat "$OUTDIR/summary.tsv"
