@@ -100,4 +100,21 @@ std::vector<element> Fields::Objects(const char* key) {
   return out;
 }
 
+std::optional<element> Fields::ObjectAt(const char* key) {
+  auto v = Get(key);
+  if (v && v->type() != element_type::OBJECT) {
+    Bad(key, "an object");
+    return std::nullopt;
+  }
+  return v;
+}
+
+void Reader::Limit(const char* key, std::optional<uint64_t>& x) {
+  auto v = f_.OptInt(key);
+  if (!v)
+    x = f_.OptUint(key);
+  else
+    x = *v < 0 ? kUnlimited : static_cast<uint64_t>(*v);
+}
+
 }  // namespace commdx::ingest::snapshot

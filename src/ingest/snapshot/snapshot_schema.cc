@@ -1,0 +1,20 @@
+#include "ingest/snapshot/snapshot_schema.h"
+
+namespace commdx::ingest::snapshot {
+
+PathType PathFrom(const std::string& s) {
+  if (s == "NV") return PathType::kNvLink;
+  return ParsePathType(s).value_or(PathType::kUnknown);
+}
+
+P2PStatus P2PFrom(const std::string& s) {
+  return ParseP2PStatusCode(s).value_or(P2PStatus::kUnknown);
+}
+
+NicKind NicKindFrom(const std::string& s) {
+  for (NicKind k : {NicKind::kInfiniband, NicKind::kRoce, NicKind::kEthernet})
+    if (s == NicKindName(k)) return k;
+  return NicKind::kUnknown;
+}
+
+}  // namespace commdx::ingest::snapshot
