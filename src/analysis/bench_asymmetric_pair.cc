@@ -3,6 +3,7 @@
 
 #include "analysis/bench_analyzers.h"
 #include "analysis/catalogue.h"
+#include "base/str_format.h"
 
 namespace commdx::analysis {
 
@@ -27,11 +28,10 @@ std::vector<Finding> FindBenchAsymmetricPair(const Job& job, const Options&) {
         for (const auto& p : r.p2p) {
           if (p.method != method || p.bidirectional != bi || !p.waived.empty()) continue;
           if (p.bandwidth_gbps >= kSlowShare * best) continue;
-          char title[200];
-          std::snprintf(title, sizeof title,
-                        "GPU %d -> GPU %d copies at %.1f GB/s, %.0f%% of the best pair (%d -> %d, %.1f GB/s)",
-                        p.src, p.dst, p.bandwidth_gbps, 100 * p.bandwidth_gbps / best,
-                        best_pair->src, best_pair->dst, best);
+          std::string title = StrFormat(
+              "GPU %d -> GPU %d copies at %.1f GB/s, %.0f%% of the best pair (%d -> %d, %.1f GB/s)",
+              p.src, p.dst, p.bandwidth_gbps, 100 * p.bandwidth_gbps / best, best_pair->src,
+              best_pair->dst, best);
           Finding f = NewFinding("bench.asymmetric_pair");
           f.severity = Severity::kWarning;
           f.title = title;
@@ -51,9 +51,10 @@ std::vector<Finding> FindBenchAsymmetricPair(const Job& job, const Options&) {
                      "->" + std::to_string(p.dst);
           f.refs.push_back(ref);
           f.rank = p.src;
-          f.fix = "Run `commdx topo` (inactive NVLinks, PCIe generation/width, ACS) and "
-                  "`nvidia-smi nvlink -s` on both GPUs; reseat or service the link if a "
-                  "link is down.";
+          f.fix =
+              "Run `commdx topo` (inactive NVLinks, PCIe generation/width, ACS) and "
+              "`nvidia-smi nvlink -s` on both GPUs; reseat or service the link if a "
+              "link is down.";
           f.confidence = 0.8;
           out.push_back(std::move(f));
         }

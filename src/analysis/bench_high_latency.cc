@@ -3,6 +3,7 @@
 #include "analysis/bench_analyzers.h"
 #include "analysis/bench_summary.h"
 #include "analysis/catalogue.h"
+#include "base/str_format.h"
 
 namespace commdx::analysis {
 
@@ -20,25 +21,25 @@ std::vector<Finding> FindBenchHighLatency(const Job& job, const Options&) {
     if (!s.has_data || !s.latency_row || s.latency_bytes > 64 * 1024) continue;
     double limit = r.topology.nodes > 1 ? kMaxFloorUsMultiNode : kMaxFloorUsOneNode;
     if (s.latency_floor_us <= limit) continue;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%s: small-message latency %.1f us (expected under %.0f us)",
-                  BenchLabel(r).c_str(), s.latency_floor_us, limit);
+    std::string buf = StrFormat("%s: small-message latency %.1f us (expected under %.0f us)",
+                                BenchLabel(r).c_str(), s.latency_floor_us, limit);
     Finding f = NewFinding("bench.high_latency");
     f.severity = Severity::kWarning;
     f.title = buf;
-    f.detail = "Even the smallest messages take this long, so every small collective (and each "
-               "DDP bucket's launch) pays it. On one node NCCL normally needs 6-13 us; "
-               "this points at a slow transport (sockets, host memory), a busy or far-away CPU "
-               "driving the GPU, or launch overhead.";
+    f.detail =
+        "Even the smallest messages take this long, so every small collective (and each "
+        "DDP bucket's launch) pays it. On one node NCCL normally needs 6-13 us; "
+        "this points at a slow transport (sockets, host memory), a busy or far-away CPU "
+        "driving the GPU, or launch overhead.";
     f.metrics = {{"latency_floor", s.latency_floor_us * 1e3, Unit::kNs},
                  {"at_size", static_cast<double>(s.latency_bytes), Unit::kBytes},
                  {"limit", limit * 1e3, Unit::kNs}};
     if (s.fit_ok) f.metrics.push_back({"alpha", s.alpha_us * 1e3, Unit::kNs});
-    char what[64];
-    std::snprintf(what, sizeof what, "time %.2f us", s.latency_floor_us);
+    std::string what = StrFormat("time %.2f us", s.latency_floor_us);
     f.refs.push_back(BenchRowRef(r, *s.latency_row, what));
-    f.fix = "Check the transport (NCCL_DEBUG=INFO), pin each rank to cores near its GPU "
-            "(`commdx topo`), and fuse small tensors into larger buckets.";
+    f.fix =
+        "Check the transport (NCCL_DEBUG=INFO), pin each rank to cores near its GPU "
+        "(`commdx topo`), and fuse small tensors into larger buckets.";
     f.confidence = 0.8;
     out.push_back(std::move(f));
   }

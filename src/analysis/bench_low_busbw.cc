@@ -3,6 +3,7 @@
 #include "analysis/bench_analyzers.h"
 #include "analysis/bench_summary.h"
 #include "analysis/catalogue.h"
+#include "base/str_format.h"
 #include "base/text.h"
 
 namespace commdx::analysis {
@@ -14,8 +15,7 @@ constexpr double kErrorEfficiency = 0.35;
 constexpr uint64_t kJudgeableBytes = 256ull << 20;
 
 std::string Num(double v, int decimals) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  std::string b = StrFormat("%.*f", decimals, v);
   return b;
 }
 }  // namespace
@@ -37,19 +37,22 @@ std::vector<Finding> FindBenchLowBusbw(const Job& job, const Options&) {
                "not a tuning gap: traffic is taking a slower path (host memory, sockets, PCIe) "
                "or far fewer channels than the link needs.";
     if (!s.saturated)
-      f.detail += " The sweep stopped while bandwidth was still rising, so the plateau may be "
-                  "somewhat higher.";
+      f.detail +=
+          " The sweep stopped while bandwidth was still rising, so the plateau may be "
+          "somewhat higher.";
     f.metrics = {{"plateau_busbw", s.plateau_busbw_gbps, Unit::kGBps},
                  {"peak_busbw", s.peak_busbw_gbps, Unit::kGBps},
                  {"expected_line_rate", s.expected.line_rate_gbps, Unit::kGBps},
                  {"efficiency", 100 * s.efficiency, Unit::kPercent}};
     if (s.peak_row)
-      f.refs.push_back(BenchRowRef(r, *s.peak_row, "peak busbw " + Num(s.peak_busbw_gbps, 2) + " GB/s"));
-    f.fix = "Look at the transport NCCL chose (NCCL_DEBUG=INFO: 'via P2P' expected, 'via SHM' or "
-            "'via NET/Socket' means a fallback); check NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, "
-            "NCCL_P2P_LEVEL, NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS in the environment; run "
-            "`commdx topo` for inactive NVLinks or P2P blocked by the platform (ACS, "
-            "virtualisation).";
+      f.refs.push_back(
+          BenchRowRef(r, *s.peak_row, "peak busbw " + Num(s.peak_busbw_gbps, 2) + " GB/s"));
+    f.fix =
+        "Look at the transport NCCL chose (NCCL_DEBUG=INFO: 'via P2P' expected, 'via SHM' or "
+        "'via NET/Socket' means a fallback); check NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, "
+        "NCCL_P2P_LEVEL, NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS in the environment; run "
+        "`commdx topo` for inactive NVLinks or P2P blocked by the platform (ACS, "
+        "virtualisation).";
     f.confidence = s.expected.confidence;
     out.push_back(std::move(f));
   }

@@ -24,10 +24,8 @@ std::vector<Finding> FindCommFewChannels(const Job& job, const Options& options)
       nvlink_hint = nvlink_hint || x.transport.find("/read") != std::string::npos;
     }
     Finding f = NewFinding("comm.few_channels");
-    f.method_step = 4;
     f.title = (c.identified ? "Communicator " + c.comm_id : std::string("The communicator")) +
-              " uses only " + std::to_string(channels) +
-              " channel" + (channels == 1 ? "" : "s");
+              " uses only " + std::to_string(channels) + " channel" + (channels == 1 ? "" : "s");
     f.metrics.push_back({"channels", static_cast<double>(channels), Unit::kCount});
     f.metrics.push_back({"threshold", options.few_channels_threshold, Unit::kCount});
     if (cap) {
@@ -36,7 +34,8 @@ std::vector<Finding> FindCommFewChannels(const Job& job, const Options& options)
                  " caps the channel count; each channel is driven by its own thread block, so "
                  "bandwidth falls with it (2xH200: 21 GB/s all_reduce busbw with one channel "
                  "instead of 346).";
-      f.fix = "Remove " + cap->name + " (or raise it); NCCL picks the channel count from the "
+      f.fix = "Remove " + cap->name +
+              " (or raise it); NCCL picks the channel count from the "
               "topology.";
       f.refs.push_back(Evidence(cap->ref));
     } else if (socket || !nvlink_hint) {
@@ -44,16 +43,20 @@ std::vector<Finding> FindCommFewChannels(const Job& job, const Options& options)
       f.detail = socket ? "Expected with TCP sockets: NCCL opens few channels over NET/Socket."
                         : "Typical for GPUs joined only by PCIe or through the CPU: NCCL finds "
                           "few independent paths. NVLink systems get 8-32 channels.";
-      f.fix = "Nothing to change in NCCL; a faster interconnect (NVLink, RDMA) is what adds "
-              "channels. NCCL_MIN_NCHANNELS can raise it but rarely helps on PCIe.";
+      f.fix =
+          "Nothing to change in NCCL; a faster interconnect (NVLink, RDMA) is what adds "
+          "channels. NCCL_MIN_NCHANNELS can raise it but rarely helps on PCIe.";
     } else {
       f.severity = Severity::kWarning;
       f.detail = "No override limits the channels, yet the topology search found few paths.";
-      f.fix = "Compare with `nvidia-smi topo -m`; NCCL_TOPO_DUMP_FILE and "
-              "NCCL_DEBUG_SUBSYS=GRAPH show what NCCL detected.";
+      f.fix =
+          "Compare with `nvidia-smi topo -m`; NCCL_TOPO_DUMP_FILE and "
+          "NCCL_DEBUG_SUBSYS=GRAPH show what NCCL detected.";
     }
-    if (!c.channels_ref.line.empty()) f.refs.push_back(Evidence(c.channels_ref));
-    else if (!c.connections.empty()) f.refs.push_back(Evidence(c.connections.front().ref));
+    if (!c.channels_ref.line.empty())
+      f.refs.push_back(Evidence(c.channels_ref));
+    else if (!c.connections.empty())
+      f.refs.push_back(Evidence(c.connections.front().ref));
     out.push_back(std::move(f));
   }
   if (out.empty() && cap && cap->value != "0") {
@@ -61,10 +64,10 @@ std::vector<Finding> FindCommFewChannels(const Job& job, const Options& options)
     if (n > 0 && n < options.few_channels_threshold) {
       Finding f = NewFinding("comm.few_channels");
       f.severity = Severity::kWarning;
-      f.method_step = 4;
       f.title = cap->name + "=" + cap->value + " limits NCCL to " + cap->value + " channel(s)";
-      f.detail = "The log shows the override but not the channel lines; with it every "
-                 "communicator runs on at most that many channels.";
+      f.detail =
+          "The log shows the override but not the channel lines; with it every "
+          "communicator runs on at most that many channels.";
       f.fix = "Remove " + cap->name + ".";
       f.refs.push_back(Evidence(cap->ref));
       out.push_back(std::move(f));

@@ -6,6 +6,7 @@
 // or GPUs without P2P support).
 #include <set>
 
+#include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 
@@ -66,10 +67,8 @@ std::vector<Finding> FindCommP2pDisabled(const Job& job, const Options&) {
   }
   Cause cause = FindCause(s);
   if (shm_refs.empty() && !cause.known) return {};
-  Finding f;
-  f.method_step = 4;
+  Finding f = NewFinding(cause.known ? "comm.p2p_disabled" : "comm.shm_transport");
   if (cause.known) {
-    f.id = "comm.p2p_disabled";
     f.severity = shm_refs.empty() ? Severity::kWarning : Severity::kError;
     f.confidence = shm_refs.empty() ? 0.6 : 1.0;
     f.title = "P2P between GPUs of one node is disabled: " + cause.text;
@@ -79,22 +78,24 @@ std::vector<Finding> FindCommP2pDisabled(const Job& job, const Options&) {
                    : "Intra-node connections go through host shared memory (or the network) "
                      "instead of NVLink/PCIe peer access; bandwidth drops to what host memory "
                      "copies give (on 2xH200: 27.8 GB/s instead of 346 GB/s all_reduce busbw).";
-    f.fix = "Remove NCCL_P2P_DISABLE / NCCL_P2P_LEVEL from the environment (also /etc/nccl.conf "
-            "and ~/.nccl.conf). If P2P was disabled to work around a hang, fix the hang's cause "
-            "instead (PCIe ACS / IOMMU on the path between GPUs).";
+    f.fix =
+        "Remove NCCL_P2P_DISABLE / NCCL_P2P_LEVEL from the environment (also /etc/nccl.conf "
+        "and ~/.nccl.conf). If P2P was disabled to work around a hang, fix the hang's cause "
+        "instead (PCIe ACS / IOMMU on the path between GPUs).";
     AddEvidence(f, cause.refs, 3);
   } else {
-    f.id = "comm.shm_transport";
     f.severity = Severity::kWarning;
     f.confidence = any_p2p ? 0.7 : 0.8;  // some pairs on P2P: maybe only some paths lack it
     f.title = "GPUs of one node exchange data through host shared memory (SHM), not P2P";
-    f.detail = "No setting in the log disables P2P, so NCCL decided P2P is unusable here: the "
-               "GPUs sit under different CPU sockets or PCIe root complexes, ACS/IOMMU blocks "
-               "peer traffic, the ranks run in containers that do not share an IPC namespace, "
-               "or the GPUs do not support P2P.";
-    f.fix = "Check `nvidia-smi topo -m` (SYS/NODE between the GPUs means no P2P path), "
-            "`nvidia-smi topo -p2p r`, ACS on PCIe bridges (`lspci -vvv | grep ACSCtl`), and run "
-            "containers with --ipc=host (or one container per node).";
+    f.detail =
+        "No setting in the log disables P2P, so NCCL decided P2P is unusable here: the "
+        "GPUs sit under different CPU sockets or PCIe root complexes, ACS/IOMMU blocks "
+        "peer traffic, the ranks run in containers that do not share an IPC namespace, "
+        "or the GPUs do not support P2P.";
+    f.fix =
+        "Check `nvidia-smi topo -m` (SYS/NODE between the GPUs means no P2P path), "
+        "`nvidia-smi topo -p2p r`, ACS on PCIe bridges (`lspci -vvv | grep ACSCtl`), and run "
+        "containers with --ipc=host (or one container per node).";
   }
   AddEvidence(f, shm_refs);
   f.metrics.push_back(

@@ -34,26 +34,32 @@ int CompletionStatus(const std::string& text) {
 
 void ExplainCompletion(int status, Finding& f) {
   if (status == 12) {
-    f.detail += " Status 12 is 'transport retry counter exceeded' (a timeout): right at the "
-                "first transfer it means the NICs cannot reach each other - on RoCE usually the "
-                "wrong GID index or RoCE version, or routing/PFC; on InfiniBand a link or subnet "
-                "manager problem.";
-    f.fix = "Check `show_gids` on both nodes and set NCCL_IB_GID_INDEX (3 is RoCEv2/IPv4 on most "
-            "setups) and NCCL_IB_TC to the class the switches expect; test with `ib_write_bw` "
-            "between the hosts.";
+    f.detail +=
+        " Status 12 is 'transport retry counter exceeded' (a timeout): right at the "
+        "first transfer it means the NICs cannot reach each other - on RoCE usually the "
+        "wrong GID index or RoCE version, or routing/PFC; on InfiniBand a link or subnet "
+        "manager problem.";
+    f.fix =
+        "Check `show_gids` on both nodes and set NCCL_IB_GID_INDEX (3 is RoCEv2/IPv4 on most "
+        "setups) and NCCL_IB_TC to the class the switches expect; test with `ib_write_bw` "
+        "between the hosts.";
   } else if (status == 4) {
-    f.detail += " Status 4 is a local protection error: the NIC could not access the registered "
-                "memory; with GPUDirect RDMA this is usually PCIe ACS or the IOMMU blocking peer "
-                "traffic between NIC and GPU.";
-    f.fix = "Disable ACS on the PCIe switches and use iommu=pt (or off); NCCL_NET_GDR_LEVEL=LOC "
-            "confirms it by turning GDR off.";
+    f.detail +=
+        " Status 4 is a local protection error: the NIC could not access the registered "
+        "memory; with GPUDirect RDMA this is usually PCIe ACS or the IOMMU blocking peer "
+        "traffic between NIC and GPU.";
+    f.fix =
+        "Disable ACS on the PCIe switches and use iommu=pt (or off); NCCL_NET_GDR_LEVEL=LOC "
+        "confirms it by turning GDR off.";
   } else if (status == 5) {
-    f.detail += " Status 5 (work request flushed) is fallout of an earlier error on the queue "
-                "pair.";
+    f.detail +=
+        " Status 5 (work request flushed) is fallout of an earlier error on the queue "
+        "pair.";
     f.fix = "Look for the first completion error or WARN before this one.";
   } else {
-    f.fix = "Check the link (`ibv_devinfo`, `ibstat`), GID settings and that `ib_write_bw` works "
-            "between the hosts.";
+    f.fix =
+        "Check the link (`ibv_devinfo`, `ibstat`), GID settings and that `ib_write_bw` works "
+        "between the hosts.";
   }
   if (status >= 0) f.metrics.push_back({"ib_status", static_cast<double>(status), Unit::kCode});
 }
@@ -93,8 +99,8 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
   for (const auto& key : order) {
     const Group& g = groups[key];
     const NcclWarning& first = *g.warns.front();
-    Finding f;
-    f.method_step = 4;
+    Finding f = NewFinding(g.rule ? g.rule->id : "comm.nccl_warn");
+    f.method_step = 4;  // seen in the log's warnings, whatever step the id belongs to
     uint64_t lines = 0;
     std::set<std::pair<std::string, int64_t>> procs;
     for (const auto* w : g.warns) lines += w->count, procs.insert({w->host, w->pid});
@@ -102,10 +108,9 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
                         " from " + std::to_string(procs.size()) + " process" +
                         (procs.size() == 1 ? "" : "es");
     if (g.rule) {
-      f.id = g.rule->id;
       f.severity = g.all_fallout ? Severity::kWarning : g.rule->severity;
-      f.detail = "NCCL: \"" + first.text.substr(0, 200) + "\" (" + where + "). Meaning: " +
-                 g.rule->cause;
+      f.detail =
+          "NCCL: \"" + first.text.substr(0, 200) + "\" (" + where + "). Meaning: " + g.rule->cause;
       f.fix = g.rule->fix;
       if (g.all_fallout)
         f.detail += " Here it follows an earlier error of the same process, which is the cause.";
@@ -115,19 +120,21 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
           (first.host.rfind("DESKTOP-", 0) == 0 || first.host == "DESKTOP" ||
            first.text.find("wsl") != std::string::npos ||
            first.text.find("WSL") != std::string::npos)) {
-        f.detail += " The host looks like Windows/WSL2, where /sys has no PCI tree: NCCL "
-                    "versions of that time did not support WSL2.";
-        f.fix = "Run on native Linux, or use a recent NCCL with WSL2 support (single node); "
-                "NCCL_P2P_DISABLE=1 / NCCL_SHM_DISABLE=1 are the usual WSL2 workarounds.";
+        f.detail +=
+            " The host looks like Windows/WSL2, where /sys has no PCI tree: NCCL "
+            "versions of that time did not support WSL2.";
+        f.fix =
+            "Run on native Linux, or use a recent NCCL with WSL2 support (single node); "
+            "NCCL_P2P_DISABLE=1 / NCCL_SHM_DISABLE=1 are the usual WSL2 workarounds.";
       }
     } else {
-      f.id = "comm.nccl_warn";
       f.severity = Severity::kWarning;
       f.confidence = 0.5;
       f.title = "NCCL warning: " + first.text.substr(0, 100);
       f.detail = "commdx does not know this message (" + where + ").";
-      f.fix = "Search the NCCL issue tracker for the message; rerun with "
-              "NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH,ENV on all ranks for context.";
+      f.fix =
+          "Search the NCCL issue tracker for the message; rerun with "
+          "NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH,ENV on all ranks for context.";
     }
     std::vector<const NcclLineRef*> refs;
     for (const auto* w : g.warns) refs.push_back(&w->ref);
@@ -139,7 +146,8 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
         Finding old = NewFinding("comm.nccl_too_old");
         old.severity = Severity::kWarning;
         old.method_step = 9;
-        old.title = "NCCL " + (version.empty() ? std::string("(version not in the log)") : version) +
+        old.title = "NCCL " +
+                    (version.empty() ? std::string("(version not in the log)") : version) +
                     " has a bug fixed in " + g.rule->fixed_in + " that produces this warning";
         old.detail = std::string("Known NCCL issue: ") + g.rule->cause;
         old.fix = std::string("Upgrade NCCL to ") + g.rule->fixed_in + " or later.";
@@ -163,11 +171,13 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     f.severity = Severity::kWarning;
     f.method_step = 4;
     f.title = "NCCL keeps retrying a TCP connection to a peer";
-    f.detail = "\"Call to connect returned ..., retrying\": a peer does not answer on the "
-               "interface NCCL picked (firewall, routing, wrong interface, or the peer is not up). "
-               "A job that stops here hangs in init.";
-    f.fix = "Check that every node reaches the others on the interface NCCL uses "
-            "(NCCL_SOCKET_IFNAME), open the ports, check MASTER_ADDR.";
+    f.detail =
+        "\"Call to connect returned ..., retrying\": a peer does not answer on the "
+        "interface NCCL picked (firewall, routing, wrong interface, or the peer is not up). "
+        "A job that stops here hangs in init.";
+    f.fix =
+        "Check that every node reaches the others on the interface NCCL uses "
+        "(NCCL_SOCKET_IFNAME), open the ports, check MASTER_ADDR.";
     AddEvidence(f, retries, 3);
     out.push_back(std::move(f));
   }
@@ -181,15 +191,17 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
         refs.push_back(&n.ref);
       }
     if (code > 0) {
-      Finding f;
-      f.id = code == 6 ? "comm.remote_exited" : code == 1 ? "comm.cuda_error" : "comm.nccl_warn";
+      Finding f = NewFinding(code == 6   ? "comm.remote_exited"
+                             : code == 1 ? "comm.cuda_error"
+                                         : "comm.nccl_warn");
       f.severity = Severity::kError;
-      f.method_step = 4;
       f.title = std::string("NCCL calls failed with ") + NcclResultName(code);
-      f.detail = "The log has the error-return trace but not the WARN line that names the cause "
-                 "(it is usually printed just before, possibly by another rank).";
-      f.fix = "Collect the full NCCL_DEBUG=INFO output of every rank; the first WARN names the "
-              "cause.";
+      f.detail =
+          "The log has the error-return trace but not the WARN line that names the cause "
+          "(it is usually printed just before, possibly by another rank).";
+      f.fix =
+          "Collect the full NCCL_DEBUG=INFO output of every rank; the first WARN names the "
+          "cause.";
       AddEvidence(f, refs, 4);
       out.push_back(std::move(f));
     }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/str_format.h"
+
 namespace commdx::analysis {
 
 namespace {
@@ -17,8 +19,7 @@ constexpr double kShmLow = 0.35, kShmHigh = 0.50;
 constexpr double kNetIbLow = 0.92, kNetIbHigh = 0.96;
 
 std::string Fmt(const char* format, double a, double b = 0, double c = 0, double d = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, a, b, c, d);
+  std::string buf = StrFormat(format, a, b, c, d);
   return buf;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/catalogue.h"
+#include "base/str_format.h"
 
 namespace commdx::analysis {
 
@@ -70,9 +71,8 @@ void Explain(const TraceSet& set, const TraceFacts& f, const MatchedCollective& 
   const Cat* best = &cats[0];
   for (const Cat& c : cats)
     if (c.extra > best->extra) best = &c;
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%s (+%.2f ms vs rank %d)", best->text,
-                static_cast<double>(best->extra) / 1e6, set.ranks[early->trace].rank);
+  std::string buf = StrFormat("%s (+%.2f ms vs rank %d)", best->text,
+                              static_cast<double>(best->extra) / 1e6, set.ranks[early->trace].rank);
   out.doing = buf;
   out.doing_key = best->key;
   out.extra_ns = best->extra;
@@ -103,9 +103,9 @@ std::vector<LateStep> LateRanksPerStep(const TraceSet& set, const TraceFacts& f)
   }
   std::vector<LateStep> out;
   for (const auto& [step, per_rank] : by_step) {
-    auto best = std::max_element(per_rank.begin(), per_rank.end(), [](const auto& x, const auto& y) {
-      return x.second.caused < y.second.caused;
-    });
+    auto best = std::max_element(
+        per_rank.begin(), per_rank.end(),
+        [](const auto& x, const auto& y) { return x.second.caused < y.second.caused; });
     LateStep l;
     l.step = step;
     l.late_trace = best->first;
@@ -129,10 +129,11 @@ constexpr double kMinExplained = 0.5;
 std::vector<LateStep> ExplainedLateRanks(const TraceSet& set, const TraceFacts& f) {
   std::vector<LateStep> out = LateRanksPerStep(set, f);
   for (LateStep& l : out) {
-    if (l.doing_key.empty() || l.extra_ns >= kMinExplained * static_cast<double>(l.worst_wait_ns)) continue;
-    char buf[120];
-    std::snprintf(buf, sizeof buf, "; explains only %.2f of the %.2f ms the others waited",
-                  static_cast<double>(l.extra_ns) / 1e6, static_cast<double>(l.worst_wait_ns) / 1e6);
+    if (l.doing_key.empty() || l.extra_ns >= kMinExplained * static_cast<double>(l.worst_wait_ns))
+      continue;
+    std::string buf = StrFormat("; explains only %.2f of the %.2f ms the others waited",
+                                static_cast<double>(l.extra_ns) / 1e6,
+                                static_cast<double>(l.worst_wait_ns) / 1e6);
     l.doing += buf;
     l.doing_key = "unclear";
   }
@@ -192,14 +193,14 @@ std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, c
     const bool unclear = doing == "unclear";
     if (cpu_only || unclear) x.severity = Severity::kInfo;
     x.rank = t.rank;
-    x.title = "Rank " + std::to_string(t.rank) + " arrives late at collectives: the others wait for it";
-    char buf[400];
-    std::snprintf(buf, sizeof buf,
-                  "Rank %d arrived last at %d collectives that made others wait; the others waited "
-                  "%.2f ms per step, %.2f ms of it with nothing else to run (%.0f%% of a %.2f ms "
-                  "step). Before arriving it spent more time than the earliest rank on: %s.",
-                  t.rank, last_at[trace], waited / 1e6, per_step / 1e6,
-                  step_ns > 0 ? 100.0 * per_step / step_ns : 0, step_ns / 1e6, doing_text.c_str());
+    x.title =
+        "Rank " + std::to_string(t.rank) + " arrives late at collectives: the others wait for it";
+    std::string buf = StrFormat(
+        "Rank %d arrived last at %d collectives that made others wait; the others waited "
+        "%.2f ms per step, %.2f ms of it with nothing else to run (%.0f%% of a %.2f ms "
+        "step). Before arriving it spent more time than the earliest rank on: %s.",
+        t.rank, last_at[trace], waited / 1e6, per_step / 1e6,
+        step_ns > 0 ? 100.0 * per_step / step_ns : 0, step_ns / 1e6, doing_text.c_str());
     x.detail = buf;
     x.metrics = {{"wait_per_step", waited, Unit::kNs},
                  {"exposed_wait_per_step", per_step, Unit::kNs},
@@ -213,28 +214,34 @@ std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, c
                                                  std::to_string(l.caused_wait_ns / 1000) +
                                                  " µs; rank was busy with " + l.doing});
     if (doing == "data")
-      x.fix = "Rank " + std::to_string(t.rank) + " is slow to load data: see trace.data_stall (more "
+      x.fix = "Rank " + std::to_string(t.rank) +
+              " is slow to load data: see trace.data_stall (more "
               "DataLoader workers, pin_memory, prefetching, faster storage).";
     else if (doing == "compute")
-      x.fix = "Rank " + std::to_string(t.rank) + " has more GPU work per step than the others: "
-              "balance the work (uneven batches or sequence lengths, extra per-rank work), and check "
-              "its GPU for throttling (commdx doctor).";
+      x.fix =
+          "Rank " + std::to_string(t.rank) +
+          " has more GPU work per step than the others: "
+          "balance the work (uneven batches or sequence lengths, extra per-rank work), and check "
+          "its GPU for throttling (commdx doctor).";
     else if (doing == "sync")
       x.fix = "Remove the host synchronisation on rank " + std::to_string(t.rank) +
               " (see trace.host_sync).";
     else
-      x.fix = "Find what rank " + std::to_string(t.rank) +
-              "'s CPU does before the collective (logging, checkpointing, CPU pinning, Python work) "
-              "and move it off the critical path.";
-    x.confidence = all_wait ? std::min(0.95, 0.5 + 0.5 * static_cast<double>(total) / all_wait) : 0.5;
+      x.fix =
+          "Find what rank " + std::to_string(t.rank) +
+          "'s CPU does before the collective (logging, checkpointing, CPU pinning, Python work) "
+          "and move it off the critical path.";
+    x.confidence =
+        all_wait ? std::min(0.95, 0.5 + 0.5 * static_cast<double>(total) / all_wait) : 0.5;
     if (unclear) {
       x.confidence = std::min(x.confidence, 0.4);
       x.detail += " What it did before arriving explains less than half of the waiting.";
     }
     if (cpu_only) {
       x.confidence = std::min(x.confidence, 0.5);
-      x.detail += " Its extra time is CPU work with the GPU idle: when all ranks are CPU-bound the "
-                  "slowest CPU sets the pace (see trace.launch_bound).";
+      x.detail +=
+          " Its extra time is CPU work with the GPU idle: when all ranks are CPU-bound the "
+          "slowest CPU sets the pace (see trace.launch_bound).";
     }
     x.cost_ns_per_step = per_step;
     out.push_back(std::move(x));

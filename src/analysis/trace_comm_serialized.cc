@@ -12,6 +12,7 @@
 
 #include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
+#include "base/str_format.h"
 
 namespace commdx::analysis {
 
@@ -26,7 +27,7 @@ struct Signs {
   bool shared_stream = false;
   int32_t stream = -1;
   size_t comm = 0;
-  size_t blocked = 0;  // comm kernels that held back ready compute
+  size_t blocked = 0;   // comm kernels that held back ready compute
   int64_t held_ns = 0;  // time ready compute was held back
 };
 
@@ -51,7 +52,7 @@ Signs Measure(const RankTrace& t) {
     for (size_t j = i + 1; j < ops.size() && ops[j].start_ns <= c.end_ns + kSlackNs; ++j) {
       const GpuOp& k = ops[j];
       if (k.kind != GpuOpKind::kKernel || k.stream == c.stream || k.launch < 0) continue;
-      if (k.start_ns < c.end_ns - kSlackNs) continue;  // ran beside it
+      if (k.start_ns < c.end_ns - kSlackNs) continue;           // ran beside it
       if (t.runtime[k.launch].end_ns >= comm_launch) continue;  // may depend on it
       // Its stream had nothing left to run when the NCCL kernel started.
       int64_t prev_end = INT64_MIN;
@@ -85,30 +86,30 @@ std::vector<Finding> FindCommSerialized(const TraceSet& set, const TraceFacts& f
     const StepBreakdown& m = f.rank_means[i];
     Finding x = NewFinding("trace.comm_serialized");
     x.rank = t.rank;
-    char buf[500];
     if (s.shared_stream) {
       x.title = "NCCL kernels run on the compute stream of rank " + std::to_string(t.rank);
-      std::snprintf(buf, sizeof buf,
-                    "Stream %d carries both NCCL and compute kernels, so each collective waits for "
-                    "the compute before it and blocks the compute after it. Harmless where the "
-                    "collective's result is needed right away (e.g. an all-to-all dispatch).",
-                    s.stream);
-      x.fix = "Issue collectives that should overlap compute with async_op=True (DDP/FSDP do "
-              "this): PyTorch runs blocking collectives (async_op=False) on the current stream.";
+      x.detail = StrFormat(
+          "Stream %d carries both NCCL and compute kernels, so each collective waits for "
+          "the compute before it and blocks the compute after it. Harmless where the "
+          "collective's result is needed right away (e.g. an all-to-all dispatch).",
+          s.stream);
+      x.fix =
+          "Issue collectives that should overlap compute with async_op=True (DDP/FSDP do "
+          "this): PyTorch runs blocking collectives (async_op=False) on the current stream.";
       if (!blocked) x.severity = Severity::kInfo;
     } else {
       x.title = "Compute waits behind NCCL kernels on rank " + std::to_string(t.rank) +
                 " although it was ready";
-      std::snprintf(buf, sizeof buf,
-                    "At %zu of %zu NCCL kernels, compute kernels launched before the collective, "
-                    "on an idle stream, started only when it ended (%.2f ms per step held back): "
-                    "the GPU runs one hardware queue, as with CUDA_DEVICE_MAX_CONNECTIONS=1.",
-                    s.blocked, s.comm,
-                    static_cast<double>(s.held_ns) / static_cast<double>(t.steps.size()) / 1e6);
-      x.fix = "Unset CUDA_DEVICE_MAX_CONNECTIONS (or set it to 8 or more) unless tensor-parallel "
-              "kernels need the ordering; keep NCCL on its own streams.";
+      x.detail = StrFormat(
+          "At %zu of %zu NCCL kernels, compute kernels launched before the collective, "
+          "on an idle stream, started only when it ended (%.2f ms per step held back): "
+          "the GPU runs one hardware queue, as with CUDA_DEVICE_MAX_CONNECTIONS=1.",
+          s.blocked, s.comm,
+          static_cast<double>(s.held_ns) / static_cast<double>(t.steps.size()) / 1e6);
+      x.fix =
+          "Unset CUDA_DEVICE_MAX_CONNECTIONS (or set it to 8 or more) unless tensor-parallel "
+          "kernels need the ordering; keep NCCL on its own streams.";
     }
-    x.detail = buf;
     x.metrics = {
         {"comm_kernels", static_cast<double>(s.comm), Unit::kCount},
         {"comm_kernels_holding_compute", static_cast<double>(s.blocked), Unit::kCount},

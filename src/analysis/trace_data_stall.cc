@@ -7,6 +7,7 @@
 
 #include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
+#include "base/str_format.h"
 
 namespace commdx::analysis {
 
@@ -37,21 +38,23 @@ std::vector<Finding> FindDataStall(const TraceSet& set, const TraceFacts& f, con
     x.severity = stall > 0.4 * step_ns   ? Severity::kError
                  : stall > 0.2 * step_ns ? Severity::kWarning
                                          : Severity::kInfo;
-    x.title = "Rank " + std::to_string(t.rank) + " starves its GPU while loading data ('" + name + "')";
-    char buf[400];
-    std::snprintf(buf, sizeof buf,
-                  "Rank %d's GPU is idle for %.2f ms per step (%.1f%% of a %.2f ms step) while its "
-                  "main thread is in '%s'.",
-                  t.rank, stall / 1e6, 100.0 * stall / step_ns, step_ns / 1e6, name.c_str());
+    x.title =
+        "Rank " + std::to_string(t.rank) + " starves its GPU while loading data ('" + name + "')";
+    std::string buf = StrFormat(
+        "Rank %d's GPU is idle for %.2f ms per step (%.1f%% of a %.2f ms step) while its "
+        "main thread is in '%s'.",
+        t.rank, stall / 1e6, 100.0 * stall / step_ns, step_ns / 1e6, name.c_str());
     x.detail = buf;
-    if (set.ranks.size() > 1) x.detail += " Other ranks wait for it at the next collective (trace.arrival_skew).";
+    if (set.ranks.size() > 1)
+      x.detail += " Other ranks wait for it at the next collective (trace.arrival_skew).";
     x.metrics = {{"gpu_idle_in_data_loading_per_step", stall, Unit::kNs},
                  {"step_time", step_ns, Unit::kNs}};
-    x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank) + ": '" + name + "', mean over " +
-                                             std::to_string(m.step) + " steps"});
-    x.fix = "Load data ahead of the GPU: DataLoader(num_workers>0, pin_memory=True, "
-            "prefetch_factor, persistent_workers=True), move decoding/augmentation off the main "
-            "thread, check the storage of this rank.";
+    x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank) + ": '" + name +
+                                             "', mean over " + std::to_string(m.step) + " steps"});
+    x.fix =
+        "Load data ahead of the GPU: DataLoader(num_workers>0, pin_memory=True, "
+        "prefetch_factor, persistent_workers=True), move decoding/augmentation off the main "
+        "thread, check the storage of this rank.";
     x.cost_ns_per_step = stall;
     x.confidence = 0.85;
     out.push_back(std::move(x));

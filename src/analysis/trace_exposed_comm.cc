@@ -8,6 +8,7 @@
 
 #include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
+#include "base/str_format.h"
 
 namespace commdx::analysis {
 
@@ -93,9 +94,7 @@ std::vector<Finding> FindExposedComm(const TraceSet& set, const TraceFacts& f, c
 
   Finding x = NewFinding("trace.exposed_comm");
   x.rank = t.rank;
-  char buf[500];
-  std::snprintf(
-      buf, sizeof buf,
+  x.detail = StrFormat(
       "On rank %d (the rank that waits least for others), %.2f ms per step (%.1f%% of a "
       "%.2f ms step) of NCCL time runs with no compute beside it, not counting time spent "
       "waiting for other ranks; only %.0f%% of its %.2f ms of communication overlaps "
@@ -103,7 +102,6 @@ std::vector<Finding> FindExposedComm(const TraceSet& set, const TraceFacts& f, c
       t.rank, static_cast<double>(worst_ns) / 1e6, 100.0 * worst_ns / step_ns, step_ns / 1e6,
       comm_total ? 100.0 * m.comm_overlapped_ns / comm_total : 0.0,
       static_cast<double>(comm_total) / 1e6);
-  x.detail = buf;
   if (after_bw >= kAfterBackward) {
     x.severity = Severity::kWarning;
     x.title = "Communication starts only after backward: nothing overlaps it";

@@ -6,13 +6,14 @@
 #include <map>
 
 #include "analysis/catalogue.h"
+#include "base/str_format.h"
 
 namespace commdx::analysis {
 
 namespace {
 
-constexpr size_t kMaxWalkBack = 20000;  // host ops looked at to find enclosing ones
-constexpr double kMinStepShare = 0.02;  // a finding needs 2% of the step...
+constexpr size_t kMaxWalkBack = 20000;   // host ops looked at to find enclosing ones
+constexpr double kMinStepShare = 0.02;   // a finding needs 2% of the step...
 constexpr int64_t kMinCostNs = 100'000;  // ...and 0.1 ms per step
 constexpr double kRepeatedPerStep = 2;   // blocking calls per step reported even when cheap
 
@@ -109,22 +110,22 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
     // (under the profiler the CPU is often behind the GPU, so a sync finds little to wait for).
     const bool costly = cost >= kMinCostNs && (step_ns <= 0 || cost >= kMinStepShare * step_ns);
     if (per_step_count < 1 || (!costly && per_step_count < kRepeatedPerStep)) continue;
-    std::vector<std::pair<std::string, std::pair<int, int64_t>>> causes(by_cause.begin(), by_cause.end());
+    std::vector<std::pair<std::string, std::pair<int, int64_t>>> causes(by_cause.begin(),
+                                                                        by_cause.end());
     std::sort(causes.begin(), causes.end(),
               [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
     Finding x = NewFinding("trace.host_sync");
     x.rank = t.rank;
     x.title = "Rank " + std::to_string(t.rank) + ": host synchronisation stalls the GPU (" +
               causes.front().first + ")";
-    char buf[600];
-    std::snprintf(buf, sizeof buf,
-                  "%.1f blocking calls per step; the CPU is blocked %.2f ms per step. The GPU idle "
-                  "they create (after the GPU drained during a call, at most the time it blocked, "
-                  "data loading excluded) is %.2f ms per step (%.1f%% of a %.2f ms step). Main "
-                  "cause: %s (%d calls).",
-                  per_step_count, per_step_blocked / 1e6, cost / 1e6,
-                  step_ns > 0 ? 100.0 * cost / step_ns : 0, step_ns / 1e6,
-                  causes.front().first.c_str(), causes.front().second.first);
+    std::string buf = StrFormat(
+        "%.1f blocking calls per step; the CPU is blocked %.2f ms per step. The GPU idle "
+        "they create (after the GPU drained during a call, at most the time it blocked, "
+        "data loading excluded) is %.2f ms per step (%.1f%% of a %.2f ms step). Main "
+        "cause: %s (%d calls).",
+        per_step_count, per_step_blocked / 1e6, cost / 1e6,
+        step_ns > 0 ? 100.0 * cost / step_ns : 0, step_ns / 1e6, causes.front().first.c_str(),
+        causes.front().second.first);
     x.detail = buf;
     if (!costly)
       x.detail +=
@@ -135,12 +136,14 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
                  {"gpu_idle_per_step", cost, Unit::kNs},
                  {"cpu_blocked_per_step", static_cast<double>(blocked) / nsteps, Unit::kNs}};
     for (size_t i = 0; i < causes.size() && i < 5; ++i)
-      x.refs.push_back({SourceLoc{t.file}, causes[i].first + ": " + std::to_string(causes[i].second.first) +
-                                               " calls, GPU idle " +
-                                               std::to_string(causes[i].second.second / 1000) + " µs"});
-    x.fix = "Remove the synchronisation from the step: no .item(), print(tensor) or Python "
-            "conditions on GPU values inside the loop (log every N steps, or accumulate on the GPU "
-            "and read once), no torch.cuda.synchronize() except for timing; use non_blocking copies.";
+      x.refs.push_back(
+          {SourceLoc{t.file}, causes[i].first + ": " + std::to_string(causes[i].second.first) +
+                                  " calls, GPU idle " +
+                                  std::to_string(causes[i].second.second / 1000) + " µs"});
+    x.fix =
+        "Remove the synchronisation from the step: no .item(), print(tensor) or Python "
+        "conditions on GPU values inside the loop (log every N steps, or accumulate on the GPU "
+        "and read once), no torch.cuda.synchronize() except for timing; use non_blocking copies.";
     x.cost_ns_per_step = cost;
     x.confidence = 0.9;
     out.push_back(std::move(x));

@@ -7,6 +7,7 @@
 
 #include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
+#include "base/str_format.h"
 #include "base/text.h"
 
 namespace commdx::analysis {
@@ -50,14 +51,12 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
   x.rank = t.rank;
   x.title = "Rank " + std::to_string(t.rank) + " is launch-bound: its GPU waits for the CPU " +
             std::to_string(static_cast<int>(worst_share * 100)) + "% of the step";
-  char buf[600];
-  std::snprintf(buf, sizeof buf,
-                "The GPU of rank %d has nothing to run for %.2f ms of a %.2f ms step while its CPU "
-                "issues work (%.0f launches per step, median kernel %.1f µs).%s Under the profiler "
-                "every CPU op is slower, so compare with the unprofiled step time before acting.",
-                t.rank, worst_ns / 1e6, static_cast<double>(m.total_ns()) / 1e6, per_step_launches,
-                median_kernel / 1e3,
-                MultiRank(set) ? " Other ranks then wait for it at collectives." : "");
+  std::string buf = StrFormat(
+      "The GPU of rank %d has nothing to run for %.2f ms of a %.2f ms step while its CPU "
+      "issues work (%.0f launches per step, median kernel %.1f µs).%s Under the profiler "
+      "every CPU op is slower, so compare with the unprofiled step time before acting.",
+      t.rank, worst_ns / 1e6, static_cast<double>(m.total_ns()) / 1e6, per_step_launches,
+      median_kernel / 1e3, MultiRank(set) ? " Other ranks then wait for it at collectives." : "");
   x.detail = buf;
   if (m.idle_queued_ns > 0)
     x.detail += " Not counted: " + FormatDurationNs(static_cast<double>(m.idle_queued_ns)) +
@@ -69,9 +68,10 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
                {"median_kernel", median_kernel, Unit::kNs}};
   x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank) + " mean over " +
                                            std::to_string(m.step) + " steps"});
-  x.fix = "Give the GPU more work per launch (larger batch, fused kernels), cut Python overhead "
-          "(torch.compile, CUDA graphs), and make sure the rank's CPU cores are not shared "
-          "(CPU affinity, OMP_NUM_THREADS).";
+  x.fix =
+      "Give the GPU more work per launch (larger batch, fused kernels), cut Python overhead "
+      "(torch.compile, CUDA graphs), and make sure the rank's CPU cores are not shared "
+      "(CPU affinity, OMP_NUM_THREADS).";
   x.cost_ns_per_step = worst_ns;
   x.confidence = 0.7;
   return {x};

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "analysis/catalogue.h"
+#include "base/str_format.h"
 #include "base/text.h"
 
 namespace commdx::analysis {
@@ -111,13 +112,11 @@ std::vector<Finding> FindPattern(const TraceSet& set, const TraceFacts& facts, c
   int64_t time_ns = 0;
   for (const auto& r : rows) {
     if (!detail.empty()) detail += "; ";
-    char buf[200];
     std::string median = r.unknown_size == r.count
                              ? "size unknown"
                              : "median " + FormatBytes(static_cast<double>(r.median_bytes));
-    std::snprintf(buf, sizeof buf, "%s on group %s: %.1f per step, %s", CollectiveTypeName(r.type),
-                  r.pg.c_str(), r.per_step, median.c_str());
-    detail += buf;
+    detail += StrFormat("%s on group %s: %.1f per step, %s", CollectiveTypeName(r.type),
+                        r.pg.c_str(), r.per_step, median.c_str());
     if (r.unknown_size > 0 && r.unknown_size < r.count)
       detail += " (" + std::to_string(r.unknown_size) + " of " + std::to_string(r.count) +
                 " calls of unknown size)";

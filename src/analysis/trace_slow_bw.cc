@@ -10,6 +10,7 @@
 
 #include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
+#include "base/str_format.h"
 #include "base/text.h"
 
 namespace commdx::analysis {
@@ -24,11 +25,10 @@ constexpr size_t kMinInstances = 3;
 // stated as one, and neither an error nor a cost.
 void LowerBoundOnly(const TraceSet& set, double median, Finding& x) {
   x.severity = Severity::kInfo;
-  char title[200];
-  std::snprintf(title, sizeof title,
-                "NCCL kernels reach %.0f%% or more of the link's bandwidth (ranks are missing: a "
-                "lower bound)",
-                100 * median);
+  std::string title = StrFormat(
+      "NCCL kernels reach %.0f%% or more of the link's bandwidth (ranks are missing: a "
+      "lower bound)",
+      100 * median);
   x.title = title;
   const std::string old = "timed without the wait for late ranks";
   if (auto at = x.detail.find(old); at != std::string::npos)
@@ -84,18 +84,16 @@ std::vector<Finding> FindSlowCollectiveBw(const TraceSet& set, const TraceFacts&
       std::min(excess_ns / static_cast<double>(steps), static_cast<double>(exposed));
   Finding x = NewFinding("trace.slow_collective_bw");
   x.severity = median < 0.2 ? Severity::kError : Severity::kWarning;
-  char title[200];
-  std::snprintf(title, sizeof title,
-                "Collectives reach %.0f%% of the bandwidth the link should give", 100 * median);
+  std::string title =
+      StrFormat("Collectives reach %.0f%% of the bandwidth the link should give", 100 * median);
   x.title = title;
-  char buf[600];
-  std::snprintf(buf, sizeof buf,
-                "%zu collectives of 1 MiB or more, timed without the wait for late ranks, reach a "
-                "median %.0f%% of the expected bus bandwidth for their size on %s. Largest (%s): "
-                "%.1f GB/s against %.1f GB/s expected. NCCL ran them on a median of %lld channels.",
-                ratios.size(), 100 * median, f.link.what.c_str(),
-                FormatBytes(static_cast<double>(largest)).c_str(), best_busbw, expected_at_best,
-                static_cast<long long>(Median(channels)));
+  std::string buf = StrFormat(
+      "%zu collectives of 1 MiB or more, timed without the wait for late ranks, reach a "
+      "median %.0f%% of the expected bus bandwidth for their size on %s. Largest (%s): "
+      "%.1f GB/s against %.1f GB/s expected. NCCL ran them on a median of %lld channels.",
+      ratios.size(), 100 * median, f.link.what.c_str(),
+      FormatBytes(static_cast<double>(largest)).c_str(), best_busbw, expected_at_best,
+      static_cast<long long>(Median(channels)));
   x.detail = buf;
   x.metrics = {{"median_efficiency", median, Unit::kRatio},
                {"busbw_largest", best_busbw, Unit::kGBps},

@@ -13,6 +13,7 @@
 
 #include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
+#include "base/str_format.h"
 #include "base/text.h"
 
 namespace commdx::analysis {
@@ -88,9 +89,7 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
   x.title =
       "Many small gradient collectives: " + std::to_string(static_cast<int>(std::lround(calls))) +
       " per step where " + std::to_string(static_cast<int>(ideal_calls)) + " buckets would do";
-  char buf[500];
-  std::snprintf(
-      buf, sizeof buf,
+  x.detail = StrFormat(
       "%.1f gradient collectives per step move %s; median message %s, below the %s this "
       "link needs to reach 80%% of its bandwidth. %.0f%% of their GPU time is in messages "
       "below the latency crossover (%s). Each call costs about %.0f µs of link latency and "
@@ -98,7 +97,6 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
       calls, FormatBytes(bytes_per_step).c_str(), FormatBytes(median).c_str(),
       FormatBytes(efficient).c_str(), comm_ns > 0 ? 100.0 * latency_bound_ns / comm_ns : 0.0,
       FormatBytes(crossover).c_str(), per_call_ns / 1e3);
-  x.detail = buf;
   if (unknown > 0)
     x.detail += " " + std::to_string(unknown) +
                 " more gradient collectives of unknown size (the trace gives no element count or "
@@ -115,12 +113,11 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
                                            std::to_string(sizes.size()) +
                                            " gradient collectives in " +
                                            std::to_string(static_cast<int>(nsteps)) + " steps"});
-  char fix[300];
-  std::snprintf(fix, sizeof fix,
-                "Fuse gradients into larger messages: DDP bucket_cap_mb=%.0f (or larger), FSDP "
-                "wrap bigger units, or coalesce manual all-reduces (torch.distributed "
-                "all_reduce_coalesced / flatten into one buffer).",
-                bucket / (1 << 20));
+  std::string fix = StrFormat(
+      "Fuse gradients into larger messages: DDP bucket_cap_mb=%.0f (or larger), FSDP "
+      "wrap bigger units, or coalesce manual all-reduces (torch.distributed "
+      "all_reduce_coalesced / flatten into one buffer).",
+      bucket / (1 << 20));
   x.fix = fix;
   x.cost_ns_per_step = cost;
   x.confidence = 0.75;

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "base/str_format.h"
 #include "bench/backend.h"
 
 namespace commdx::bench {
@@ -63,8 +64,7 @@ void Watchdog::Loop() {
     std::string what = what_;
     lock.unlock();
     std::string stuck = backend_ ? backend_->DescribeStuck() : std::string();
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%.0f s", timeout_s_);
+    std::string buf = StrFormat("%.0f s", timeout_s_);
     std::string msg = what + " made no progress for " + buf +
                       (stuck.empty() ? std::string() : " on " + stuck) +
                       "; aborted the NCCL communicators (ncclCommAbort). A peer that never "
