@@ -26,14 +26,16 @@ EventParser::~EventParser() = default;
 //   [{"ph": "X", "cat": "cpu_op", ...}, {"ph": "f", "id": 1, ...}, ...]
 // The first and last bytes are taken as the brackets whatever they hold (in a mapped file they
 // are the commas around the part: the file is never written). An item that is not an object is
-// counted and skipped; broken structure fails the part (the reader then retries it larger,
-// since a cut may have fallen inside an event).
-Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uint64_t offset) {
+// counted and skipped; broken structure fails the part (the reader then retries from the item
+// that failed, since a cut may have fallen inside an event).
+Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uint64_t offset,
+                              size_t& done) {
   constexpr size_t kScanPadding = 64;  // JsonScan reads up to 64 bytes from a position
+  done = 0;
   if (capacity < len + kScanPadding) {
     std::string padded(json, len);
     padded.append(kScanPadding, ' ');
-    return EventPart(padded.data(), len, padded.size(), offset);
+    return EventPart(padded.data(), len, padded.size(), offset, done);
   }
   Impl& m = *impl_;
   const char* origin = json + 1;  // file offset `offset`
@@ -76,6 +78,7 @@ Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uin
         closed = true;
       } else if (*p == ',') {
         p = s.SkipWs(p + 1);
+        done = static_cast<size_t>(p - json);  // the next item starts here
       } else {
         s.Fail(ScanError::kExpectedComma, p);
         return fail();

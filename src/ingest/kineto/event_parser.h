@@ -18,7 +18,8 @@ class EventParser final : public DocumentSink {
   ~EventParser() override;
 
   Status TopLevel(std::string_view key, std::string_view value_json, uint64_t offset) override;
-  Status EventPart(const char* json, size_t len, size_t capacity, uint64_t offset) override;
+  Status EventPart(const char* json, size_t len, size_t capacity, uint64_t offset,
+                   size_t& done) override;
   void Checkpoint() override { builder_.Checkpoint(); }
   void Rollback() override { builder_.Rollback(); }
 

@@ -100,6 +100,7 @@ class GzipSource final : public ByteSource {
   ~GzipSource() override { inflateEnd(&zs_); }
   bool was_gzip() const override { return true; }
   uint64_t compressed_bytes() const override { return compressed_; }
+  uint64_t compressed_read() const override { return consumed_ - zs_.avail_in; }
 
   Result<size_t> Read(char* dst, size_t n) override {
     if (!ok_) return MakeError(ErrorCode::kInternal, "zlib inflateInit2 failed", {name_});

@@ -20,6 +20,8 @@ class ByteSource {
   virtual Result<size_t> Read(char* dst, size_t n) = 0;
   virtual bool was_gzip() const { return false; }
   virtual uint64_t compressed_bytes() const { return 0; }
+  // Compressed bytes inflated so far (gzip only; for the progress line).
+  virtual uint64_t compressed_read() const { return 0; }
   // Size of the decompressed input if known in advance (plain files, memory), else 0.
   virtual uint64_t size_hint() const { return 0; }
   // A plain file mapped into memory (private, writable copy-on-write), or null: the reader then

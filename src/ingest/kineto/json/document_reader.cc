@@ -5,20 +5,25 @@
 #include <memory>
 
 #include "base/str_format.h"
+#include "ingest/kineto/json/progress.h"
 
 namespace commdx::ingest::kineto {
 
 namespace {
 
-constexpr size_t kPadding = 64;           // readable past a part or value (json_scan.h, simdjson)
-constexpr size_t kReadBlock = 4u << 20;   // bytes asked of the source at a time
+constexpr size_t kPadding = 64;          // readable past a part or value (json_scan.h, simdjson)
+constexpr size_t kReadBlock = 4u << 20;  // bytes asked of the source at a time
 
 bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 class Reader {
  public:
   Reader(ByteSource& src, const std::string& name, DocumentSink& sink, const ReaderOptions& o)
-      : src_(src), name_(name), sink_(sink), opt_(o) {}
+      : src_(src), name_(name), sink_(sink), opt_(o) {
+    progress_total_ = src_.was_gzip() ? src_.compressed_bytes() : src_.size_hint();
+    ReadProgress::Begin(progress_total_);
+  }
+  ~Reader() { ReadProgress::Advance(progress_total_ - progress_done_); }  // done, or failed
 
   Result<ReaderStats> Run() {
     if (char* mapped = src_.mapped()) {  // parse the mapped file in place, no copies
@@ -30,7 +35,8 @@ class Reader {
     COMMDX_TRY(SkipWs());
     if (AtEof()) return Fail("empty input: expected a Kineto trace (a JSON object)");
     if (buf_[pos_] != '{')
-      return Fail("not JSON (or not a Kineto trace): expected '{' at the start, found " + Shown(buf_[pos_]));
+      return Fail("not JSON (or not a Kineto trace): expected '{' at the start, found " +
+                  Shown(buf_[pos_]));
     ++pos_;
     COMMDX_TRY(SkipWs());
     if (!AtEof() && buf_[pos_] == '}') {
@@ -55,7 +61,8 @@ class Reader {
       if (AtEof()) return Fail("truncated JSON: input ends inside the top-level object");
       char c = buf_[pos_++];
       if (c == '}') break;
-      if (c != ',') return Fail("expected ',' or '}' in the top-level object, found " + Shown(c), -1);
+      if (c != ',')
+        return Fail("expected ',' or '}' in the top-level object, found " + Shown(c), -1);
       COMMDX_TRY(SkipWs());
     }
     return Finish();
@@ -189,7 +196,8 @@ class Reader {
 
   Result<std::string> ReadKey() {
     if (AtEof()) return Fail("truncated JSON: input ends inside the top-level object");
-    if (buf_[pos_] != '"') return Fail("expected a key in the top-level object, found " + Shown(buf_[pos_]));
+    if (buf_[pos_] != '"')
+      return Fail("expected a key in the top-level object, found " + Shown(buf_[pos_]));
     keep_ = pos_;
     size_t i = pos_;
     COMMDX_ASSIGN_OR_RETURN(bool ok, SkipValue(i));
@@ -215,28 +223,32 @@ class Reader {
   }
 
   // --- traceEvents -----------------------------------------------------------------------------
-  // A cut point: the ',' of "},<newline>{" at or after `from`; npos if none in the window.
-  // `resume` is where a later search must start once more input is in.
+  // A cut point: the ',' of "}" ws "," ws "{" at or after `from` (any layout: one line,
+  // one event per line, indented, CRLF); npos if none in the window. The pattern may also occur
+  // inside a string or a nested list of objects: the part then fails to read and is retried
+  // (ReadEvents), so a wrong guess costs time, never correctness. `resume` is where a later
+  // search must start once more input is in.
   size_t FindCut(size_t from, size_t& resume) const {
     size_t i = from;
     resume = end_;
     while (i < end_) {
-      const void* nl = std::memchr(buf_ + i, '\n', end_ - i);
-      if (!nl) return std::string::npos;
-      size_t p = static_cast<const char*>(nl) - buf_;
-      i = p + 1;
-      size_t f = p + 1;
-      while (f < end_ && IsWs(buf_[f])) ++f;
-      if (f >= end_) {
-        resume = p;  // what follows this line break is not read yet
+      const void* close = std::memchr(buf_ + i, '}', end_ - i);
+      if (!close) return std::string::npos;
+      size_t b = static_cast<const char*>(close) - buf_;
+      i = b + 1;
+      size_t comma = SkipWsAt(b + 1);
+      size_t open = comma < end_ && buf_[comma] == ',' ? SkipWsAt(comma + 1) : comma;
+      if (open >= end_) {
+        resume = b;  // what follows this '}' is not read yet
         return std::string::npos;
       }
-      if (buf_[f] != '{') continue;
-      size_t b = p;
-      while (b > pos_ && IsWs(buf_[b - 1])) --b;
-      if (b >= pos_ + 2 && buf_[b - 1] == ',' && buf_[b - 2] == '}') return b - 1;
+      if (buf_[comma] == ',' && buf_[open] == '{') return comma;
     }
     return std::string::npos;
+  }
+  size_t SkipWsAt(size_t i) const {
+    while (i < end_ && IsWs(buf_[i])) ++i;
+    return i;
   }
 
   Status ReadEvents() {
@@ -264,23 +276,42 @@ class Reader {
       }
       if (cut == std::string::npos) return LastPart();
       sink_.Checkpoint();
-      auto st = ParsePart(cut);
+      size_t done = 0;
+      auto st = ParsePart(cut, done);
       if (st) {
         pos_ = cut + 1;
         target = opt_.part_bytes;
         src_.Release(base_ + pos_ - 1);
+        ReportProgress();
         continue;
       }
-      // The cut was not between two events (or the part is broken): take it back and retry
-      // with a part that reaches past this cut.
-      sink_.Rollback();
       ++stats_.retries;
+      if (done > 1) {
+        // The events before the one that failed were read whole and stay; the next part starts
+        // at that event (a cut inside it, or an error that the next parts will meet again).
+        pos_ += done - 1;
+        src_.Release(base_ + pos_ - 1);
+        target = std::max(opt_.part_bytes, (cut - pos_) * 2 + 1);
+        continue;
+      }
+      // The first event already failed: the cut was not between two events (or the event is
+      // broken). Take the part back and retry with one that reaches past this cut.
+      sink_.Rollback();
       target = (cut - pos_) * 2 + 1;
     }
   }
 
-  // Parses buf_[pos_-1 .. cut] as "[" + events + "]".
-  Status ParsePart(size_t cut) {
+  void ReportProgress() {
+    uint64_t at = src_.was_gzip() ? src_.compressed_read() : base_ + pos_;
+    at = std::min(at, progress_total_);
+    if (at <= progress_done_) return;
+    ReadProgress::Advance(at - progress_done_);
+    progress_done_ = at;
+  }
+
+  // Parses buf_[pos_-1 .. cut] as "[" + events + "]". On failure `done` is the offset in the
+  // part of the first item not read whole (0 if none was).
+  Status ParsePart(size_t cut, size_t& done) {
     size_t begin = pos_ - 1;
     uint64_t len = cut + 1 - begin;
     if (len > opt_.max_part_bytes) return TooBig(len);
@@ -290,11 +321,11 @@ class Reader {
       copy.front() = '[';
       copy.back() = ']';
       copy.append(kPadding, ' ');
-      return sink_.EventPart(copy.data(), len, copy.size(), base_ + pos_);
+      return sink_.EventPart(copy.data(), len, copy.size(), base_ + pos_, done);
     }
     // buf_[begin] and buf_[cut] (commas, or the array's own brackets) stand for the part's
     // brackets: nothing is written, so a mapped file stays read-only.
-    return sink_.EventPart(buf_ + begin, len, cap_ - begin, base_ + pos_);
+    return sink_.EventPart(buf_ + begin, len, cap_ - begin, base_ + pos_, done);
   }
 
   // No cut left: the rest of traceEvents up to its ']' is one part.
@@ -308,7 +339,8 @@ class Reader {
     }
     size_t close = i;  // the ']' of traceEvents
     sink_.Checkpoint();
-    COMMDX_TRY(ParsePart(close));
+    size_t done = 0;
+    COMMDX_TRY(ParsePart(close, done));
     pos_ = close + 1;
     return Ok{};
   }
@@ -322,8 +354,9 @@ class Reader {
   }
   Error TooBig(uint64_t len) const {
     return Fail("a single JSON part of " + std::to_string(len) +
-                " bytes exceeds the 4 GiB limit for one part: this trace has no line breaks "
-                "between its events; re-indent it (e.g. `python -m json.tool`) and retry");
+                " bytes exceeds the 4 GiB limit for one part: no point between two events of "
+                "traceEvents was found in it (one event this large, or events nested in a "
+                "single array item)");
   }
   static std::string Shown(char c) {
     if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
@@ -335,7 +368,7 @@ class Reader {
   DocumentSink& sink_;
   ReaderOptions opt_;
   ReaderStats stats_;
-  char* buf_ = nullptr;             // owned_, or the mapped file
+  char* buf_ = nullptr;  // owned_, or the mapped file
   std::unique_ptr<char[]> owned_;
   size_t cap_ = 0;
   size_t end_ = 0;
@@ -343,6 +376,7 @@ class Reader {
   size_t keep_ = 0;
   uint64_t base_ = 0;  // file offset of buf_[0]
   bool eof_ = false;
+  uint64_t progress_total_ = 0, progress_done_ = 0;  // input bytes, for ReadProgress
 };
 
 }  // namespace

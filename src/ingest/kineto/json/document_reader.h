@@ -6,12 +6,14 @@
 // The reader walks the top level itself and hands the sink each small top-level value as JSON
 // text (the sink parses those with simdjson ondemand, header.cc). It cuts `traceEvents` into parts
 // of about a MiB, each handed to the sink as its own array and read there by the project's own
-// one-pass scanner (json_scan.h, event_scanner.h). A cut is made only at a line break between
-// "}," and "{" — a raw line break can never be inside a JSON string — and a part that does not
-// read as a balanced array is merged with the next one, so a wrong guess costs time, never
-// correctness. A trace without line breaks (minified) becomes one part; a single part over 4 GiB
-// is refused with a clear error (a limit kept from when simdjson read the parts, see
-// ReaderOptions::max_part_bytes).
+// one-pass scanner (json_scan.h, event_scanner.h). A cut is made at the ',' of `}` ws `,` ws `{`
+// — between two events in any layout: one line, one event per line, indented, CRLF. The pattern
+// can also lie inside a string or a nested list of objects; the part then does not read as a
+// balanced array, the events read whole before the failing one are kept and the rest is retried
+// with a cut further on, so a wrong guess costs time, never correctness. No layout makes the
+// reader hold the whole file: a mapped file's parsed pages are given back as it goes, and gzip
+// is inflated into a window of a few MiB. A single part over 4 GiB (one event that large) is
+// refused with a clear error (ReaderOptions::max_part_bytes).
 #pragma once
 
 #include <cstdint>
@@ -32,9 +34,12 @@ class DocumentSink {
   virtual Status TopLevel(std::string_view key, std::string_view value_json, uint64_t offset) = 0;
   // A part of traceEvents as a JSON array `[ev, ev, ...]` at json[0..len), readable up to
   // json + capacity; json[0] and json[len - 1] stand for the brackets whatever they hold (the
-  // commas around the part). `offset` is the file offset of json[1].
-  virtual Status EventPart(const char* json, size_t len, size_t capacity, uint64_t offset) = 0;
-  // Events of a part that fails are taken back before the part is retried larger.
+  // commas around the part). `offset` is the file offset of json[1]. On failure `done` is the
+  // offset in json of the first item not read whole, 0 if the first one failed: the items before
+  // it have been handed on and are not taken back.
+  virtual Status EventPart(const char* json, size_t len, size_t capacity, uint64_t offset,
+                           size_t& done) = 0;
+  // Events of a part whose first item fails are taken back before the part is retried larger.
   virtual void Checkpoint() = 0;
   virtual void Rollback() = 0;
 };
@@ -51,9 +56,9 @@ struct ReaderOptions {
 };
 
 struct ReaderStats {
-  uint64_t bytes = 0;   // decompressed bytes read
+  uint64_t bytes = 0;  // decompressed bytes read
   uint64_t parts = 0;
-  uint64_t retries = 0;  // parts merged after a cut that was not between events
+  uint64_t retries = 0;  // parts retried after a cut that was not between events
   bool saw_trace_events = false;
 };
 

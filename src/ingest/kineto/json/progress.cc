@@ -1,0 +1,83 @@
+#include "ingest/kineto/json/progress.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+
+#include "base/str_format.h"
+
+namespace commdx::ingest::kineto {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct State {
+  std::mutex mu;  // held to draw or erase the line, and to start a new round
+  std::atomic<uint64_t> total{0}, done{0};
+  Clock::time_point start, last_draw;
+  bool shown = false;
+  int tty = -1;  // unknown until the first round
+};
+
+State& S() {
+  static State s;
+  return s;
+}
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+bool ReadProgress::Due(double elapsed_s, uint64_t done, uint64_t total) {
+  if (elapsed_s < 1.0 || done == 0 || done >= total) return false;
+  double left_s = elapsed_s * static_cast<double>(total - done) / static_cast<double>(done);
+  return left_s > 1.0;
+}
+
+std::string ReadProgress::Text(double elapsed_s, uint64_t done, uint64_t total) {
+  double left_s =
+      done ? elapsed_s * static_cast<double>(total - done) / static_cast<double>(done) : 0.0;
+  return StrFormat("reading traces: %d%% (%.1f of %.1f GB), about %.0f s left",
+                   static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total)),
+                   static_cast<double>(done) / 1e9, static_cast<double>(total) / 1e9, left_s);
+}
+
+void ReadProgress::Begin(uint64_t total) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.tty < 0) s.tty = isatty(STDERR_FILENO) ? 1 : 0;
+  if (s.done.load() >= s.total.load()) {  // nothing in flight: a new round
+    s.total = 0;
+    s.done = 0;
+    s.start = s.last_draw = Clock::now();
+  }
+  s.total += total;
+}
+
+void ReadProgress::Advance(uint64_t bytes) {
+  State& s = S();
+  uint64_t done = s.done.fetch_add(bytes) + bytes;
+  if (s.tty != 1) return;
+  uint64_t total = s.total.load();
+  if (done >= total) {  // all read: erase the line
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.shown) std::fprintf(stderr, "\r\x1b[2K");
+    s.shown = false;
+    return;
+  }
+  std::unique_lock<std::mutex> lock(s.mu, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // another reader is drawing
+  Clock::time_point now = Clock::now();
+  if (Seconds(now - s.last_draw) < 0.25) return;
+  double elapsed = Seconds(now - s.start);
+  if (!s.shown && !Due(elapsed, done, total)) return;
+  std::fprintf(stderr, "\r%s\x1b[K", Text(elapsed, done, total).c_str());
+  s.shown = true;
+  s.last_draw = now;
+}
+
+}  // namespace commdx::ingest::kineto

@@ -1,0 +1,26 @@
+// A progress line on a terminal while traces are read: shown on stderr only when it is a TTY
+// and only once reading has taken over a second and is estimated to need more than another
+// second, so short runs, pipes and CI logs never see it. Every file reader of the process feeds
+// one line (bytes of input read of bytes known), from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace commdx::ingest::kineto {
+
+class ReadProgress {
+ public:
+  // A reader starts: `total` more input bytes (compressed bytes for gzip) are expected.
+  static void Begin(uint64_t total);
+  // `bytes` more of them were read; the line is redrawn at most a few times a second. When every
+  // expected byte is read the line is erased.
+  static void Advance(uint64_t bytes);
+
+  // Whether a line is due after `elapsed_s` seconds with `done` of `total` bytes read.
+  static bool Due(double elapsed_s, uint64_t done, uint64_t total);
+  // The line's text, e.g. "reading traces: 42% (1.2 of 2.9 GB), about 3 s left".
+  static std::string Text(double elapsed_s, uint64_t done, uint64_t total);
+};
+
+}  // namespace commdx::ingest::kineto

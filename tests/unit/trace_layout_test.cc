@@ -1,0 +1,165 @@
+// The Kineto reader gives the same model whatever the JSON layout (one line with or without
+// spaces, one event per line, indented, CRLF), cuts one-line traces into parts rather than
+// reading them whole, and never takes a "},{" inside a string or a nested list for a cut.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "base/file.h"
+#include "ingest/kineto/event_parser.h"
+#include "ingest/kineto/json/byte_source.h"
+#include "ingest/kineto/json/document_reader.h"
+#include "ingest/kineto/json/progress.h"
+#include "ingest/kineto/rank_builder.h"
+#include "ingest/load_inputs.h"
+
+namespace commdx {
+namespace {
+
+using ingest::kineto::ReadProgress;
+
+std::string Data(const std::string& name) {
+  return std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/" + name;
+}
+
+// Whitespace outside strings dropped (json.dump with separators=(",", ":")).
+std::string Compact(const std::string& in) {
+  std::string out;
+  bool in_str = false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (in_str) {
+      out += c;
+      if (c == '\\') out += in[++i];
+      if (c == '"') in_str = false;
+    } else if (c == '"') {
+      in_str = true;
+      out += c;
+    } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Each line break outside strings written as CRLF (raw line breaks are never inside strings).
+std::string Crlf(const std::string& in) {
+  std::string out;
+  for (char c : in) {
+    if (c == '\n') out += '\r';
+    out += c;
+  }
+  return out;
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string path = testing::TempDir() + name;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  EXPECT_NE(f, nullptr);
+  if (f) {
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  }
+  return path;
+}
+
+Job LoadPath(const std::string& path, size_t part_bytes) {
+  ingest::LoadOptions o = ingest::ForcedKind(InputKind::kKineto);
+  o.stream.part_bytes = part_bytes;
+  auto job = ingest::LoadInputs({path}, o);
+  EXPECT_TRUE(job) << (job ? "" : job.error().ToString());
+  return job ? std::move(*job) : Job{};
+}
+
+void ExpectSameModel(const Job& want, const Job& got) {
+  ASSERT_EQ(got.trace.ranks.size(), 1u);
+  const RankTrace& a = want.trace.ranks[0];
+  const RankTrace& b = got.trace.ranks[0];
+  EXPECT_EQ(b.events, a.events);
+  ASSERT_EQ(b.gpu_ops.size(), a.gpu_ops.size());
+  ASSERT_EQ(b.host_ops.size(), a.host_ops.size());
+  EXPECT_EQ(b.collectives.size(), a.collectives.size());
+  EXPECT_EQ(b.steps.size(), a.steps.size());
+  for (size_t i = 0; i < a.gpu_ops.size(); ++i) {
+    EXPECT_EQ(b.gpu_ops[i].start_ns, a.gpu_ops[i].start_ns);
+    EXPECT_EQ(b.gpu_ops[i].end_ns, a.gpu_ops[i].end_ns);
+    EXPECT_EQ(b.Name(b.gpu_ops[i].name), a.Name(a.gpu_ops[i].name));
+  }
+  EXPECT_EQ(got.quality.entries().size(), want.quality.entries().size());
+}
+
+TEST(KinetoLayouts, EveryLayoutGivesTheSameModel) {
+  for (const char* name : {"kineto_2024_rank0.json", "nested_args_rank0.json"}) {
+    SCOPED_TRACE(name);
+    auto text = ReadFile(Data(name));
+    ASSERT_TRUE(text);
+    Job want = LoadPath(Data(name), 8u << 20);
+    std::string compact = Compact(text->data);
+    ASSERT_EQ(compact.find('\n'), std::string::npos);
+    const std::vector<std::pair<std::string, std::string>> layouts = {
+        {"compact", compact}, {"crlf", Crlf(text->data)}, {"crlf_compact", Crlf(compact)}};
+    for (const auto& [layout, body] : layouts) {
+      SCOPED_TRACE(layout);
+      std::string path = WriteTemp(layout + "_" + name, body);
+      // Tiny parts: many cuts in a file without line breaks, some inside nested lists.
+      for (size_t part : {size_t{300}, size_t{4096}, size_t{8} << 20})
+        ExpectSameModel(want, LoadPath(path, part));
+    }
+  }
+}
+
+// "},{" inside names and a nested list of objects in args: a cut there must be retried, and
+// the events before the failing one kept exactly once.
+TEST(KinetoLayouts, CutPatternsInsideStringsAndListsAreNotCuts) {
+  std::string events;
+  for (int i = 0; i < 400; ++i) {
+    char ev[400];
+    std::snprintf(ev, sizeof ev,
+                  "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op},{%d}, {\\\"x\\\"},{\","
+                  "\"pid\":1,\"tid\":1,\"ts\":%d.5,\"dur\":1,\"args\":{\"l\":[{\"a\":1},{\"b\":"
+                  "[{},{}]}, {\"c\":\"},{\"}]}}",
+                  i ? "," : "", i % 7, 1000 + 10 * i);
+    events += ev;
+  }
+  std::string doc = "{\"traceEvents\":[" + events + "]}";
+  std::string path = WriteTemp("cut_patterns.json", doc);
+  Job whole = LoadPath(path, 8u << 20);
+  ASSERT_EQ(whole.trace.ranks.size(), 1u);
+  EXPECT_EQ(whole.trace.ranks[0].host_ops.size(), 400u);
+  for (size_t part : {size_t{1}, size_t{50}, size_t{333}, size_t{1000}})
+    ExpectSameModel(whole, LoadPath(path, part));
+}
+
+// A cut that falls after a broken event: the error is the one reading the whole array gives,
+// at the same place.
+TEST(KinetoLayouts, BrokenEventErrorIsTheSameWithTinyParts) {
+  auto text = ReadFile(Data("kineto_2024_rank0.json"));
+  ASSERT_TRUE(text);
+  std::string body = Compact(text->data);
+  size_t at = body.find("\"dur\":", body.size() / 2);
+  ASSERT_NE(at, std::string::npos);
+  body.insert(at, "\"bad\":tru e,");
+  std::string path = WriteTemp("broken_compact.json", body);
+  ingest::LoadOptions o = ingest::ForcedKind(InputKind::kKineto);
+  o.stream.part_bytes = 8u << 20;
+  auto whole = ingest::LoadInputs({path}, o);
+  o.stream.part_bytes = 200;
+  auto small = ingest::LoadInputs({path}, o);
+  ASSERT_FALSE(whole);
+  ASSERT_FALSE(small);
+  EXPECT_EQ(small.error().ToString(), whole.error().ToString());
+}
+
+TEST(KinetoLayouts, ProgressLineOnlyForLongReads) {
+  EXPECT_FALSE(ReadProgress::Due(0.5, 1, 1000));     // too early to tell
+  EXPECT_FALSE(ReadProgress::Due(1.5, 900, 1000));   // nearly done
+  EXPECT_TRUE(ReadProgress::Due(1.5, 300, 1000));    // 3.5 s left
+  EXPECT_FALSE(ReadProgress::Due(5.0, 1000, 1000));  // finished
+  EXPECT_EQ(ReadProgress::Text(2.0, 1'000'000'000, 3'000'000'000),
+            "reading traces: 33% (1.0 of 3.0 GB), about 4 s left");
+}
+
+}  // namespace
+}  // namespace commdx
