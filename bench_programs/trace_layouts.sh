@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Times `commdx trace` (ingest + all analyses + the report) on one core for each trace given,
+# with one or more commdx binaries side by side, and prints a Markdown table row per (file,
+# binary): CPU time (user + sys, the median of the runs), MB/s and events/s of decompressed
+# JSON per CPU second, peak RSS, RSS per event and RSS / JSON size.
+#
+#   bench_programs/trace_layouts.sh "build/commdx /tmp/commdx-main" /tmp/v100.*.json*
+#
+# Traces come from bench_programs/make_trace_layouts.py. RUNS (default 3) runs per binary,
+# alternating the binaries; CPU (default 0) is the core taskset pins them to.
+set -euo pipefail
+bins=($1)
+shift
+runs=${RUNS:-3}
+cpu=${CPU:-0}
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+echo "| file | binary | CPU s (median of $runs) | MB/s | M events/s | peak RSS MB | RSS B/event | RSS / JSON |"
+echo "|---|---|---|---|---|---|---|---|"
+for f in "$@"; do
+  if [[ $f == *.gz ]]; then
+    bytes=$(zcat "$f" | wc -c)
+    events=$(zcat "$f" | grep -o '"ph":' | wc -l)
+  else
+    bytes=$(stat -c %s "$f")
+    events=$(grep -o '"ph":' "$f" | wc -l)
+  fi
+  declare -A cpu_s=() rss=()
+  for ((r = 0; r < runs; r++)); do
+    for b in "${bins[@]}"; do
+      /usr/bin/time -o "$tmp" -f "%U %S %M" taskset -c "$cpu" "$b" trace --format json \
+        -o /dev/null "$f" >/dev/null 2>&1 || true
+      read -r u s m < <(tail -1 "$tmp")
+      cpu_s[$b]+="$(echo "$u + $s" | bc) "
+      rss[$b]+="$m "
+    done
+  done
+  for b in "${bins[@]}"; do
+    med=$(tr ' ' '\n' <<<"${cpu_s[$b]}" | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    peak=$(tr ' ' '\n' <<<"${rss[$b]}" | grep . | sort -g | tail -1)
+    awk -v f="$(basename "$f")" -v b="$b" -v t="$med" -v by="$bytes" -v ev="$events" -v k="$peak" \
+      'BEGIN { printf "| %s | %s | %.2f | %.0f | %.2f | %.0f | %.0f | %.2f |\n", f, b, t,
+               by / 1e6 / t, ev / 1e6 / t, k / 1024, k * 1024 / ev, k * 1024 / by }'
+  done
+  unset cpu_s rss
+done
