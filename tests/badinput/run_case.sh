@@ -30,7 +30,9 @@ case ",$exits," in
   *",$rc,"*) ;;
   *) fail "exit code $rc, expected one of $exits" ;;
 esac
-if ! cat "$out" "$err" | grep -qE -- "$regex"; then fail "output does not match /$regex/"; fi
+# grep reads the files itself: `cat | grep -q` fails under pipefail when grep stops early on a
+# long output (cat gets SIGPIPE).
+if ! grep -qE -- "$regex" "$out" "$err"; then fail "output does not match /$regex/"; fi
 if [ "$json" = 1 ] && ! python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$out"; then
   fail "stdout is not valid UTF-8 JSON"
 fi

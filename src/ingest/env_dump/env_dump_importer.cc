@@ -3,6 +3,8 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 #include "base/text.h"
 
@@ -68,16 +70,25 @@ Status ParseEnvDump(const FileText& file, Job& job) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (auto err = parser.parse(file.data).get(doc); err != simdjson::SUCCESS)
-    return MakeError(ErrorCode::kBadInput,
-                     std::string("environment dump is not valid JSON: ") + simdjson::error_message(err),
-                     {file.path});
+    return MakeError(
+        ErrorCode::kBadInput,
+        std::string("environment dump is not valid JSON: ") + simdjson::error_message(err),
+        {file.path});
   simdjson::dom::object vars;
   if (doc["environ"].get(vars) != simdjson::SUCCESS && doc["env"].get(vars) != simdjson::SUCCESS)
     return MakeError(ErrorCode::kBadInput,
-                     "expected an object \"environ\" (or \"env\") of variable -> value", {file.path});
+                     "expected an object \"environ\" (or \"env\") of variable -> value",
+                     {file.path});
   EnvSnapshot& env = job.env;
   env.captured = true;
   if (env.host.empty()) env.host = GetString(doc, "hostname");
+  // Names already known (from earlier dumps or this one), looked up in constant time: a dump of
+  // 200,000 variables must not cost a scan of the list per variable. Views into env.vars stay
+  // valid because the vector is reserved up front.
+  env.vars.reserve(env.vars.size() + vars.size());
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(env.vars.capacity());
+  for (const auto& v : env.vars) seen.insert(v.name);
   for (auto field : vars) {
     std::string_view value;
     if (field.value.get(value) != simdjson::SUCCESS) {
@@ -85,9 +96,10 @@ Status ParseEnvDump(const FileText& file, Job& job) {
                       "an environment value that is not a string was skipped", {file.path});
       continue;
     }
-    std::string name(field.key);
     // Ranks of one job share their environment except for per-rank variables; the first seen wins.
-    if (!env.Find(name)) env.vars.push_back({name, std::string(value)});
+    if (seen.count(field.key)) continue;
+    env.vars.push_back({std::string(field.key), std::string(value)});
+    seen.insert(env.vars.back().name);
   }
   int64_t cpus = 0;
   if (doc["cpu_count"].get(cpus) == simdjson::SUCCESS && cpus > 0 && env.online_cpus == 0)

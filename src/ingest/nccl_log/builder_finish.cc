@@ -17,24 +17,49 @@ std::string ConnKey(const NcclConnection& c) {
          c.host + '|' + std::to_string(c.pid);
 }
 
-NcclCommunicator& FindOrAddComm(NcclSetup& setup, const std::string& id) {
-  for (auto& c : setup.communicators)
-    if (c.comm_id == id) return c;
-  setup.communicators.emplace_back();
-  setup.communicators.back().comm_id = id;
-  return setup.communicators.back();
-}
+// The job's communicators by id, so that a file of 40,000 communicators (or 80,000 ranks of one)
+// costs one lookup per record, not a scan of every communicator seen so far.
+class CommIndex {
+ public:
+  explicit CommIndex(NcclSetup& setup) : setup_(setup) {
+    for (size_t i = 0; i < setup.communicators.size(); ++i)
+      by_id_.emplace(setup.communicators[i].comm_id, i);
+  }
+  size_t FindOrAdd(const std::string& id) {
+    auto [it, inserted] = by_id_.emplace(id, setup_.communicators.size());
+    if (inserted) setup_.communicators.emplace_back().comm_id = id;
+    return it->second;
+  }
 
-void MergeConnections(std::vector<NcclConnection>& into, std::vector<NcclConnection>& from) {
-  std::unordered_map<std::string, size_t> seen;
-  for (size_t i = 0; i < into.size(); ++i) seen.emplace(ConnKey(into[i]), i);
+ private:
+  NcclSetup& setup_;
+  std::unordered_map<std::string, size_t> by_id_;
+};
+
+// Adds `from` to the connections of one communicator, counting repeats once; `seen` indexes
+// `into` by ConnKey and lives as long as the merge of that communicator.
+void MergeConnections(std::vector<NcclConnection>& into, std::vector<NcclConnection>& from,
+                      std::unordered_map<std::string, size_t>& seen) {
+  if (seen.size() < into.size())
+    for (size_t i = seen.size(); i < into.size(); ++i) seen.emplace(ConnKey(into[i]), i);
   for (auto& c : from) {
     auto [it, inserted] = seen.emplace(ConnKey(c), into.size());
-    if (inserted) into.push_back(std::move(c));
-    else into[it->second].count += c.count;
+    if (inserted)
+      into.push_back(std::move(c));
+    else
+      into[it->second].count += c.count;
   }
 }
 
+void SortConnections(NcclCommunicator& comm) {
+  std::stable_sort(comm.connections.begin(), comm.connections.end(),
+                   [](const NcclConnection& a, const NcclConnection& b) {
+                     if (a.ref.loc.file != b.ref.loc.file) return a.ref.loc.file < b.ref.loc.file;
+                     return a.ref.loc.line < b.ref.loc.line;
+                   });
+}
+
+// Merges one record's facts; its connections are merged by the caller (MergeConnections).
 void MergeRec(CommRec& rec, NcclCommunicator& comm) {
   comm.nranks = std::max(comm.nranks, rec.nranks);
   comm.nnodes = std::max(comm.nnodes, rec.nnodes);
@@ -56,12 +81,6 @@ void MergeRec(CommRec& rec, NcclCommunicator& comm) {
     if (id.size() >= 4) r.bus_id = id;
     comm.ranks[printer] = std::move(r);
   }
-  MergeConnections(comm.connections, rec.conns);
-  std::stable_sort(comm.connections.begin(), comm.connections.end(),
-                   [](const NcclConnection& a, const NcclConnection& b) {
-                     if (a.ref.loc.file != b.ref.loc.file) return a.ref.loc.file < b.ref.loc.file;
-                     return a.ref.loc.line < b.ref.loc.line;
-                   });
   int ring_count = static_cast<int>(rec.rings.size());
   comm.ring_channels = std::max({comm.ring_channels, rec.ring_nchannels, ring_count});
   if (comm.rings.empty())
@@ -86,6 +105,70 @@ void MoveAll(std::vector<T>& from, std::vector<T>& into) {
   from.clear();
 }
 
+// Identity: commId, else "nranks=N#k" for the k-th communicator of that size on the device.
+// Records of one communicator are merged together, so that its connections are indexed and
+// sorted once however many ranks it has.
+void MergeComms(std::vector<CommRec>& comms, NcclSetup& setup) {
+  CommIndex index(setup);
+  std::map<std::tuple<size_t, int, int>, int> ordinal;
+  std::vector<std::vector<size_t>> recs_of(setup.communicators.size());
+  auto add = [&](size_t rec, const std::string& id) {
+    size_t c = index.FindOrAdd(id);
+    if (c >= recs_of.size()) recs_of.resize(c + 1);
+    recs_of[c].push_back(rec);
+  };
+  for (size_t i = 1; i < comms.size(); ++i) {
+    CommRec& rec = comms[i];
+    std::string id = rec.comm_id;
+    if (id.empty()) {
+      int k = ordinal[{rec.proc, rec.dev, rec.nranks}]++;
+      id = "nranks=" + std::to_string(rec.nranks) + "#" + std::to_string(k);
+    }
+    add(i, id);
+  }
+  CommRec& orphan = comms[0];
+  if (!orphan.conns.empty() || !orphan.rings.empty() || orphan.counts.coll >= 0) {
+    for (const auto& c : orphan.conns)
+      orphan.nranks = std::max({orphan.nranks, c.from_rank + 1, c.to_rank + 1});
+    for (const auto& [ch, order] : orphan.rings)
+      orphan.nranks = std::max(orphan.nranks, static_cast<int>(SplitWhitespace(order).size()));
+    add(0, "?");
+    setup.communicators[index.FindOrAdd("?")].identified = false;
+  }
+  for (size_t c = 0; c < recs_of.size(); ++c) {
+    if (recs_of[c].empty()) continue;
+    NcclCommunicator& comm = setup.communicators[c];
+    std::unordered_map<std::string, size_t> seen;
+    for (size_t r : recs_of[c]) {
+      MergeRec(comms[r], comm);
+      MergeConnections(comm.connections, comms[r].conns, seen);
+    }
+    SortConnections(comm);
+  }
+}
+
+// A process already known from another file (same host and pid) keeps its first record.
+void MergeProcesses(std::deque<NcclProcess>& procs, const std::string& file, NcclSetup& setup) {
+  std::unordered_map<std::string, size_t> known;
+  auto key = [](const NcclProcess& p) { return p.host + '\n' + std::to_string(p.pid); };
+  for (size_t i = 0; i < setup.processes.size(); ++i)
+    if (!setup.processes[i].host.empty()) known.emplace(key(setup.processes[i]), i);
+  for (auto& p : procs) {
+    p.file = file;
+    if (p.host.empty()) {
+      setup.processes.push_back(std::move(p));
+      continue;
+    }
+    auto [it, inserted] = known.emplace(key(p), setup.processes.size());
+    if (inserted) {
+      setup.processes.push_back(std::move(p));
+      continue;
+    }
+    NcclProcess& q = setup.processes[it->second];
+    if (q.version.empty()) q.version = p.version, q.version_loc = p.version_loc;
+  }
+}
+
 }  // namespace
 
 void Builder::Finish() {
@@ -96,14 +179,19 @@ void Builder::Finish() {
     for (auto& [dev, ds] : st.devs) {
       if (ds.pending.empty()) continue;
       size_t target = ds.complete_comm != kNone ? ds.complete_comm
-                      : st.comms.size() == 1   ? st.comms.front()
-                                               : 0;
+                      : st.comms.size() == 1    ? st.comms.front()
+                                                : 0;
       CommRec& rec = im.comms[target];
       for (auto& p : ds.pending) {
-        if (p.type == Pending::kConn) rec.conns.push_back(std::move(p.conn));
-        else if (p.type == Pending::kRing) rec.rings[p.channel] = std::move(p.text), rec.ring_nchannels = std::max(rec.ring_nchannels, p.nchannels);
-        else if (p.type == Pending::kTrees) rec.trees.push_back(std::move(p.text));
-        else rec.counts = p.counts, rec.counts_ref = std::move(p.ref);
+        if (p.type == Pending::kConn)
+          rec.conns.push_back(std::move(p.conn));
+        else if (p.type == Pending::kRing)
+          rec.rings[p.channel] = std::move(p.text),
+          rec.ring_nchannels = std::max(rec.ring_nchannels, p.nchannels);
+        else if (p.type == Pending::kTrees)
+          rec.trees.push_back(std::move(p.text));
+        else
+          rec.counts = p.counts, rec.counts_ref = std::move(p.ref);
       }
       ds.pending.clear();
       ds.pending_conn_by_msg.clear();
@@ -117,30 +205,11 @@ void Builder::Finish() {
     };
     for (auto& c : rec.conns)
       if (bad(c)) im.comms[0].conns.push_back(std::move(c));
-    std::erase_if(rec.conns, [&](const NcclConnection& c) { return c.transport.empty() || bad(c); });
+    std::erase_if(rec.conns,
+                  [&](const NcclConnection& c) { return c.transport.empty() || bad(c); });
   }
   NcclSetup& setup = job_.nccl;
-  // Identity: commId, else "nranks=N#k" for the k-th communicator of that size on the device.
-  std::map<std::tuple<size_t, int, int>, int> ordinal;
-  for (size_t i = 1; i < im.comms.size(); ++i) {
-    CommRec& rec = im.comms[i];
-    std::string id = rec.comm_id;
-    if (id.empty()) {
-      int k = ordinal[{rec.proc, rec.dev, rec.nranks}]++;
-      id = "nranks=" + std::to_string(rec.nranks) + "#" + std::to_string(k);
-    }
-    MergeRec(rec, FindOrAddComm(setup, id));
-  }
-  CommRec& orphan = im.comms[0];
-  if (!orphan.conns.empty() || !orphan.rings.empty() || orphan.counts.coll >= 0) {
-    for (const auto& c : orphan.conns)
-      orphan.nranks = std::max({orphan.nranks, c.from_rank + 1, c.to_rank + 1});
-    for (const auto& [ch, order] : orphan.rings)
-      orphan.nranks = std::max(orphan.nranks, static_cast<int>(SplitWhitespace(order).size()));
-    NcclCommunicator& comm = FindOrAddComm(setup, "?");
-    comm.identified = false;
-    MergeRec(orphan, comm);
-  }
+  MergeComms(im.comms, setup);
   // A bare banner in a file of one process belongs to it.
   for (auto& v : im.loose_versions) {
     if (v.host.empty() && v.pid == 0 && im.procs.size() == 1 && im.procs[0].version.empty()) {
@@ -152,17 +221,7 @@ void Builder::Finish() {
     }
     setup.loose_versions.push_back(std::move(v));
   }
-  for (auto& p : im.procs) {
-    p.file = file_.path;
-    bool merged = false;
-    for (auto& q : setup.processes) {
-      if (q.host == p.host && q.pid == p.pid && !p.host.empty()) {
-        if (q.version.empty()) q.version = p.version, q.version_loc = p.version_loc;
-        merged = true;
-      }
-    }
-    if (!merged) setup.processes.push_back(std::move(p));
-  }
+  MergeProcesses(im.procs, file_.path, setup);
   for (auto& n : im.nets) setup.nets.push_back(std::move(n));
   MoveAll(im.overrides, setup.overrides);
   MoveAll(im.warnings, setup.warnings);

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Writes the large hostile inputs of issue 16 into a folder, for timing `commdx` on them:
+
+    python3 bench_programs/gen_hostile_inputs.py OUTDIR
+
+  env_80k.json, env_200k.json  an environment dump with 80,000 / 200,000 variables
+  comms_40k.log                an NCCL log with 40,000 communicator inits (~6.6 MB)
+  ranks_80k.log                80,000 ranks of one communicator, one process each (~26 MB)
+
+Line shapes are those of the 2xH200 reference log (captures/ddp_healthy/nccl.vm.654.log, NCCL
+2.28); only the counts are hostile. bench_programs/hostile_inputs_bench.sh times them.
+"""
+import json
+import os
+import sys
+
+
+def env_dump(n):
+    environ = {"NCCL_DEBUG": "INFO"}
+    for i in range(n):
+        environ["VAR_%06d" % i] = "value_%d" % i
+    return json.dumps({"hostname": "vm", "pid": 653, "rank": 0, "environ": environ}, indent=1)
+
+
+def comms_log(n):
+    out = ["vm:654:654 [1] NCCL INFO NCCL version 2.28.9+cuda13.0"]
+    for i in range(n):
+        ptr = "0x%x" % (0x1f36fcd0 + 0x100 * i)
+        out.append("vm:654:654 [1] NCCL INFO ncclCommInitRankConfig comm %s rank 1 nranks 2 "
+                   "cudaDev 1 nvmlDev 1 busId 70 commId 0x%016x - Init START" % (ptr, i + 1))
+    return "\n".join(out) + "\n"
+
+
+def ranks_log(n):
+    out = []
+    comm_id = 0xbb4fa72d159634ea
+    for r in range(n):
+        host = "node%05d" % (r // 8)
+        pid = 1000 + r
+        dev = r % 8
+        pre = "%s:%d:%d [%d] NCCL INFO " % (host, pid, pid, dev)
+        ptr = "0x%x" % (0x1f36fcd0 + 0x100 * r)
+        out.append(pre + "ncclCommInitRankConfig comm %s rank %d nranks %d cudaDev %d nvmlDev %d "
+                   "busId %d0 commId 0x%x - Init START" % (ptr, r, n, dev, dev, dev + 1, comm_id))
+        out.append(pre + "comm %s rank %d nRanks %d nNodes %d localRanks 8 localRank %d MNNVL 0"
+                   % (ptr, r, n, (n + 7) // 8, dev))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "hostile_inputs"
+    os.makedirs(out, exist_ok=True)
+    files = {
+        "env_80k.json": lambda: env_dump(80_000),
+        "env_200k.json": lambda: env_dump(200_000),
+        "comms_40k.log": lambda: comms_log(40_000),
+        "ranks_80k.log": lambda: ranks_log(80_000),
+    }
+    for name, make in files.items():
+        with open(os.path.join(out, name), "w") as f:
+            f.write(make())
+        print("%s %d bytes" % (name, os.path.getsize(os.path.join(out, name))))
+
+
+if __name__ == "__main__":
+    main()
