@@ -2,11 +2,25 @@
 
 #include <iostream>
 
+#include "base/printable.h"
 #include "base/result.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 
 namespace commdx::cli {
+
+namespace {
+
+// The first word when it is not an option and names no subcommand ("" otherwise): CLI11 would
+// say only "A subcommand is required".
+std::string UnknownSubcommand(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-' || argv[1][0] == '\0') return "";
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    if (sub->check_name(argv[1])) return "";
+  return argv[1];
+}
+
+}  // namespace
 
 int Run(int argc, char** argv) {
   CLI::App app{
@@ -23,6 +37,11 @@ int Run(int argc, char** argv) {
   AddTopoCommand(app, run);
   AddEnvCommand(app, run);
   AddDoctorCommand(app, run);
+  if (std::string bad = UnknownSubcommand(app, argc, argv); !bad.empty()) {
+    std::cerr << "commdx: unknown subcommand '" << Printable(bad)
+              << "' (commdx --help lists them)\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

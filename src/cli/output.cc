@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "base/printable.h"
 #include "report/render.h"
 
 namespace commdx::cli {
@@ -52,7 +53,8 @@ int EmitReport(const report::Report& input, const OutputOptions& options) {
 }
 
 int ReportError(const Error& error) {
-  std::cerr << "commdx: " << error.ToString() << "\n";
+  // The place is a file name the user gave (or found in a folder): shown, not acted on.
+  std::cerr << "commdx: " << Printable(error.ToString(), true) << "\n";
   return ExitCodeFor(error.code);
 }
 

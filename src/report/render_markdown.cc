@@ -1,3 +1,4 @@
+#include "base/printable.h"
 #include "base/text.h"
 #include "report/render.h"
 #include "report/render_util.h"
@@ -6,9 +7,12 @@ namespace commdx::report {
 
 namespace {
 
-// Markdown table cells: escape the characters that would break the table or inject markup.
+// Markdown text and table cells: control characters and line breaks shown (a newline in a file
+// name would end the table row), then the characters that would break the table or inject
+// markup escaped. Input text (file names, locations) never goes into a code span: a backtick in
+// it would close the span and let the rest through as raw HTML.
 std::string Md(std::string_view raw) {
-  std::string s = SanitizeUtf8(raw), out;
+  std::string s = Printable(raw), out;
   for (char c : s) {
     if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>' || c == '[' ||
         c == ']' || c == '\\')
@@ -39,7 +43,7 @@ std::string RenderMarkdown(const Report& r) {
     for (const auto& m : f.metrics) out += "  - " + Md(m.name) + ": " + Md(FormatMetric(m)) + "\n";
     if (f.cost_ns_per_step) out += "  - cost per step: " + FormatDurationNs(*f.cost_ns_per_step) + "\n";
     for (size_t i = 0; i < f.refs.size() && i < 4; ++i)
-      out += "  - `" + f.refs[i].where.ToString() + "` " + Md(f.refs[i].text) + "\n";
+      out += "  - " + Md(f.refs[i].where.ToString()) + ": " + Md(f.refs[i].text) + "\n";
     if (!f.fix.empty()) out += "  - **Fix:** " + Md(f.fix) + "\n";
   }
   out += "\n";
@@ -64,8 +68,8 @@ std::string RenderMarkdown(const Report& r) {
   if (!r.quality.empty()) {
     out += "### Input quality\n\n";
     for (const auto& e : r.quality.entries())
-      out += "- " + Md(e.id) + " ×" + std::to_string(e.count) + ": " + Md(e.message) + " (`" +
-             e.first.ToString() + "`)\n";
+      out += "- " + Md(e.id) + " ×" + std::to_string(e.count) + ": " + Md(e.message) + " (" +
+             Md(e.first.ToString()) + ")\n";
     out += "\n";
   }
   if (!r.diagnosis.not_checked.empty()) {

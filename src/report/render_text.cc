@@ -2,6 +2,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "base/printable.h"
 #include "base/text.h"
 #include "report/render.h"
 #include "report/render_util.h"
@@ -43,7 +44,7 @@ void RenderTable(const Table& t, const Style& st, std::string& out) {
   for (size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].size();
   for (const auto& row : t.rows)
     for (size_t c = 0; c < row.size() && c < width.size(); ++c)
-      width[c] = std::max(width[c], SanitizeUtf8(row[c].text).size());
+      width[c] = std::max(width[c], Printable(row[c].text).size());
   auto line = [&](const std::vector<std::string>& cells, const std::vector<bool>& right) {
     std::string s = " ";
     for (size_t c = 0; c < width.size(); ++c) {
@@ -65,18 +66,18 @@ void RenderTable(const Table& t, const Style& st, std::string& out) {
   line(t.columns, right);
   for (const auto& row : t.rows) {
     std::vector<std::string> cells;
-    for (const auto& cell : row) cells.push_back(SanitizeUtf8(cell.text));
+    for (const auto& cell : row) cells.push_back(Printable(cell.text));
     line(cells, right);
   }
-  if (!t.note.empty()) out += "  " + st.Dim(t.note) + "\n";
+  if (!t.note.empty()) out += "  " + st.Dim(Printable(t.note)) + "\n";
   out += "\n";
 }
 
 void RenderFinding(const Finding& f, size_t index, const TextOptions& o, const Style& st,
                    std::string& out) {
   out += std::to_string(index) + ". " + st.Sev(f.severity) + " " + st.Bold(f.id) + "  " +
-         SanitizeUtf8(f.title) + "\n";
-  if (!f.detail.empty()) out += "   " + SanitizeUtf8(f.detail) + "\n";
+         Printable(f.title) + "\n";
+  if (!f.detail.empty()) out += "   " + Printable(f.detail, true) + "\n";
   std::string facts;
   if (f.rank) facts += "rank " + std::to_string(*f.rank) + "; ";
   if (f.cost_ns_per_step) facts += "costs " + FormatDurationNs(*f.cost_ns_per_step) + " per step; ";
@@ -86,13 +87,13 @@ void RenderFinding(const Finding& f, size_t index, const TextOptions& o, const S
   size_t limit = o.verbose ? f.refs.size() : std::min<size_t>(f.refs.size(), 4);
   for (size_t i = 0; i < limit; ++i) {
     const auto& r = f.refs[i];
-    std::string loc = r.where.ToString();
-    out += "   " + st.Dim((loc.empty() ? "" : loc + ": ") + SanitizeUtf8(r.text)) + "\n";
+    std::string loc = Printable(r.where.ToString());
+    out += "   " + st.Dim((loc.empty() ? "" : loc + ": ") + Printable(r.text)) + "\n";
   }
   if (limit < f.refs.size())
     out += "   " + st.Dim("... and " + std::to_string(f.refs.size() - limit) +
                           " more (--verbose shows all)") + "\n";
-  if (!f.fix.empty()) out += "   fix: " + SanitizeUtf8(f.fix) + "\n";
+  if (!f.fix.empty()) out += "   fix: " + Printable(f.fix, true) + "\n";
   out += "\n";
 }
 
@@ -111,7 +112,7 @@ std::string RenderText(const Report& r, const TextOptions& o) {
   if (r.include_root_cause && r.diagnosis.root_cause) {
     const auto& rc = *r.diagnosis.root_cause;
     out += st.Bold("Root cause: ") + rc.id + " (confidence " + FormatPercent(rc.confidence) +
-           ")\n  " + SanitizeUtf8(rc.summary) + "\n\n";
+           ")\n  " + Printable(rc.summary, true) + "\n\n";
   }
   out += st.Bold("Findings") + "\n";
   if (r.diagnosis.findings.empty()) {
@@ -127,18 +128,18 @@ std::string RenderText(const Report& r, const TextOptions& o) {
     out += st.Bold("Input quality") + "\n";
     for (const auto& e : r.quality.entries())
       out += "  " + std::string(DiagSeverityName(e.severity)) + " " + e.id + " x" +
-             std::to_string(e.count) + ": " + SanitizeUtf8(e.message) + " (first at " +
-             e.first.ToString() + ")\n";
+             std::to_string(e.count) + ": " + Printable(e.message) + " (first at " +
+             Printable(e.first.ToString()) + ")\n";
     out += "\n";
   }
   if (!r.diagnosis.not_checked.empty()) {
     out += st.Bold("Not checked") + "\n";
-    for (const auto& g : r.diagnosis.not_checked) out += "  - " + g.what + ": " + g.how + "\n";
+    for (const auto& g : r.diagnosis.not_checked) out += "  - " + Printable(g.what) + ": " + Printable(g.how) + "\n";
     out += "\n";
   }
   if (!r.skipped.empty()) {
     out += st.Bold("Skipped inputs") + "\n";
-    for (const auto& s : r.skipped) out += "  " + SanitizeUtf8(s.path) + ": " + s.reason + "\n";
+    for (const auto& s : r.skipped) out += "  " + Printable(s.path) + ": " + Printable(s.reason) + "\n";
     out += "\n";
   }
   return out;
