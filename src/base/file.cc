@@ -8,6 +8,8 @@
 #include <fstream>
 #include <system_error>
 
+#include "base/text_input.h"
+
 namespace commdx {
 
 namespace fs = std::filesystem;
@@ -116,6 +118,7 @@ Result<FileText> ReadFile(const std::string& path, const ReadOptions& options) {
                        {path});
     file.data = std::move(raw);
   }
+  NormalizeInputText(file.data);
   return file;
 }
 
@@ -143,6 +146,7 @@ Result<std::string> ReadHead(const std::string& path, size_t bytes) {
   gzclose(f);
   if (errnum != Z_OK) return MakeError(ErrorCode::kBadInput, "corrupt start of file", {path});
   head.resize(have);
+  NormalizeInputText(head);
   return head;
 }
 

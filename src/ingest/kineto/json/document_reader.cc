@@ -33,6 +33,12 @@ class Reader {
       stats_.bytes = end_;
     }
     COMMDX_TRY(SkipWs());
+    // A UTF-8 byte-order mark (Windows editors write one): not JSON, but not a reason to skip
+    // the trace. Offsets stay those of the file.
+    if (pos_ == 0 && end_ >= 3 && std::string_view(buf_, 3) == "\xEF\xBB\xBF") {
+      pos_ = 3;
+      COMMDX_TRY(SkipWs());
+    }
     if (AtEof()) return Fail("empty input: expected a Kineto trace (a JSON object)");
     if (buf_[pos_] != '{')
       return Fail("not JSON (or not a Kineto trace): expected '{' at the start, found " +
