@@ -55,10 +55,7 @@ Diagnosis Diagnose(const analysis::AnalysisInput& input, const DiagnoseOptions& 
   Diagnosis d;
   d.findings = MergeDuplicates(analysis::RunAnalyzers(input, options.analysis, options.sources));
   RankFindings(d.findings);
-  std::vector<Source> read;
-  for (const auto& name : SourcesRead(job))
-    if (auto s = ParseSource(name)) read.push_back(*s);
-  auto root = PickRootCause(d.findings, read);
+  auto root = PickRootCause(d.findings, SourcesRead(job));
   d.root_cause_named = options.name_root_cause;
   if (options.name_root_cause) d.root_cause = std::move(root);
   if (options.list_gaps) d.not_checked = FindGaps(job);

@@ -66,8 +66,8 @@ std::vector<Finding> MergeDuplicates(std::vector<Finding> findings);
 std::optional<RootCause> PickRootCause(std::vector<Finding>& ranked,
                                        const std::vector<Source>& sources_read = {});
 
-// The sources a job's inputs cover: "logs", "trace", "bench", "topo", "env".
-std::vector<std::string> SourcesRead(const Job& job);
+// The sources a job's inputs cover, in the order of their names ("bench" < "env" < ... "trace").
+std::vector<Source> SourcesRead(const Job& job);
 
 std::vector<Gap> FindGaps(const Job& job);
 

@@ -131,12 +131,16 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
   return rc;
 }
 
-std::vector<std::string> SourcesRead(const Job& job) {
-  std::set<std::string> s;
+std::vector<Source> SourcesRead(const Job& job) {
+  std::set<Source> s;
   for (const auto& input : job.inputs)
     for (InputKind kind : input.kinds)
-      if (*InputKindSource(kind)) s.insert(InputKindSource(kind));
-  return {s.begin(), s.end()};
+      if (InputKindSource(kind) != Source::kNone) s.insert(InputKindSource(kind));
+  std::vector<Source> v(s.begin(), s.end());
+  std::sort(v.begin(), v.end(), [](Source a, Source b) {
+    return std::string_view(SourceName(a)) < std::string_view(SourceName(b));
+  });
+  return v;
 }
 
 }  // namespace commdx::diagnose

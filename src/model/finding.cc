@@ -34,10 +34,4 @@ const char* SourceName(Source s) {
   return "";
 }
 
-std::optional<Source> ParseSource(std::string_view name) {
-  for (Source s : {Source::kTrace, Source::kLogs, Source::kBench, Source::kTopo, Source::kEnv})
-    if (name == SourceName(s)) return s;
-  return std::nullopt;
-}
-
 }  // namespace commdx

@@ -19,7 +19,6 @@ bool MoreSevere(Severity a, Severity b);
 // The kind of input a finding reads. kNone only on a finding built by hand, outside a run.
 enum class Source { kNone, kTrace, kLogs, kBench, kTopo, kEnv };
 const char* SourceName(Source s);  // "" | "trace" | "logs" | "bench" | "topo" | "env"
-std::optional<Source> ParseSource(std::string_view name);
 
 // A named number with its unit, e.g. {"busbw", 21.0, Unit::kGBps} or {"wait", 1.2e6, Unit::kNs}.
 struct Metric {

@@ -26,25 +26,25 @@ const char* InputKindName(InputKind kind) {
   return "unknown";
 }
 
-const char* InputKindSource(InputKind kind) {
+Source InputKindSource(InputKind kind) {
   switch (kind) {
     case InputKind::kKineto:
-      return "trace";
+      return Source::kTrace;
     case InputKind::kNcclLog:
-      return "logs";
+      return Source::kLogs;
     case InputKind::kNcclTests:
-      return "bench";
+      return Source::kBench;
     case InputKind::kSnapshot:
     case InputKind::kSmiTopo:
     case InputKind::kSmiP2P:
     case InputKind::kSmiNvlink:
-      return "topo";
+      return Source::kTopo;
     case InputKind::kEnvDump:
-      return "env";
+      return Source::kEnv;
     case InputKind::kSavedResult:
-      return "";
+      return Source::kNone;
   }
-  return "";
+  return Source::kNone;
 }
 
 std::string InputKindsName(const std::vector<InputKind>& kinds) {

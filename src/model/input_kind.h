@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "model/finding.h"
+
 namespace commdx {
 
 enum class InputKind {
@@ -22,8 +24,8 @@ enum class InputKind {
 // The stable key shown in reports and accepted on the command line, e.g. "nccl_log".
 const char* InputKindName(InputKind kind);
 
-// The source of evidence the kind feeds, or "" for none (a saved result is not evidence).
-const char* InputKindSource(InputKind kind);
+// The source of evidence the kind feeds, or Source::kNone (a saved result is not evidence).
+Source InputKindSource(InputKind kind);
 
 // Several kinds read from one file, as shown in reports: "nccl_tests+nccl_log".
 std::string InputKindsName(const std::vector<InputKind>& kinds);
