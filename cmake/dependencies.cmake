@@ -2,8 +2,20 @@
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(PkgConfig REQUIRED)
-find_package(simdjson CONFIG QUIET)
-if(NOT simdjson_FOUND)
+# COMMDX_SIMDJSON_SOURCE: a folder with simdjson's single-file sources (simdjson.h, simdjson.cpp),
+# compiled here into a static library instead of linking Debian's shared one (Debian ships no .a);
+# scripts/package.sh sets it so that the packaged binary needs no libsimdjson.
+set(COMMDX_SIMDJSON_SOURCE "" CACHE PATH "Build simdjson statically from this source folder")
+if(COMMDX_SIMDJSON_SOURCE)
+  add_library(commdx_simdjson STATIC ${COMMDX_SIMDJSON_SOURCE}/simdjson.cpp)
+  target_include_directories(commdx_simdjson SYSTEM PUBLIC ${COMMDX_SIMDJSON_SOURCE})
+  target_compile_definitions(commdx_simdjson PUBLIC SIMDJSON_THREADS_ENABLED=1)
+  target_link_libraries(commdx_simdjson PUBLIC Threads::Threads)
+  add_library(simdjson::simdjson ALIAS commdx_simdjson)
+else()
+  find_package(simdjson CONFIG QUIET)
+endif()
+if(NOT COMMDX_SIMDJSON_SOURCE AND NOT simdjson_FOUND)
   pkg_check_modules(SIMDJSON REQUIRED IMPORTED_TARGET simdjson)
   add_library(simdjson::simdjson ALIAS PkgConfig::SIMDJSON)
 endif()
