@@ -3,7 +3,8 @@
 # virtualenv from the file alone (pip --no-index), the tarball unpacked into an empty folder.
 # Each binary must print the version the package is named after, need no shared library but
 # glibc's, need no glibc newer than the wheel's platform tag says, and diagnose every bundled
-# example as its meta.json expects (judged as tests/accuracy/check_accuracy.py judges).
+# example as its meta.json expects (judged as tests/accuracy/check_accuracy.py judges); the
+# tarball's binary also passes the accuracy check on all of examples/.
 #   tests/package/check_package.sh [DIST_DIR]    (default dist)
 set -uo pipefail
 dist=$(cd "${1:-dist}" && pwd)
@@ -80,5 +81,8 @@ mkdir "$work/tar"
 check "tarball unpacks" tar -xzf "${tarballs[0]}" -C "$work/tar"
 top="$work/tar/commdx-$version-linux-x86_64"
 check_binary tarball "$top/bin/commdx" "$top/examples"
+# The packaged binary (zig, libc++) concludes what the source build does on every example.
+check "tarball: accuracy on every example in examples/" \
+  python3 tests/accuracy/check_accuracy.py "$top/bin/commdx" examples
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
