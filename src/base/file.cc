@@ -1,28 +1,58 @@
 #include "base/file.h"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include "base/text_input.h"
 
 namespace commdx {
 
-namespace fs = std::filesystem;
-
 bool LooksGzip(std::string_view data) {
   return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
          static_cast<unsigned char>(data[1]) == 0x8b;
 }
 
+namespace {
+
+// A gzip error's place: the decompressed text's line:col (what an editor shows after gunzip);
+// the compressed offset goes in the message.
+Error GzipError(const std::string& name, const std::string& what, uint64_t compressed_at,
+                std::string_view out) {
+  LineCol lc = LocateOffset(out, out.size());
+  SourceLoc loc{name};
+  loc.line = lc.line;
+  loc.col = lc.col;
+  loc.offset = out.size();
+  loc.has_offset = true;
+  return MakeError(ErrorCode::kBadInput,
+                   what + " at compressed byte " + std::to_string(compressed_at) + " (" +
+                       std::to_string(out.size()) + " bytes decompressed)",
+                   loc);
+}
+
+// Past kGzipRatioFloorBytes of output, more than kMaxGzipRatio bytes out per byte in is a bomb:
+// real traces and logs compress 10-20:1.
+bool TooExpanded(uint64_t out, uint64_t in) {
+  return out > kGzipRatioFloorBytes && out > kMaxGzipRatio * std::max<uint64_t>(in, 1);
+}
+
+}  // namespace
+
+uint64_t DefaultMaxBytes() {
+  uint64_t mem =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return std::clamp<uint64_t>(mem / 4, 256ull << 20, 4ull << 30);
+}
+
 Result<std::string> Gunzip(std::string_view compressed, const std::string& name,
                            uint64_t max_bytes) {
   std::string out;
-  out.reserve(std::min<uint64_t>(compressed.size() * 4, 1ull << 30));
+  out.reserve(std::min<uint64_t>(compressed.size() * 4, std::min<uint64_t>(max_bytes, 1ull << 30)));
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 16) != Z_OK)
     return MakeError(ErrorCode::kInternal, "zlib inflateInit2 failed", {name});
@@ -40,16 +70,19 @@ Result<std::string> Gunzip(std::string_view compressed, const std::string& name,
     zs.avail_out = sizeof buf;
     rc = inflate(&zs, Z_NO_FLUSH);
     out.append(buf, sizeof buf - zs.avail_out);
-    if (max_bytes && out.size() > max_bytes) {
+    const uint64_t consumed = pos - zs.avail_in;
+    if ((max_bytes && out.size() > max_bytes) || TooExpanded(out.size(), consumed)) {
       inflateEnd(&zs);
       return MakeError(ErrorCode::kBadInput,
-                       "decompressed size exceeds the limit of " + std::to_string(max_bytes) +
-                           " bytes",
+                       "decompression stopped after " + std::to_string(out.size()) +
+                           " bytes from " + std::to_string(consumed) +
+                           " compressed: over the limit of " + std::to_string(max_bytes) +
+                           " bytes or " + std::to_string(kMaxGzipRatio) +
+                           ":1 (a gzip bomb, or an input too large to hold; docs/inputs.md)",
                        {name});
     }
     if (rc == Z_STREAM_END) {
       // Concatenated gzip members (e.g. `cat a.gz b.gz`) are valid gzip: keep going.
-      size_t consumed = pos - zs.avail_in;
       if (consumed < compressed.size() && LooksGzip(compressed.substr(consumed))) {
         inflateReset(&zs);
         continue;
@@ -57,65 +90,62 @@ Result<std::string> Gunzip(std::string_view compressed, const std::string& name,
       break;
     }
     if (rc == Z_BUF_ERROR && zs.avail_in == 0 && pos >= compressed.size()) {
-      uint64_t at = pos;
       inflateEnd(&zs);
-      SourceLoc loc{name};
-      loc.offset = at;
-      loc.has_offset = true;
-      return MakeError(ErrorCode::kBadInput,
-                       "truncated gzip stream: compressed data ends after " +
-                           std::to_string(at) + " bytes (" + std::to_string(out.size()) +
-                           " bytes decompressed)",
-                       loc);
+      return GzipError(name, "truncated gzip stream: compressed data ends", pos, out);
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      uint64_t at = pos - zs.avail_in;
       std::string why = zs.msg ? zs.msg : "inflate error " + std::to_string(rc);
       inflateEnd(&zs);
-      SourceLoc loc{name};
-      loc.offset = at;
-      loc.has_offset = true;
-      return MakeError(ErrorCode::kBadInput, "corrupt gzip data: " + why, loc);
+      return GzipError(name, "corrupt gzip data: " + why, consumed, out);
     }
   }
   inflateEnd(&zs);
   return out;
 }
 
+Result<std::string> ReadAll(const OpenedInput& in, const std::string& path, uint64_t max_bytes) {
+  std::string raw;
+  if (!in.pipe()) raw.reserve(static_cast<size_t>(std::min<uint64_t>(in.size(), max_bytes)));
+  char buf[1 << 16];
+  while (true) {
+    ssize_t got = read(in.fd(), buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0)
+      return MakeError(ErrorCode::kBadInput, std::string("read error: ") + std::strerror(errno),
+                       {path});
+    if (got == 0) break;
+    raw.append(buf, static_cast<size_t>(got));
+    if (raw.size() > max_bytes)
+      return MakeError(ErrorCode::kBadInput,
+                       "larger than the limit of " + std::to_string(max_bytes) +
+                           " bytes for a file read whole (docs/inputs.md)",
+                       {path});
+  }
+  if (!in.pipe() && raw.size() != in.size())
+    return MakeError(ErrorCode::kBadInput,
+                     "changed while reading: " + std::to_string(in.size()) +
+                         " bytes when opened, " + std::to_string(raw.size()) + " read",
+                     {path});
+  return raw;
+}
+
 Result<FileText> ReadFile(const std::string& path, const ReadOptions& options) {
-  std::error_code ec;
-  if (!fs::exists(path, ec))
-    return MakeError(ErrorCode::kBadInput, "no such file", {path});
-  if (fs::is_directory(path, ec))
-    return MakeError(ErrorCode::kBadInput, "is a folder, expected a file", {path});
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(ErrorCode::kBadInput, "cannot open file for reading", {path});
+  const uint64_t limit = options.max_bytes ? options.max_bytes : DefaultMaxBytes();
+  COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
+  COMMDX_ASSIGN_OR_RETURN(std::string raw, ReadAll(in, path, limit));
+  return TextFromBytes(path, std::move(raw), options);
+}
+
+Result<FileText> TextFromBytes(const std::string& path, std::string raw,
+                               const ReadOptions& options) {
+  const uint64_t limit = options.max_bytes ? options.max_bytes : DefaultMaxBytes();
   FileText file;
   file.path = path;
-  in.seekg(0, std::ios::end);
-  auto size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  std::string raw;
-  if (size > 0) {
-    raw.resize(static_cast<size_t>(size));
-    in.read(raw.data(), size);
-    if (!in) return MakeError(ErrorCode::kBadInput, "read error", {path});
-  } else {
-    // Pipes and /proc files report size 0: read until EOF.
-    raw.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
   file.compressed_bytes = raw.size();
   if (LooksGzip(raw)) {
-    auto inflated = Gunzip(raw, path, options.max_bytes);
-    if (!inflated) return std::move(inflated).error();
-    file.data = std::move(inflated).value();
+    COMMDX_ASSIGN_OR_RETURN(file.data, Gunzip(raw, path, limit));
     file.was_gzip = true;
   } else {
-    if (options.max_bytes && raw.size() > options.max_bytes)
-      return MakeError(ErrorCode::kBadInput,
-                       "file is larger than the limit of " + std::to_string(options.max_bytes) +
-                           " bytes",
-                       {path});
     file.data = std::move(raw);
   }
   NormalizeInputText(file.data);
@@ -123,8 +153,16 @@ Result<FileText> ReadFile(const std::string& path, const ReadOptions& options) {
 }
 
 Result<std::string> ReadHead(const std::string& path, size_t bytes) {
-  gzFile f = gzopen(path.c_str(), "rb");  // reads plain files as they are
-  if (!f) return MakeError(ErrorCode::kBadInput, "cannot open file for reading", {path});
+  COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
+  if (in.pipe())  // a pipe's head would be used up: read it whole instead (LoadInputs does)
+    return MakeError(ErrorCode::kInternal, "ReadHead on a pipe", {path});
+  int fd = dup(in.fd());
+  if (fd < 0) return MakeError(ErrorCode::kBadInput, OsReason(errno), {path});
+  gzFile f = gzdopen(fd, "rb");  // reads plain files as they are
+  if (!f) {
+    close(fd);
+    return MakeError(ErrorCode::kBadInput, "cannot open file for reading", {path});
+  }
   std::string head(bytes, '\0');
   size_t have = 0;
   int errnum = Z_OK;
@@ -148,35 +186,6 @@ Result<std::string> ReadHead(const std::string& path, size_t bytes) {
   head.resize(have);
   NormalizeInputText(head);
   return head;
-}
-
-Result<std::vector<std::string>> ExpandInputPaths(const std::vector<std::string>& paths) {
-  std::vector<std::string> out;
-  for (const auto& p : paths) {
-    std::error_code ec;
-    auto status = fs::status(p, ec);
-    if (ec || !fs::exists(status))
-      return MakeError(ErrorCode::kBadInput, "no such file or folder", {p});
-    if (!fs::is_directory(status)) {
-      out.push_back(p);
-      continue;
-    }
-    std::vector<std::string> found;
-    auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
-    if (ec) return MakeError(ErrorCode::kBadInput, "cannot list folder: " + ec.message(), {p});
-    for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (ec) return MakeError(ErrorCode::kBadInput, "cannot list folder: " + ec.message(), {p});
-      const auto name = it->path().filename().string();
-      if (!name.empty() && name[0] == '.') {
-        if (it->is_directory(ec)) it.disable_recursion_pending();
-        continue;
-      }
-      if (it->is_regular_file(ec)) found.push_back(it->path().string());
-    }
-    std::sort(found.begin(), found.end());
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  return out;
 }
 
 LineCol LocateOffset(std::string_view data, uint64_t offset) {

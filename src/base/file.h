@@ -1,4 +1,4 @@
-// Reading inputs: plain or gzip files, folders walked in a stable order.
+// Reading inputs whole or their head: plain or gzip files and pipes, with bounded memory.
 #pragma once
 
 #include <cstdint>
@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/input_path.h"
 #include "base/result.h"
 
 namespace commdx {
@@ -17,18 +18,35 @@ struct FileText {
   uint64_t compressed_bytes = 0;
 };
 
+// Limits on a file read whole into memory (docs/inputs.md). Gzip is also stopped when, past
+// kGzipRatioFloorBytes of output, it has produced more than kMaxGzipRatio bytes per compressed
+// byte read (real traces and logs compress 10-20:1; a gzip bomb 200-1000:1).
+inline constexpr uint64_t kMaxGzipRatio = 100;
+inline constexpr uint64_t kGzipRatioFloorBytes = 64ull << 20;
+// A quarter of physical memory, between 256 MiB and 4 GiB.
+uint64_t DefaultMaxBytes();
+
 struct ReadOptions {
-  // Refuse to hold more than this many decompressed bytes (protects against gzip bombs and
-  // inputs larger than memory). 0 = no limit.
+  // Refuse to hold more than this many (decompressed) bytes. 0 = DefaultMaxBytes().
   uint64_t max_bytes = 0;
 };
 
-// Reads `path`, transparently inflating gzip (detected by magic bytes, not by name).
-// Errors: missing/unreadable file, truncated or corrupt gzip (with the compressed offset).
+// Reads `path` whole ("-" is standard input), transparently inflating gzip (detected by magic
+// bytes, not by name). Errors, each naming the OS reason: missing or unreadable file, a device
+// or FIFO (input_path.h), over the limits, a regular file whose size changed while it was read
+// ("changed while reading"), truncated or corrupt gzip (line:col in the decompressed text).
 Result<FileText> ReadFile(const std::string& path, const ReadOptions& options = {});
 
+// The text of bytes already read (a pipe read once): inflated if gzip.
+Result<FileText> TextFromBytes(const std::string& path, std::string raw,
+                               const ReadOptions& options = {});
+
+// Everything `in` holds, up to `max_bytes` (more is an error).
+Result<std::string> ReadAll(const OpenedInput& in, const std::string& path, uint64_t max_bytes);
+
 // The first `bytes` bytes of `path`, decompressed as ReadFile would, without reading the rest:
-// enough to recognise a format. Errors when the file cannot be opened or its start is corrupt.
+// enough to recognise a format. Errors when the file cannot be opened or its start is corrupt;
+// pipes are refused (their head would be used up: read them whole with ReadFile).
 Result<std::string> ReadHead(const std::string& path, size_t bytes);
 
 // Inflates an in-memory gzip stream (all members). Exposed for tests and fuzzers.
@@ -36,10 +54,6 @@ Result<std::string> Gunzip(std::string_view compressed, const std::string& name_
                            uint64_t max_bytes = 0);
 
 bool LooksGzip(std::string_view data);
-
-// Expands files and folders into a sorted list of regular files (folders recursively; hidden
-// entries starting with '.' inside folders are skipped). A path that does not exist is an error.
-Result<std::vector<std::string>> ExpandInputPaths(const std::vector<std::string>& paths);
 
 // 1-based line and column of a byte offset in `data`.
 struct LineCol {

@@ -100,7 +100,7 @@ int RunCompare(const CompareCliOptions& o) {
     for (const auto& p : c.only_in_b) only.AddRow({p, "B"});
     rep.tables.push_back(std::move(only));
   }
-  EmitReport(rep, o.output);
+  if (int rc = EmitReport(rep, o.output); rc > 1) return rc;
   // 1 when B has a new error-level finding (a regression), like the other commands.
   for (const auto& f : c.added)
     if (f.severity == Severity::kError) return 1;

@@ -2,11 +2,14 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <iostream>
 
+#include "base/input_path.h"
 #include "base/printable.h"
+#include "base/write_file.h"
 #include "report/render.h"
 
 namespace commdx::cli {
@@ -38,18 +41,40 @@ int EmitReport(const report::Report& input, const OutputOptions& options) {
     text = report::RenderHtml(r);
   else
     text = report::RenderText(r, {to_tty && !std::getenv("NO_COLOR"), options.verbose});
+  const int code = report::HasErrorFindings(r) ? 1 : 0;
   if (options.output_path.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
-  } else {
-    std::ofstream out(options.output_path, std::ios::binary);
-    out << text;
-    if (!out) {
-      return ReportError(MakeError(ErrorCode::kUsage, "cannot write the report",
-                                   {options.output_path}));
-    }
+    int err = WriteAll(STDOUT_FILENO, text);
+    if (err == EPIPE) return code;  // the reader has gone (`| head`): nothing to say
+    if (err)
+      return ReportError(MakeError(
+          ErrorCode::kEnvironment,
+          std::string("cannot write the report to standard output: ") + std::strerror(err)));
+    return code;
   }
-  return report::HasErrorFindings(r) ? 1 : 0;
+  if (Status st = CheckNotAnInput(options.output_path, r); !st) return ReportError(st.error());
+  if (Status st = WriteFileAtomically(options.output_path, text); !st)
+    return ReportError(st.error());
+  return code;
+}
+
+Status CheckNotAnInput(const std::string& output_path, const report::Report& r) {
+  auto out = StampOf(output_path);
+  if (!out) return Ok{};  // a new file
+  std::vector<std::string> given;
+  for (const auto& in : r.inputs) given.push_back(in.path);
+  // A file skipped is still the user's, unless it is an earlier commdx report (own_report.h).
+  for (const auto& sk : r.skipped)
+    if (sk.reason.rfind("a commdx report", 0) != 0) given.push_back(sk.path);
+  for (const auto& path : given) {
+    auto stamp = StampOf(path);
+    if (stamp && stamp->SameFile(*out))
+      return MakeError(ErrorCode::kUsage,
+                       "refusing to write the report over an input (" + path +
+                           "), which stays untouched; choose another -o",
+                       {output_path});
+  }
+  return Ok{};
 }
 
 int ReportError(const Error& error) {

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <optional>
 #include <thread>
 
 #include "base/file.h"
+#include "base/input_path.h"
+#include "ingest/own_report.h"
 
 namespace commdx::ingest {
 
@@ -18,6 +19,8 @@ constexpr size_t kSniffBytes = 64 * 1024;
 struct Slot {
   std::string path;
   bool named = false;                 // given on the command line, not found in a folder
+  bool pipe = false;                  // read once, whole, into text
+  bool streamed = false;              // read by the format's stream(), not from text
   std::vector<const Importer*> imps;  // the format, then others that share the file
   std::optional<FileText> text;       // read when a text importer needs it
   std::optional<Error> error;
@@ -32,19 +35,26 @@ bool Allowed(const LoadOptions& options, InputKind kind) {
          std::find(options.only.begin(), options.only.end(), kind) != options.only.end();
 }
 
-Result<std::vector<Slot>> Expand(const std::vector<std::string>& paths) {
-  std::vector<Slot> slots;
-  for (const auto& p : paths) {
-    COMMDX_ASSIGN_OR_RETURN(auto files, ExpandInputPaths({p}));
-    std::error_code ec;
-    bool named = !std::filesystem::is_directory(p, ec);
-    for (auto& f : files) {
-      slots.emplace_back();
-      slots.back().path = std::move(f);
-      slots.back().named = named;
-    }
+std::vector<Slot> SlotsOf(const ExpandedInputs& found) {
+  std::vector<Slot> slots(found.files.size());
+  for (size_t i = 0; i < slots.size(); ++i) {
+    slots[i].path = found.files[i].path;
+    slots[i].named = found.files[i].named;
+    slots[i].pipe = found.files[i].pipe;
   }
   return slots;
+}
+
+// What the folders held that is not read: unreadable entries are input-quality notes, the rest
+// (FIFOs, devices, links to folders, files met twice) are listed as skipped with the reason.
+void NoteUnread(const ExpandedInputs& found, Job& job) {
+  for (const auto& n : found.notes) {
+    if (n.unreadable)
+      job.quality.Add("load.unreadable", DiagSeverity::kWarning, "not read: " + n.reason, {n.path});
+    else
+      job.skipped.push_back({n.path, n.reason});
+  }
+  for (const auto& n : found.repeated) job.skipped.push_back({n.path, n.reason});
 }
 
 std::string WhyNotRead(bool empty, const LoadOptions& options) {
@@ -59,11 +69,21 @@ std::string WhyNotRead(bool empty, const LoadOptions& options) {
 // Reads the start of the file once and picks the importers that read it.
 void Recognise(Slot& s, const LoadOptions& options) {
   if (options.force_single && options.only.size() == 1 && s.named) {
+    if (s.pipe) {
+      auto text = ReadFile(s.path);
+      if (!text) return void(s.error = text.error());
+      s.text = std::move(text).value();
+    }
     if (const Importer* imp = FindImporter(options.only.front())) s.imps.push_back(imp);
     return;
   }
   std::string head;
-  if (auto h = ReadHead(s.path, kSniffBytes)) {
+  if (s.pipe) {  // read once, whole: sniffing must not use up what the importers need
+    auto text = ReadFile(s.path);
+    if (!text) return void(s.error = text.error());
+    s.text = std::move(text).value();
+    head = s.text->data.substr(0, kSniffBytes);
+  } else if (auto h = ReadHead(s.path, kSniffBytes)) {
     head = std::move(h).value();
   } else {  // reading it whole names the place that is broken
     auto text = ReadFile(s.path);
@@ -71,6 +91,8 @@ void Recognise(Slot& s, const LoadOptions& options) {
     head = text->data.substr(0, kSniffBytes);
     s.text = std::move(text).value();
   }
+  if (std::string own = OwnReportKind(head); !own.empty())
+    return void(s.skip = "a commdx report (" + own + "), its own output: not read back");
   for (const auto& imp : Importers()) {
     if (!Allowed(options, imp.kind) || !imp.sniff(head)) continue;
     if (!s.imps.empty() && !(s.imps.front()->shares_file && imp.shares_file)) continue;
@@ -83,13 +105,20 @@ void Recognise(Slot& s, const LoadOptions& options) {
 void StreamAll(std::vector<Slot>& slots, const LoadOptions& options) {
   std::vector<Slot*> todo;
   for (auto& s : slots)
-    if (!s.error && !s.imps.empty() && s.imps.front()->stream) todo.push_back(&s);
+    if (!s.error && !s.text && !s.imps.empty() && s.imps.front()->stream) todo.push_back(&s);
   std::atomic<size_t> next{0};
   auto worker = [&]() {
     for (size_t i = next++; i < todo.size(); i = next++) {
       Slot& s = *todo[i];
+      s.streamed = true;
+      auto before = StampOf(s.path);
       auto r = s.imps.front()->stream(s.path, options.stream, s.part);
-      if (!r) {
+      if (auto after = StampOf(s.path); !before || !after || !(*before == *after)) {
+        s.error = MakeError(ErrorCode::kBadInput,
+                            "changed while reading (its size or time changed; read it again "
+                            "once it is complete)",
+                            {s.path});
+      } else if (!r) {
         s.error = r.error();
       } else if (!r->not_ours.empty()) {
         s.imps.clear();
@@ -114,7 +143,7 @@ void StreamAll(std::vector<Slot>& slots, const LoadOptions& options) {
 Status ParseText(Slot& s, Job& job) {
   for (size_t i = 0; i < s.imps.size(); ++i) {
     const Importer& imp = *s.imps[i];
-    if (i == 0 && imp.stream) continue;
+    if (i == 0 && s.streamed) continue;
     if (!s.text) {
       COMMDX_ASSIGN_OR_RETURN(FileText text, ReadFile(s.path));
       s.text = std::move(text);
@@ -134,6 +163,16 @@ Status ParseText(Slot& s, Job& job) {
   return Ok{};
 }
 
+// The error that stands for all when nothing usable was read: a streaming format's first, then
+// the first in order.
+std::optional<Error> FirstError(const std::vector<Slot>& slots) {
+  for (const auto& s : slots)
+    if (s.error && s.streamed) return s.error;
+  for (const auto& s : slots)
+    if (s.error) return s.error;
+  return std::nullopt;
+}
+
 void Merge(Slot& s, Job& job) {
   job.quality.Merge(s.part.quality);
   for (auto& r : s.part.trace.ranks) job.trace.ranks.push_back(std::move(r));
@@ -149,23 +188,34 @@ LoadOptions ForcedKind(InputKind kind) {
 }
 
 Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions& options) {
-  COMMDX_ASSIGN_OR_RETURN(auto slots, Expand(paths));
+  COMMDX_ASSIGN_OR_RETURN(ExpandedInputs found, ExpandInputs(paths));
+  std::vector<Slot> slots = SlotsOf(found);
   for (auto& s : slots) Recognise(s, options);
   StreamAll(slots, options);
-  for (auto& s : slots)
-    if (s.error && !s.imps.empty() && s.imps.front()->stream) return *s.error;
   Job job;
+  // Importers report structural errors before they add to the Job (a trace is added whole, a
+  // JSON document is parsed before it is read), so a broken file leaves nothing half-read.
+  for (auto& s : slots)
+    if (!s.error && !s.imps.empty())
+      if (Status st = ParseText(s, job); !st) s.error = st.error();
+  std::optional<Error> first = FirstError(slots);
+  if (first && slots.size() == 1) return *first;
   for (auto& s : slots) {
-    if (s.error) return *s.error;
-    if (!s.imps.empty()) COMMDX_TRY(ParseText(s, job));
-  }
-  for (auto& s : slots) {
-    if (!s.imps.empty() && s.imps.front()->stream) Merge(s, job);
+    if (s.error) {
+      job.quality.Add("load.broken_input", DiagSeverity::kError,
+                      "not read: " + s.error->message + " (the other inputs are diagnosed)",
+                      s.error->where);
+      job.skipped.push_back({s.path, "not read: " + s.error->message});
+      continue;
+    }
+    if (s.streamed) Merge(s, job);
     if (s.imps.empty())
       job.skipped.push_back({s.path, s.skip});
     else
       job.inputs.push_back({s.path, s.kinds, s.bytes});
   }
+  if (first && job.inputs.empty()) return *first;  // nothing usable was read
+  NoteUnread(found, job);
   for (const auto& imp : Importers())
     if (imp.finish && Allowed(options, imp.kind)) imp.finish(job);
   return job;

@@ -29,9 +29,12 @@ struct LoadOptions {
 // whatever they look like; files found in folders only when they look like it.
 LoadOptions ForcedKind(InputKind kind);
 
-// job.inputs and job.skipped keep the order of the files (folders walked in sorted order). The
-// first broken file of a streaming format is the error before any other file's; then the first
-// broken file in order. Each importer's finish step runs once, at the end.
+// job.inputs and job.skipped keep the order of the files (folders walked in sorted order); the
+// same file met twice is read once, commdx's own reports are skipped, pipes are read once whole
+// (docs/inputs.md). A broken file (unreadable, truncated, changed while reading, over a limit) is
+// the error only when it is the one input or nothing usable was read — then the first broken file
+// of a streaming format, else the first in order; otherwise it is a `load.broken_input` error in
+// job.quality and the rest is read. Each importer's finish step runs once, at the end.
 Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions& options = {});
 
 }  // namespace commdx::ingest

@@ -92,6 +92,26 @@ TEST(File, GunzipHonoursSizeLimit) {
   EXPECT_NE(r.error().message.find("limit"), std::string::npos);
 }
 
+TEST(Gunzip, StopsABombAtTheRatioLimitButNotRealText) {
+  std::string zeros(kGzipRatioFloorBytes + (8 << 20), '\0');
+  auto bomb = Gunzip(GzipString(zeros), "bomb.gz", 1ull << 40);
+  ASSERT_FALSE(bomb);
+  EXPECT_NE(bomb.error().message.find("decompression stopped"), std::string::npos);
+  std::string text;
+  for (int i = 0; text.size() < 1000000; ++i) text += "line " + std::to_string(i * 7919) + "\n";
+  EXPECT_TRUE(Gunzip(GzipString(text), "ok.gz"));
+}
+
+TEST(Gunzip, TruncationIsPlacedInTheDecompressedText) {
+  std::string text = "a\nbb\n" + std::string(200000, 'c');
+  std::string gz = GzipString(text);
+  auto r = Gunzip(std::string_view(gz).substr(0, gz.size() / 2), "t.gz");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where.line, 3u);  // past the two short lines, inside the long one
+  EXPECT_GT(r.error().where.col, 1u);
+  EXPECT_NE(r.error().message.find("compressed byte"), std::string::npos);
+}
+
 TEST(File, LocatesOffsets) {
   auto lc = LocateOffset("ab\ncd\nef", 4);
   EXPECT_EQ(lc.line, 2u);
@@ -101,7 +121,7 @@ TEST(File, LocatesOffsets) {
 TEST(File, MissingFileIsAnError) {
   auto r = ReadFile("/nonexistent/commdx");
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().ToString(), "/nonexistent/commdx: error: no such file");
+  EXPECT_EQ(r.error().ToString(), "/nonexistent/commdx: error: no such file or folder");
 }
 
 TEST(Diagnostics, CountsAndKeepsFirstLocation) {

@@ -73,14 +73,26 @@ TEST(LoadDiagnoseInputs, DuplicateRanksCountedOncePerDuplicate) {
   EXPECT_EQ(job->quality.Count("kineto.duplicate_rank"), 2u);
 }
 
-TEST(LoadDiagnoseInputs, BrokenTraceIsAnErrorWithItsPlace) {
+// STYLE rule 6: a broken trace among several inputs is an input-quality error with its place and
+// the rest is read; alone (or with nothing else usable) it is the error.
+TEST(LoadDiagnoseInputs, BrokenTraceAmongOthersIsNotedWithItsPlace) {
   Folder f("commdx_load_inputs_broken");
   f.Copy(kTraces + "truncated.json", "t.json");
   f.Copy(std::string(COMMDX_SOURCE_DIR) + "/examples/ddp_healthy/nccl.vm.653.log", "n.log");
   auto job = ingest::LoadInputs({f.dir.string()});
-  ASSERT_FALSE(job);
-  EXPECT_NE(job.error().ToString().find(f.Path("t.json") + ":"), std::string::npos)
-      << job.error().ToString();
+  ASSERT_TRUE(job) << job.error().ToString();
+  ASSERT_EQ(job->inputs.size(), 1u);
+  EXPECT_EQ(job->inputs[0].path, f.Path("n.log"));
+  ASSERT_EQ(job->quality.Count("load.broken_input"), 1u);
+  bool placed = false;
+  for (const auto& e : job->quality.entries())
+    if (e.id == "load.broken_input")
+      placed = e.first.ToString().find(f.Path("t.json") + ":") == 0 && e.first.line > 0;
+  EXPECT_TRUE(placed);
+  auto alone = ingest::LoadInputs({f.Path("t.json")});
+  ASSERT_FALSE(alone);
+  EXPECT_NE(alone.error().ToString().find(f.Path("t.json") + ":"), std::string::npos)
+      << alone.error().ToString();
   EXPECT_FALSE(ingest::LoadInputs({f.Path("missing.json")}));
 }
 

@@ -1,8 +1,8 @@
 #include <ctime>
-#include <fstream>
 #include <type_traits>
 
 #include "base/json_writer.h"
+#include "base/write_file.h"
 #include "ingest/snapshot/snapshot.h"
 #include "ingest/snapshot/snapshot_schema.h"
 
@@ -98,11 +98,7 @@ Status WriteSnapshotFile(const std::string& path, const Topology* topo, const En
   meta.tool_version = COMMDX_VERSION;
   meta.host = topo && !topo->host.empty() ? topo->host : (env ? env->host : "");
   meta.created_unix_s = static_cast<int64_t>(std::time(nullptr));
-  std::ofstream out(path, std::ios::binary);
-  out << WriteSnapshot(meta, topo, env);
-  out.close();
-  if (!out) return MakeError(ErrorCode::kUsage, "cannot write the snapshot", {path});
-  return Ok{};
+  return WriteFileAtomically(path, WriteSnapshot(meta, topo, env));
 }
 
 }  // namespace commdx::ingest

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/file.h"
+#include "base/mapped_file.h"
 
 namespace commdx::ingest::kineto {
 
@@ -120,16 +121,20 @@ class GzipSource final : public ByteSource {
         break;
       }
       if (rc == Z_BUF_ERROR && zs_.avail_in == 0 && eof_) {
+        // The place is in the decompressed text (what the user sees after gunzip).
+        const uint64_t at = out_ + (want - zs_.avail_out);
         return MakeError(ErrorCode::kBadInput,
                          "truncated gzip stream: compressed data ends after " +
-                             std::to_string(consumed_) + " bytes (" + std::to_string(out_) +
+                             std::to_string(consumed_) + " bytes (" + std::to_string(at) +
                              " bytes decompressed)",
-                         At(name_, consumed_));
+                         At(name_, at));
       }
       if (rc != Z_OK && rc != Z_BUF_ERROR) {
         std::string why = zs_.msg ? zs_.msg : "inflate error " + std::to_string(rc);
-        return MakeError(ErrorCode::kBadInput, "corrupt gzip data: " + why,
-                         At(name_, consumed_ - zs_.avail_in));
+        return MakeError(ErrorCode::kBadInput,
+                         "corrupt gzip data: " + why + " at compressed byte " +
+                             std::to_string(consumed_ - zs_.avail_in),
+                         At(name_, out_ + (want - zs_.avail_out)));
       }
     }
     size_t got = want - zs_.avail_out;
@@ -159,11 +164,13 @@ class GzipSource final : public ByteSource {
   uint64_t out_ = 0;
 };
 
-// A plain file mapped whole; Read() still works (from the mapping) for callers that copy.
+// A plain file mapped whole; Read() still works (from the mapping) for callers that copy. The
+// mapping survives the file being cut short (base/mapped_file.h): the loader then reports the
+// file as changed while reading.
 class MappedSource final : public ByteSource {
  public:
-  MappedSource(char* data, size_t size) : data_(data), size_(size) {}
-  ~MappedSource() override { munmap(data_, size_); }
+  explicit MappedSource(MappedFile map)
+      : map_(std::move(map)), data_(map_.data()), size_(map_.size()) {}
   Result<size_t> Read(char* dst, size_t n) override {
     size_t k = std::min(n, size_ - pos_);
     std::memcpy(dst, data_ + pos_, k);
@@ -181,6 +188,7 @@ class MappedSource final : public ByteSource {
   }
 
  private:
+  MappedFile map_;
   char* data_;
   size_t size_;
   size_t pos_ = 0;
@@ -189,20 +197,16 @@ class MappedSource final : public ByteSource {
 
 // Maps `path` if it is a non-empty regular file that is not gzip; null otherwise.
 std::unique_ptr<ByteSource> TryMap(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return nullptr;
   struct stat st {};
   std::unique_ptr<ByteSource> out;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 2) {
-    size_t size = static_cast<size_t>(st.st_size);
-    void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);  // parsed in place, never written
-    if (p != MAP_FAILED) {
-      auto* c = static_cast<unsigned char*>(p);
-      if (c[0] == 0x1f && c[1] == 0x8b) {
-        munmap(p, size);
-      } else {
-        madvise(p, size, MADV_SEQUENTIAL);
-        out = std::make_unique<MappedSource>(static_cast<char*>(p), size);
+    char magic[2];
+    if (pread(fd, magic, 2, 0) == 2 && !LooksGzip(std::string_view(magic, 2))) {
+      if (auto map = MappedFile::Map(fd, static_cast<size_t>(st.st_size), path)) {
+        madvise(map->data(), map->size(), MADV_SEQUENTIAL);
+        out = std::make_unique<MappedSource>(std::move(map).value());
       }
     }
   }

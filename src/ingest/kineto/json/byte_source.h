@@ -16,7 +16,7 @@ class ByteSource {
  public:
   virtual ~ByteSource() = default;
   // Reads up to `n` bytes into `dst`; 0 means end of input. Errors: I/O, corrupt or truncated
-  // gzip (with the compressed offset).
+  // gzip (placed in the decompressed text; the compressed offset is in the message).
   virtual Result<size_t> Read(char* dst, size_t n) = 0;
   virtual bool was_gzip() const { return false; }
   virtual uint64_t compressed_bytes() const { return 0; }
