@@ -1,6 +1,7 @@
 # Every dependency comes from a Debian 12 package (scripts/install-deps.sh installs them).
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)
+find_package(SQLite3 REQUIRED)  # Nsight Systems exports (Debian: libsqlite3-dev)
 find_package(PkgConfig REQUIRED)
 # COMMDX_SIMDJSON_SOURCE: a folder with simdjson's single-file sources (simdjson.h, simdjson.cpp),
 # compiled here into a static library instead of linking Debian's shared one (Debian ships no .a);

@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages commdx builds with, if any is missing. Safe to run again.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config zlib1g-dev libsimdjson-dev libcli11-dev
-          libgtest-dev libgmock-dev libbenchmark-dev python3)
+          libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,6 @@
-// `commdx trace FILE|FOLDER...`: PyTorch profiler (Kineto) traces alone — where each step's time
-// goes, the communication pattern, bandwidth per collective, who waits for whom, and the trace
-// findings.
+// `commdx trace FILE|FOLDER...`: PyTorch profiler (Kineto) traces or Nsight Systems reports alone —
+// where each step's time goes, the communication pattern, bandwidth per collective, who waits for
+// whom, and the trace findings.
 #include <memory>
 
 #include "analysis/analysis_input.h"
@@ -25,15 +25,17 @@ struct TraceOptions {
 int RunTrace(const TraceOptions& o) {
   // Files named on the command line are read as traces whatever they look like; files found in
   // folders only when they look like traces.
-  ingest::LoadOptions load = ingest::ForcedKind(InputKind::kKineto);
+  ingest::LoadOptions load = ingest::ForcedKinds({InputKind::kKineto, InputKind::kNsys});
   load.threads = o.threads;
   auto loaded = ingest::LoadInputs(o.paths, load);
   if (!loaded) return ReportError(loaded.error());
   Job job = std::move(*loaded);
   if (job.trace.empty())
-    return ReportError(MakeError(ErrorCode::kBadInput,
-                                 "no PyTorch profiler (Kineto) trace found in the given input",
-                                 {o.paths.size() == 1 ? o.paths[0] : std::string()}));
+    return ReportError(
+        MakeError(ErrorCode::kBadInput,
+                  "no PyTorch profiler (Kineto) trace or Nsight Systems report found in the "
+                  "given input",
+                  {o.paths.size() == 1 ? o.paths[0] : std::string()}));
   analysis::AnalysisInput input(job);
   // The trace alone: the other sources are not expected here.
   auto diag = diagnose::Diagnose(input, diagnose::DiagnoseOptions::Only({Source::kTrace}));
@@ -50,9 +52,11 @@ void AddTraceCommand(CLI::App& app, Action& run) {
   auto o = std::make_shared<TraceOptions>();
   auto* cmd = app.add_subcommand(
       "trace",
-      "Analyse PyTorch profiler (Kineto) traces, one per rank: step breakdown, overlap, "
+      "Analyse PyTorch profiler (Kineto) traces or Nsight Systems reports (SQLite export), one "
+      "per rank: step breakdown, overlap, "
       "collectives and bandwidth, who waits for whom, host syncs, data stalls");
-  cmd->add_option("paths", o->paths, "Trace files (.json, .json.gz) or folders")->required();
+  cmd->add_option("paths", o->paths, "Trace files (.json, .json.gz, nsys .sqlite) or folders")
+      ->required();
   cmd->add_option("--threads", o->threads, "Files parsed in parallel (default: all cores)");
   AddOutputFlags(*cmd, o->output);
   cmd->callback([&run, o] { run = [o] { return RunTrace(*o); }; });

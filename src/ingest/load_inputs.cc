@@ -7,6 +7,7 @@
 
 #include "base/file.h"
 #include "base/input_path.h"
+#include "ingest/nsys/nsys_rep.h"
 #include "ingest/own_report.h"
 
 namespace commdx::ingest {
@@ -98,6 +99,11 @@ void Recognise(Slot& s, const LoadOptions& options) {
     if (!s.imps.empty() && !(s.imps.front()->shares_file && imp.shares_file)) continue;
     s.imps.push_back(&imp);
   }
+  // An Nsight Systems report has no documented signature: known by its name, converted by nsys.
+  if (s.imps.empty() && nsys::IsReportName(s.path) && Allowed(options, InputKind::kNsys))
+    s.imps.push_back(FindImporter(InputKind::kNsys));
+  if (s.imps.empty() && options.force_single && s.named && !options.only.empty())
+    if (const Importer* imp = FindImporter(options.only.front())) s.imps.push_back(imp);
   if (s.imps.empty()) s.skip = WhyNotRead(head.empty(), options);
 }
 
@@ -187,6 +193,13 @@ LoadOptions ForcedKind(InputKind kind) {
   return o;
 }
 
+LoadOptions ForcedKinds(std::vector<InputKind> kinds) {
+  LoadOptions o;
+  o.only = std::move(kinds);
+  o.force_single = true;
+  return o;
+}
+
 Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions& options) {
   COMMDX_ASSIGN_OR_RETURN(ExpandedInputs found, ExpandInputs(paths));
   std::vector<Slot> slots = SlotsOf(found);
@@ -216,8 +229,13 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
   }
   if (first && job.inputs.empty()) return *first;  // nothing usable was read
   NoteUnread(found, job);
-  for (const auto& imp : Importers())
-    if (imp.finish && Allowed(options, imp.kind)) imp.finish(job);
+  std::vector<void (*)(Job&)> finished;
+  for (const auto& imp : Importers()) {
+    if (!imp.finish || !Allowed(options, imp.kind)) continue;
+    if (std::find(finished.begin(), finished.end(), imp.finish) != finished.end()) continue;
+    finished.push_back(imp.finish);
+    imp.finish(job);
+  }
   return job;
 }
 

@@ -18,8 +18,9 @@ struct LoadOptions {
   // Only these importers are used (empty = all). A file no allowed importer recognises is
   // listed as skipped.
   std::vector<InputKind> only;
-  // With one kind in `only`: a file named on the command line (not found in a folder) is read
-  // as that kind whatever it looks like, so a broken one is an error with its place.
+  // A file named on the command line (not found in a folder) is read as the first kind of
+  // `only` that recognises it, else as only.front() whatever it looks like, so a broken one is an
+  // error with its place. With one kind, the file is not even looked at first.
   bool force_single = false;
   int threads = 0;  // files streamed in parallel; 0 = hardware concurrency
   StreamOptions stream;
@@ -28,6 +29,9 @@ struct LoadOptions {
 // One format only, as `commdx trace` reads: files named on the command line are read as `kind`
 // whatever they look like; files found in folders only when they look like it.
 LoadOptions ForcedKind(InputKind kind);
+// The same with several kinds (`commdx trace` reads Kineto traces and Nsight Systems reports);
+// a named file that none recognises is read as the first.
+LoadOptions ForcedKinds(std::vector<InputKind> kinds);
 
 // job.inputs and job.skipped keep the order of the files (folders walked in sorted order); the
 // same file met twice is read once, commdx's own reports are skipped, pipes are read once whole

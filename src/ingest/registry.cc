@@ -4,6 +4,7 @@
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/nccl_log/nccl_log_importer.h"
 #include "ingest/nccl_tests/nccl_tests_importer.h"
+#include "ingest/nsys/nsys_importer.h"
 #include "ingest/smi_topo/smi_topo.h"
 #include "ingest/snapshot/snapshot.h"
 
@@ -14,6 +15,10 @@ const std::vector<Importer>& Importers() {
   static const std::vector<Importer> kImporters = {
       {K::kKineto, "PyTorch profiler (Kineto) trace, .json or .json.gz, one file per rank", false,
        &SniffKineto, &ParseKineto, &StreamKineto, &FinishTraceSet},
+      {K::kNsys,
+       "Nsight Systems report: `nsys export --type sqlite` database (.sqlite, .sqlite.gz), "
+       "one per rank or several processes in one",
+       false, &SniffNsys, &ParseNsys, &StreamNsys, &FinishTraceSet},
       {K::kNcclTests,
        "nccl-tests output (all_reduce_perf, sendrecv_perf, ...), any version's table", true,
        &SniffNcclTests, &ParseNcclTests, nullptr, nullptr},

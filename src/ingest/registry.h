@@ -42,7 +42,8 @@ struct Importer {
   // Optional: the file read from disk as it goes, into `part` (a Job of its own, so files can be
   // read in parallel). The loader uses it instead of `parse` when present.
   Result<Streamed> (*stream)(const std::string& path, const StreamOptions& options, Job& part);
-  // Optional: run once after every file is read (e.g. ordering the traces by rank).
+  // Optional: run once after every file is read (e.g. ordering the traces by rank); importers
+  // that feed one part of the Job share the function, and it runs once for all of them.
   void (*finish)(Job& job);
 
   const char* name() const { return InputKindName(kind); }

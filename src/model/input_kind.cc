@@ -6,6 +6,8 @@ const char* InputKindName(InputKind kind) {
   switch (kind) {
     case InputKind::kKineto:
       return "kineto";
+    case InputKind::kNsys:
+      return "nsys";
     case InputKind::kNcclTests:
       return "nccl_tests";
     case InputKind::kNcclLog:
@@ -29,6 +31,7 @@ const char* InputKindName(InputKind kind) {
 Source InputKindSource(InputKind kind) {
   switch (kind) {
     case InputKind::kKineto:
+    case InputKind::kNsys:
       return Source::kTrace;
     case InputKind::kNcclLog:
       return Source::kLogs;

@@ -11,6 +11,7 @@ namespace commdx {
 
 enum class InputKind {
   kKineto,       // PyTorch profiler (Kineto) trace
+  kNsys,         // Nsight Systems report (SQLite export, or .nsys-rep converted by nsys)
   kNcclTests,    // nccl-tests output
   kNcclLog,      // NCCL debug log
   kSnapshot,     // commdx machine snapshot

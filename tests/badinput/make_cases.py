@@ -91,6 +91,12 @@ def main():
     put("snapshot_container_no_signs.json",
         re.sub(rb'"container_signs": \[.*?\]', b'"container_signs": []', snap, flags=re.S))
     put("trace_bad_structure.json", b'{"":[{}],"":{""[{""[]}]},"traceEvents":["":""{}},')
+    # Nsight Systems exports cut short (a copy that stopped) and with junk pages after the schema:
+    # SQLite reports a malformed image; commdx must say so and exit 3.
+    nsys = gzip.open(os.path.join(ROOT, "tests", "data", "nsys",
+                                  "styles_healthy_iter_marks.sqlite.gz")).read()
+    put("nsys_truncated.sqlite", nsys[:65536])
+    put("nsys_junk_pages.sqlite", nsys[:8192] + random.Random(17).randbytes(8192))
 
 
 if __name__ == "__main__":

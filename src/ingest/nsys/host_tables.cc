@@ -1,0 +1,101 @@
+// The host side of an export: CUDA runtime and driver calls, NVTX ranges and thread names, each
+// row one RawEvent of the category the PyTorch profiler gives the same thing.
+#include <string>
+
+#include "base/text.h"
+#include "ingest/kineto/names.h"
+#include "ingest/nsys/export_reader.h"
+#include "ingest/nsys/nsys_names.h"
+
+namespace commdx::ingest::nsys {
+
+namespace {
+
+using kineto::EventCat;
+using kineto::RawEvent;
+
+constexpr int64_t kDriverClass = 1;    // ENUM_NSYS_EVENT_CLASS: TRACE_PROCESS_EVENT_CUDA_DRIVER
+constexpr int64_t kNvtxPushPop = 59;   // ENUM_NSYS_EVENT_TYPE: NvtxPushPopRange
+constexpr int64_t kNvtxStartEnd = 60;  // NvtxStartEndRange
+constexpr int64_t kNvtxDomainCreate = 75;
+
+}  // namespace
+
+Status ExportReader::ReadRuntime() {
+  if (!Has("CUPTI_ACTIVITY_KIND_RUNTIME")) {
+    Note("nsys.no_runtime", DiagSeverity::kWarning,
+         "the export has no CUPTI_ACTIVITY_KIND_RUNTIME table: launches and CPU-side syncs are "
+         "unknown (profile with `nsys profile -t cuda`)");
+    return Ok{};
+  }
+  std::string sql =
+      "SELECT start, end, eventClass, globalTid, correlationId, nameId "
+      "FROM CUPTI_ACTIVITY_KIND_RUNTIME";
+  int64_t last_id = -1;
+  std::string_view name;
+  uint8_t flags = 0;
+  return db_.EachRow(sql, [&](const Rows& r) {
+    int64_t id = r.Int(5);
+    if (id != last_id) {
+      name = RawName(RuntimeName(String(last_id = id)));
+      flags = kineto::RuntimeFlags(name);
+    }
+    bool driver = r.Int(2) == kDriverClass;
+    // The driver calls PyTorch's profiler records are the launches; nsys traces every one.
+    if (driver && flags == 0) return void(++skipped_driver_);
+    RawEvent ev = TimedEvent(r, driver ? EventCat::kDriver : EventCat::kRuntime);
+    Process& p = ProcessOf(r.Int(3));
+    ev.tid = p.Tid(r.Int(3));
+    ev.pid = p.pid_text;
+    ev.correlation = r.Null(4) ? -1 : r.Int(4);
+    ev.name = name;
+    ++p.host_rows;
+    p.builder.Add(ev);
+  });
+}
+
+Status ExportReader::ReadNvtx() {
+  if (!Has("NVTX_EVENTS")) return Ok{};
+  // emit_nvtx and the user's ranges live in the default domain (domainId 0 or NULL); libraries
+  // create their own (CCCL, cuDNN, NCCL's "NCCL").
+  std::string sql =
+      "SELECT start, end, eventType, globalTid, text, textId, domainId FROM NVTX_EVENTS";
+  std::string name;
+  return db_.EachRow(sql, [&](const Rows& r) {
+    int64_t type = r.Int(2);
+    if (type == kNvtxDomainCreate) return;
+    if (type != kNvtxPushPop && type != kNvtxStartEnd) return;  // marks: no duration
+    if (!r.Null(6) && r.Int(6) != 0) return void(++skipped_nvtx_);
+    if (r.Null(1)) return;  // a range still open when the capture stopped
+    std::string_view text = r.Null(4) ? String(r.Int(5)) : r.Text(4);
+    std::string_view base = NvtxName(text);
+    RawEvent ev =
+        TimedEvent(r, Contains(base, "::") ? EventCat::kCpuOp : EventCat::kUserAnnotation);
+    Process& p = ProcessOf(r.Int(3));
+    ev.tid = p.Tid(r.Int(3));
+    ev.pid = p.pid_text;
+    name.assign(RawName(base));
+    ev.name = name;
+    p.builder.Add(ev);
+  });
+}
+
+Status ExportReader::ReadThreadNames() {
+  if (!Has("ThreadNames")) return Ok{};
+  return db_.EachRow("SELECT globalTid, nameId FROM ThreadNames", [&](const Rows& r) {
+    uint64_t key = static_cast<uint64_t>(r.Int(0)) >> 24;
+    auto it = procs_.find(key);
+    if (it == procs_.end()) return;
+    Process& p = *it->second;
+    if (p.tids.find(r.Int(0)) == p.tids.end()) return;  // a thread with nothing traced
+    RawEvent ev;
+    ev.ph = 'M';
+    ev.name = "thread_name";
+    ev.tid = p.Tid(r.Int(0));
+    std::string_view n = String(r.Int(1));
+    ev.meta_name = RawName(n);
+    p.builder.Add(ev);
+  });
+}
+
+}  // namespace commdx::ingest::nsys
