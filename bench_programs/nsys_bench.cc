@@ -2,7 +2,7 @@
 // one in tests/data/nsys (its kernel, runtime, copy, set and NVTX rows repeated N times, each copy
 // shifted past the last in time and in correlationId, through the SQLite library):
 //
-//   build/bench_programs/nsys_bench                   # makes /tmp/commdx-large-nsys.sqlite once
+//   build/bench_programs/nsys_bench        # makes /tmp/commdx-large-nsys{,-nvtx}.sqlite once
 //   COMMDX_NSYS_BENCH_COPIES=200 build/bench_programs/nsys_bench
 //
 // COMMDX_NSYS_BENCH_FILE overrides the path. Reported: kernel + runtime rows per second of
@@ -27,9 +27,12 @@ namespace {
 
 using commdx::Job;
 
-std::string BenchFile() {
+// `nvtx`: the NVTX rows grown with the rest (emit_nvtx writes ~2 ranges per kernel+runtime row,
+// so they are most rows); without, only the first copy keeps its ranges (kernel+runtime heavy).
+std::string BenchFile(bool nvtx) {
   const char* env = std::getenv("COMMDX_NSYS_BENCH_FILE");
-  return env ? env : "/tmp/commdx-large-nsys.sqlite";
+  std::string path = env ? env : "/tmp/commdx-large-nsys";
+  return path + (nvtx ? "-nvtx.sqlite" : ".sqlite");
 }
 
 int Copies() {
@@ -74,16 +77,16 @@ std::string Shifted(sqlite3* db, const std::string& table, int64_t dt, int64_t d
 }
 
 // The real export, its activity tables repeated `copies` times.
-void MakeExport(const std::string& path, int copies) {
+void MakeExport(const std::string& path, int copies, bool nvtx) {
   auto text = commdx::ReadFile(std::string(COMMDX_SOURCE_DIR) +
                                "/tests/data/nsys/styles_healthy_iter_marks.sqlite.gz");
   if (!text) std::abort();
   std::ofstream(path, std::ios::binary) << text->data;
   sqlite3* db = nullptr;
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) std::abort();
-  const std::vector<std::string> tables = {
-      "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
-      "CUPTI_ACTIVITY_KIND_MEMSET", "NVTX_EVENTS"};
+  std::vector<std::string> tables = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                     "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"};
+  if (nvtx) tables.push_back("NVTX_EVENTS");
   const int64_t span =
       Scalar(db, "SELECT max(end) - min(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME") + 1'000'000;
   const int64_t corr = Scalar(db, "SELECT max(correlationId) FROM CUPTI_ACTIVITY_KIND_RUNTIME") + 1;
@@ -98,8 +101,9 @@ void MakeExport(const std::string& path, int copies) {
 }
 
 void BM_NsysIngestAnalyze(benchmark::State& state) {
-  const std::string path = BenchFile();
-  if (!std::filesystem::exists(path)) MakeExport(path, Copies());
+  const bool nvtx = state.range(0) != 0;
+  const std::string path = BenchFile(nvtx);
+  if (!std::filesystem::exists(path)) MakeExport(path, Copies(), nvtx);
   sqlite3* db = nullptr;
   sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
   const int64_t kr = Scalar(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL") +
@@ -128,7 +132,12 @@ void BM_NsysIngestAnalyze(benchmark::State& state) {
   getrusage(RUSAGE_SELF, &ru);
   state.counters["peak_rss_MB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
 }
-BENCHMARK(BM_NsysIngestAnalyze)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+BENCHMARK(BM_NsysIngestAnalyze)
+    ->ArgName("nvtx")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime();
 
 }  // namespace
 

