@@ -86,6 +86,10 @@ void Recognise(Slot& s, const LoadOptions& options) {
     head = s.text->data.substr(0, kSniffBytes);
   } else if (auto h = ReadHead(s.path, kSniffBytes)) {
     head = std::move(h).value();
+  } else if (options.force_single && s.named && !options.only.empty()) {
+    // A named file is read as the first kind anyway: its reader names the broken place.
+    if (const Importer* imp = FindImporter(options.only.front())) s.imps.push_back(imp);
+    return;
   } else {  // reading it whole names the place that is broken
     auto text = ReadFile(s.path);
     if (!text) return void(s.error = text.error());
