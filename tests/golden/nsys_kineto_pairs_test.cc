@@ -116,6 +116,11 @@ TEST(NsysKinetoPairs, SameRootCauseFindingsAndStepBreakdown) {
     ASSERT_EQ(k.facts.rank_means.size(), 1u);
     EXPECT_EQ(n.root_cause, k.root_cause);
     EXPECT_EQ(n.findings, k.findings);
+    // The same collectives (DDP: NCCL calls, with or without kernels), where both ran the same
+    // setup (tests/data's export ran without DDP, its twin with).
+    if (fs::path(nsys).filename() == "report.sqlite.gz") {
+      EXPECT_EQ(n.job.trace.ranks[0].collectives.size(), k.job.trace.ranks[0].collectives.size());
+    }
     const auto& a = n.facts.rank_means[0];
     const auto& b = k.facts.rank_means[0];
     const double gpu_n = static_cast<double>(a.compute_ns + a.comm_ns() + a.other_gpu_ns);

@@ -56,6 +56,7 @@ uint64_t MessageBytes(CollectiveType type, int64_t in_n, int64_t out_n, int grou
 struct NamedCall {
   int64_t start_ns, end_ns;
   uint32_t thread;
+  uint32_t name;
   CollectiveType type;
 };
 
@@ -65,7 +66,7 @@ std::vector<NamedCall> NcclAnnotations(const RankTrace& t, const Interner& names
     if (op.flags & kHostFlagCollective)
       if (CollectiveType c = CollectiveFromAnnotation(names.Lookup(op.name));
           c != CollectiveType::kUnknown)
-        out.push_back({op.start_ns, op.end_ns, op.thread, c});
+        out.push_back({op.start_ns, op.end_ns, op.thread, op.name, c});
   return out;
 }
 
@@ -80,6 +81,19 @@ CollectiveType AnnotatedType(const std::vector<NamedCall>& calls, uint32_t threa
     if (launch_ns - it->start_ns > 10'000'000'000) break;  // 10 s back is enough
   }
   return CollectiveType::kUnknown;
+}
+
+// Collectives seen only as the nccl:* annotation PyTorch puts around each call: no NCCL kernel and
+// no record_param_comms arguments, as in an Nsight Systems capture of emit_nvtx ranges (no
+// arguments) of a job whose NCCL calls launched no kernel (one rank: NCCL copies the buffer).
+void AddAnnotatedCollectives(RankTrace& t, const std::vector<NamedCall>& calls) {
+  for (const NamedCall& call : calls) {
+    Collective c;
+    c.issue_ns = call.start_ns;
+    c.name = call.name;
+    c.type = call.type;
+    t.collectives.push_back(c);
+  }
 }
 
 }  // namespace
@@ -114,6 +128,8 @@ void RankBuilder::BuildCollectives() {
   };
 
   // CPU-only traces (gloo): the collectives exist only as record_param_comms ops.
+  if (colls_.empty() && ext_args_.empty())
+    return AddAnnotatedCollectives(t, NcclAnnotations(t, names_));
   if (colls_.empty()) {
     for (const PendingColl& a : ext_args_) {
       Collective c;
