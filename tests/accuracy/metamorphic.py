@@ -12,6 +12,8 @@ as on the original (the root cause, else the top finding; rank included where on
                 input-quality note naming rank 1 as missing; never a different confident cause
   one_line      every trace re-serialised with json.dump on one line (plain .json): same findings
   indented      every trace pretty-printed with indent=1 (gzip): same findings
+  far_out       rank 0's trace gets a copy of its first kernel at ts=0 and a copy of its first
+                NCCL kernel lasting 104 days (a broken clock or writer): same findings
 
 A sync added at the end of each iteration is not emulated: a physically consistent edit would
 have to re-time every later CPU event and re-schedule every GPU stream (and the other rank's
@@ -84,6 +86,15 @@ def rename_dataloader(doc):
             e["name"] = PYTORCH_DATALOADER
 
 
+def add_far_out(doc):
+    events = doc["traceEvents"]
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    nccl = [e for e in kernels if "nccl" in e.get("name", "").lower()]
+    events.append(dict(kernels[0], ts=0))
+    if nccl:
+        events.append(dict(nccl[0], dur=104 * 86400e6))
+
+
 def make_variant(kind, src, dst):
     """Writes variant `kind` of capture src into dst; returns False where it does not apply."""
     traces = glob.glob(os.path.join(src, "trace_rank*.json.gz"))
@@ -101,6 +112,11 @@ def make_variant(kind, src, dst):
         rewrite_traces(dst, lambda d: None, out_name=lambda n: n[:-3])
     elif kind == "indented":
         rewrite_traces(dst, lambda d: None, indent=1)
+    elif kind == "far_out":
+        rank0 = os.path.join(dst, "trace_rank0.json.gz")
+        doc = load(rank0)
+        add_far_out(doc)
+        save_gz(doc, rank0)
     return True
 
 
@@ -116,7 +132,7 @@ def cause_id(report):
 def judge(kind, base, variant):
     """Returns None when the variant keeps the answer, else what changed."""
     before, after = common.said(base), common.said(variant)
-    if kind in ("one_line", "indented"):
+    if kind in ("one_line", "indented", "far_out"):
         a, b = findings_key(base), findings_key(variant)
         return None if a == b else f"findings changed: {a} -> {b}"
     if before == after:
@@ -146,6 +162,8 @@ def plan(examples):
             kinds.append("dl_name")
         if name in TWO_RANK[:2] + ONE_RANK[:2]:
             kinds += ["one_line", "indented"]
+        if name in TWO_RANK + ONE_RANK[:2]:
+            kinds.append("far_out")
         pairs += [(name, k) for k in kinds]
     return pairs
 

@@ -25,3 +25,9 @@ badinput(hostile_comms_40k ${ran} "0x0000000000009c40 +2 " logs ${hostile}/comms
 badinput(hostile_ranks_80k ${ran} "0xbb4fa72d159634ea +80000 +10000 +10000 +80000" logs ${hostile}/ranks_80k.log)
 set_tests_properties(badinput_hostile_env_200k badinput_hostile_comms_40k badinput_hostile_ranks_80k
   PROPERTIES FIXTURES_REQUIRED badinput_hostile ENVIRONMENT COMMDX_CASE_TIMEOUT=60)
+# Events far outside the trace's span: noted and left out of steps (the kernel at ts=0 made a
+# step of 5,160,728,092 ms; now the trace's 1.085 ms).
+badinput(far_out_kernel_at_zero ${ran} "kineto\\.far_out_events x1: .* at ts 0 µs"
+         trace trace_kernel_at_zero.json)
+badinput(far_out_kernel_104_days ${ran} "kineto\\.far_out_events x1: .*lasting 8985600\\.00 s"
+         trace trace_kernel_104_days.json)

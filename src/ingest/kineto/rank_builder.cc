@@ -334,6 +334,7 @@ RankTrace RankBuilder::Finish(int rank_from_name) {
     trace_.rank_source = "unknown";
   }
   ApplyBaseTime();
+  DropFarOut();
   SortAndLink();
   BuildCollectives();
   BuildStreams();

@@ -88,6 +88,7 @@ class RankBuilder {
 
   // Finish steps, each in its own file: link.cc, collectives.cc, steps.cc.
   void ApplyBaseTime();
+  void DropFarOut();  // far_out_events.cc
   void SortAndLink();
   void LinkLaunches();
   void BuildCollectives();
