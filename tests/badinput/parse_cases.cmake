@@ -31,3 +31,9 @@ badinput(far_out_kernel_at_zero ${ran} "kineto\\.far_out_events x1: .* at ts 0 Â
          trace trace_kernel_at_zero.json)
 badinput(far_out_kernel_104_days ${ran} "kineto\\.far_out_events x1: .*lasting 8985600\\.00 s"
          trace trace_kernel_104_days.json)
+# Two processes spliced on one stdout: the embedded NCCL_P2P_DISABLE line is read (1 process
+# before, 2 now) and the cut-off line noted.
+badinput(spliced_log_override ${ran} "NCCL_P2P_DISABLE 1 +2 set by environment"
+         logs spliced_p2p_disable.log)
+badinput(spliced_log_note ${ran} "nccl_log\\.spliced_line x1: .*spliced_p2p_disable\\.log:40"
+         logs spliced_p2p_disable.log)

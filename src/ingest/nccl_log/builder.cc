@@ -23,6 +23,7 @@ SourceLoc Builder::Loc(const LineInfo& li) const {
   loc.line = static_cast<uint32_t>(std::min<uint64_t>(li.line_no, UINT32_MAX));
   loc.offset = li.offset;
   loc.has_offset = true;
+  if (li.col > 1) loc.col = li.col;
   return loc;
 }
 
@@ -288,7 +289,7 @@ void Builder::Quality(std::string_view id, DiagSeverity severity, std::string_vi
     }
   }
   SourceLoc loc = Loc(li);
-  loc.col = 1;
+  loc.col = li.col;
   impl_->quality.push_back(
       QualityCount{std::string(id), severity, std::string(message), loc, 1});
 }

@@ -90,6 +90,11 @@ class Builder {
   std::string open_nic_role;
   uint64_t open_nic_line = 0;
 
+  // The host of a process seen so far that `glued` ends with, longest first: the process
+  // (host, `pid`) itself, else (any_pid) any process's host; "" if none. `glued` is a host name
+  // with another process's output possibly glued before it.
+  std::string_view KnownHostSuffix(std::string_view glued, int64_t pid, bool any_pid) const;
+
   // Counts a recognised NCCL line and registers its process and device.
   void CountNcclLine(const LineInfo& li);
   void Finish();

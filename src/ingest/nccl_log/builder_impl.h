@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ingest/nccl_log/builder.h"
@@ -71,6 +72,8 @@ struct Builder::Impl {
   std::deque<NcclNetInfo> nets;
   std::vector<ProcState> states;
   std::unordered_map<std::string, size_t> state_by_key;  // host '\n' pid -> states index
+  // Every host of procs, as views of procs[].host (a deque: they stay put).
+  std::unordered_set<std::string_view> hosts;
   size_t last_state = kNone;
   int last_counted_dev = -2;  // device registered by the last CountNcclLine ...
   size_t last_counted_state = kNone;  // ... for this process
@@ -95,6 +98,7 @@ struct Builder::Impl {
       p.host = std::string(li.host);
       p.pid = li.pid;
       procs.push_back(std::move(p));
+      hosts.insert(procs.back().host);
       ProcState st;
       st.proc = procs.size() - 1;
       states.push_back(std::move(st));

@@ -30,6 +30,9 @@ struct LineInfo {
   bool weak = false;        // no "NCCL" word nor full prefix: only a line kind can confirm it
   uint64_t line_no = 0;     // 1-based
   uint64_t offset = 0;      // byte offset of the line start in the file
+  // 1-based column of the line start: > 1 for a line spliced into another (two processes
+  // writing one stdout).
+  uint32_t col = 1;
 };
 
 // Splits `line` into prefix and message. Returns false when the line cannot be NCCL output

@@ -6,6 +6,7 @@
 #include "ingest/nccl_log/builder.h"
 #include "ingest/nccl_log/kinds.h"
 #include "ingest/nccl_log/line.h"
+#include "ingest/nccl_log/splice.h"
 
 namespace commdx::ingest {
 
@@ -86,13 +87,47 @@ Outcome Dispatch(const LineInfo& li, Builder& b) {
   return {};
 }
 
-void HandleLine(std::string_view line, LineInfo& li, Builder& b,
-                nccl_log::ForeignState& foreign) {
-  if (line.size() > kLongLineBytes)
+// A physical line holds at most this many spliced lines (each is read by a nested call).
+constexpr int kMaxSplices = 64;
+
+void HandleLine(std::string_view line, LineInfo& li, Builder& b, nccl_log::ForeignState& foreign,
+                int splices = 0);
+
+// Reads the line of another process spliced into `line` at `s.at` as a line of its own (same
+// line number, its own column); the part before it is cut off and only noted.
+void HandleSplice(std::string_view line, const LineInfo& li, nccl_log::Splice s, Builder& b,
+                  nccl_log::ForeignState& foreign, int splices) {
+  if (s.mid_line) {
+    b.CountNcclLine(li);  // its prefix is whole: the process is real
+    b.Quality("nccl_log.spliced_line", DiagSeverity::kWarning,
+              "NCCL line cut off by another process's line written into it (two processes "
+              "sharing one stdout); the embedded line was read, the cut-off part was not",
+              li);
+  } else {
+    b.Quality("nccl_log.glued_text", DiagSeverity::kNote,
+              "other output glued before an NCCL line (two processes sharing one stdout); "
+              "the line was read from its host name on",
+              li);
+  }
+  LineInfo embedded;
+  embedded.line_no = li.line_no;
+  embedded.offset = li.offset + s.at;
+  embedded.col = static_cast<uint32_t>(li.col + s.at);
+  HandleLine(line.substr(s.at), embedded, b, foreign, splices + 1);
+}
+
+void HandleLine(std::string_view line, LineInfo& li, Builder& b, nccl_log::ForeignState& foreign,
+                int splices) {
+  if (line.size() > kLongLineBytes && li.col == 1)
     b.Quality("nccl_log.long_line", DiagSeverity::kNote,
               "line longer than 64 KiB (NCCL writes at most 1 KiB per line); read as is", li);
   if (!nccl_log::SplitNcclLine(line, li)) {
     nccl_log::ParseForeign(li, b, foreign);
+    return;
+  }
+  if (nccl_log::Splice s = nccl_log::FindSplice(line, li, b);
+      s.at != std::string_view::npos && splices < kMaxSplices) {
+    HandleSplice(line, li, s, b, foreign, splices);
     return;
   }
   // A banner or a bare message is NCCL output only if a line kind recognises it.
