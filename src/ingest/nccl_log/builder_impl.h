@@ -3,6 +3,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -74,6 +75,7 @@ struct Builder::Impl {
   std::unordered_map<std::string, size_t> state_by_key;  // host '\n' pid -> states index
   // Every host of procs, as views of procs[].host (a deque: they stay put).
   std::unordered_set<std::string_view> hosts;
+  std::set<size_t> host_lengths;  // the lengths of those hosts
   size_t last_state = kNone;
   int last_counted_dev = -2;  // device registered by the last CountNcclLine ...
   size_t last_counted_state = kNone;  // ... for this process
@@ -99,6 +101,7 @@ struct Builder::Impl {
       p.pid = li.pid;
       procs.push_back(std::move(p));
       hosts.insert(procs.back().host);
+      host_lengths.insert(procs.back().host.size());
       ProcState st;
       st.proc = procs.size() - 1;
       states.push_back(std::move(st));

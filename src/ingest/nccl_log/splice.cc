@@ -12,18 +12,16 @@ std::string_view Builder::KnownHostSuffix(std::string_view glued, int64_t pid, b
     const NcclProcess& p = impl_->procs[impl_->states[impl_->last_state].proc];
     if (p.pid == pid && p.host == glued) return glued;
   }
-  // A host name has at most 253 characters: longer glued text is not searched (linear time).
-  const size_t from = glued.size() > 253 ? glued.size() - 253 : 0;
+  // Only the lengths some known host has are tried, longest first: a few lookups per token,
+  // however long the glued text.
   const std::string tail = '\n' + std::to_string(pid);
-  for (size_t i = from; i < glued.size(); ++i) {
-    std::string_view host = glued.substr(i);
-    // The set of hosts first: no allocation for the suffixes that are no host at all.
-    if (i > 0 && !impl_->hosts.count(host)) continue;
-    if (impl_->state_by_key.count(std::string(host) + tail)) return host;
-  }
-  if (!any_pid) return {};
-  for (size_t i = from; i < glued.size(); ++i)
-    if (impl_->hosts.count(glued.substr(i))) return glued.substr(i);
+  for (int pass = 0; pass < (any_pid ? 2 : 1); ++pass)
+    for (auto n = impl_->host_lengths.rbegin(); n != impl_->host_lengths.rend(); ++n) {
+      if (*n > glued.size()) continue;
+      std::string_view host = glued.substr(glued.size() - *n);
+      if (!impl_->hosts.count(host)) continue;
+      if (pass == 1 || impl_->state_by_key.count(std::string(host) + tail)) return host;
+    }
   return {};
 }
 
@@ -54,16 +52,19 @@ bool HostPidTid(std::string_view tok, std::string_view& glued, int64_t& pid) {
 }
 
 // The start of "host:pid:tid [dev] [file:line] " ending at `end` (the "NCCL" of the level word)
-// inside `text`, the host glued to whatever precedes it; npos if `text` does not end so.
+// inside `text`, the host glued to whatever precedes it; npos if `text` does not end so. Only
+// the 512 characters before `end` are looked at (a prefix is far shorter): a line of many
+// "NCCL INFO" costs linear time.
 size_t PrefixStart(std::string_view text, size_t end, bool warn, const Builder& b) {
-  std::string_view left = TrimRight(text.substr(0, end));
+  const size_t lo = end > 512 ? end - 512 : 0;
+  std::string_view left = TrimRight(text.substr(lo, end - lo));
   if (warn) {  // "[0] misc/shmutils.cc:112 NCCL WARN"
     size_t sp = left.rfind(' ');
     if (sp != std::string_view::npos && left.back() != ']') left = TrimRight(left.substr(0, sp));
   }
   if (left.size() < 4 || left.back() != ']') return std::string_view::npos;
-  size_t open = left.rfind('[');
-  if (open == std::string_view::npos || open == 0 || left[open - 1] != ' ' ||
+  size_t open = left.find_last_of("[ ", left.size() - 2);
+  if (open == std::string_view::npos || open == 0 || left[open] != '[' || left[open - 1] != ' ' ||
       !Number(left.substr(open + 1, left.size() - open - 2)))
     return std::string_view::npos;
   left = left.substr(0, open - 1);
@@ -79,7 +80,7 @@ size_t PrefixStart(std::string_view text, size_t end, bool warn, const Builder& 
     host = glued.substr(i);
     if (host.empty()) return std::string_view::npos;
   }
-  return tok_at + glued.size() - host.size();
+  return lo + tok_at + glued.size() - host.size();
 }
 
 }  // namespace
