@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "analysis/catalogue.h"
 #include "base/str_format.h"
@@ -42,23 +43,40 @@ int64_t ChargedTo(const RankTimeline& tl, int32_t call) {
 
 }  // namespace
 
-std::pair<int32_t, int32_t> EnclosingOps(const RankTrace& t, uint32_t thread, int64_t start,
-                                         int64_t end) {
+HostOpEnds::HostOpEnds(const RankTrace& t) {
+  block_max.resize((t.host_ops.size() + kBlock - 1) / kBlock, INT64_MIN);
+  for (size_t i = 0; i < t.host_ops.size(); ++i)
+    block_max[i / kBlock] = std::max(block_max[i / kBlock], t.host_ops[i].end_ns);
+}
+
+// The ops enclosing [start, end] are the few that start at or before `start` and end at or
+// after `end`: blocks whose latest end is earlier hold none and are passed over whole. The
+// result is that of walking back one op at a time over the last kMaxWalkBack ops.
+std::pair<int32_t, int32_t> EnclosingOps(const RankTrace& t, const HostOpEnds& ends,
+                                         uint32_t thread, int64_t start, int64_t end) {
   auto it = std::upper_bound(t.host_ops.begin(), t.host_ops.end(), start,
                              [](int64_t ts, const HostOp& op) { return ts < op.start_ns; });
+  const size_t upto = static_cast<size_t>(it - t.host_ops.begin());
+  const size_t from = upto - std::min(upto, kMaxWalkBack);
   int32_t inner = -1, outer = -1;
-  for (size_t walked = 0; it != t.host_ops.begin() && walked < kMaxWalkBack; ++walked) {
-    --it;
-    if (it->thread != thread || it->end_ns < end) continue;
-    int32_t idx = static_cast<int32_t>(it - t.host_ops.begin());
-    if (inner < 0) inner = idx;
-    if (!(it->flags & kHostFlagStep)) outer = idx;
+  size_t i = upto;
+  while (i > from) {
+    if (i % HostOpEnds::kBlock == 0 && ends.block_max[i / HostOpEnds::kBlock - 1] < end) {
+      i -= HostOpEnds::kBlock;  // a whole block ending before `end`
+      continue;
+    }
+    --i;
+    const HostOp& op = t.host_ops[i];
+    if (op.thread != thread || op.end_ns < end) continue;
+    if (inner < 0) inner = static_cast<int32_t>(i);
+    if (!(op.flags & kHostFlagStep)) outer = static_cast<int32_t>(i);
   }
   return {inner, outer};
 }
 
 std::vector<HostSync> FindHostSyncs(const RankTrace& t, int trace, const RankTimeline& tl) {
   std::vector<HostSync> out;
+  std::optional<HostOpEnds> ends;  // built at the first sync
   for (size_t i = 0; i < t.runtime.size(); ++i) {
     const RuntimeCall& rc = t.runtime[i];
     if (!(rc.flags & kHostFlagSync)) continue;
@@ -68,7 +86,8 @@ std::vector<HostSync> FindHostSyncs(const RankTrace& t, int trace, const RankTim
     s.step = StepOfTime(t, rc.start_ns);
     s.blocked_ns = rc.end_ns - rc.start_ns;
     s.gpu_idle_ns = ChargedTo(tl, s.call);
-    auto [inner, outer] = EnclosingOps(t, rc.thread, rc.start_ns, rc.end_ns);
+    if (!ends) ends.emplace(t);
+    auto [inner, outer] = EnclosingOps(t, *ends, rc.thread, rc.start_ns, rc.end_ns);
     s.cause = inner >= 0 ? t.names[t.host_ops[inner].name] : t.names[rc.name];
     if (outer >= 0 && outer != inner) s.context = t.names[t.host_ops[outer].name];
     if (inner >= 0 && HasDeviceToHostCopy(t, rc.thread, t.host_ops[inner].start_ns, rc.start_ns))

@@ -15,20 +15,29 @@ namespace commdx::analysis {
 
 struct HostSync {
   int trace = -1;
-  int32_t call = -1;       // index into RankTrace::runtime
+  int32_t call = -1;  // index into RankTrace::runtime
   int64_t step = -1;
-  int64_t blocked_ns = 0;  // duration of the blocking call
+  int64_t blocked_ns = 0;   // duration of the blocking call
   int64_t gpu_idle_ns = 0;  // GPU idle charged to it (at most blocked_ns; 0 if already drained)
-  std::string cause;       // innermost CPU op around the call ("aten::_local_scalar_dense")
-  std::string context;     // outermost CPU op / annotation around it below the step
+  std::string cause;        // innermost CPU op around the call ("aten::_local_scalar_dense")
+  std::string context;      // outermost CPU op / annotation around it below the step
 };
 
 std::vector<HostSync> FindHostSyncs(const RankTrace& t, int trace, const RankTimeline& tl);
 
+// The latest end of each block of kBlock host ops (in the trace's start order), so that a walk
+// back over the ops can pass over blocks that end too early.
+struct HostOpEnds {
+  static constexpr size_t kBlock = 64;
+  explicit HostOpEnds(const RankTrace& t);
+  std::vector<int64_t> block_max;
+};
+
 // The innermost and outermost CPU ops on `thread` that enclose [start, end] (ProfilerStep and
-// its like excluded from the outermost); -1 when none.
-std::pair<int32_t, int32_t> EnclosingOps(const RankTrace& t, uint32_t thread, int64_t start,
-                                         int64_t end);
+// its like excluded from the outermost), among the 20,000 ops that start last at or before
+// `start`; -1 when none.
+std::pair<int32_t, int32_t> EnclosingOps(const RankTrace& t, const HostOpEnds& ends,
+                                         uint32_t thread, int64_t start, int64_t end);
 
 std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& facts,
                                   const Options& options);
