@@ -2,6 +2,8 @@
 // Optimizer.step ends (trace-metrics.md, "Steps").
 #include <algorithm>
 #include <map>
+#include <unordered_map>
+#include <vector>
 
 #include "base/text.h"
 #include "ingest/kineto/step_sources.h"
@@ -106,9 +108,16 @@ bool StepsFromAnnotation(RankTrace& t) {
     bool overlaps = false;
   };
   std::map<std::pair<uint32_t, std::string>, Cand> cands;  // (thread, name pattern)
+  // Per thread and per (thread, name): the thread's name and the name's pattern are looked at
+  // once, not once per op.
+  std::vector<char> autograd(t.threads.size());
+  for (size_t i = 0; i < t.threads.size(); ++i) autograd[i] = IsAutogradThread(t.threads[i]);
+  std::unordered_map<uint64_t, Cand*> cand_of;
   for (const auto& op : t.host_ops) {
-    if (IsAutogradThread(t.threads[op.thread]) || !MayMarkIteration(t, op)) continue;
-    Cand& c = cands[{op.thread, NamePattern(t.names[op.name])}];
+    if (autograd[op.thread] || !MayMarkIteration(t, op)) continue;
+    Cand*& slot = cand_of[uint64_t{op.thread} << 32 | op.name];
+    if (!slot) slot = &cands[{op.thread, NamePattern(t.names[op.name])}];
+    Cand& c = *slot;
     if (!c.ops.empty() && op.start_ns < c.ops.back()->end_ns) c.overlaps = true;
     c.ops.push_back(&op);
     c.covered += op.end_ns - op.start_ns;
