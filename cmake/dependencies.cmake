@@ -20,6 +20,8 @@ if(NOT COMMDX_SIMDJSON_SOURCE AND NOT simdjson_FOUND)
   pkg_check_modules(SIMDJSON REQUIRED IMPORTED_TARGET simdjson)
   add_library(simdjson::simdjson ALIAS PkgConfig::SIMDJSON)
 endif()
+# ISA-L's inflater for .gz traces (3x zlib's speed); zlib is used where it is missing.
+pkg_check_modules(ISAL QUIET IMPORTED_TARGET libisal)
 find_package(CLI11 CONFIG QUIET)
 if(NOT CLI11_FOUND)
   find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)

@@ -13,6 +13,7 @@
 
 #include "base/file.h"
 #include "base/mapped_file.h"
+#include "ingest/kineto/json/isal_inflater.h"
 
 namespace commdx::ingest::kineto {
 
@@ -164,6 +165,78 @@ class GzipSource final : public ByteSource {
   uint64_t out_ = 0;
 };
 
+#ifdef COMMDX_HAVE_ISAL
+// The same with ISA-L's inflater (isal_inflater.h): same members, checks and errors.
+class IsalGzipSource final : public ByteSource {
+ public:
+  IsalGzipSource(std::unique_ptr<RawReader> raw, std::string_view head, std::string name,
+                 uint64_t compressed)
+      : raw_(std::move(raw)), name_(std::move(name)), compressed_(compressed), in_(1 << 20) {
+    std::memcpy(in_.data(), head.data(), head.size());
+    inf_.SetInput(in_.data(), head.size());
+    consumed_ = head.size();
+  }
+  bool was_gzip() const override { return true; }
+  uint64_t compressed_bytes() const override { return compressed_; }
+  uint64_t compressed_read() const override { return consumed_ - inf_.avail_in(); }
+
+  Result<size_t> Read(char* dst, size_t n) override {
+    const size_t want = std::min<size_t>(n, 1u << 30);
+    size_t got = 0;
+    while (got == 0 && !done_) {
+      if (inf_.avail_in() == 0 && !eof_) COMMDX_TRY(Refill());
+      size_t made = 0;
+      auto rc = inf_.Inflate(dst, want, made);
+      got += made;
+      if (rc == IsalInflater::Rc::kError)
+        return MakeError(ErrorCode::kBadInput,
+                         std::string("corrupt gzip data: ") + inf_.error() +
+                             " at compressed byte " + std::to_string(compressed_read()),
+                         At(name_, out_ + got));  // a place in the decompressed text
+      if (rc == IsalInflater::Rc::kMemberEnd) {
+        if (inf_.avail_in() < 2 && !eof_) COMMDX_TRY(Refill());
+        const unsigned char* next = inf_.next_in();
+        if (inf_.avail_in() >= 2 && next[0] == 0x1f && next[1] == 0x8b) {
+          inf_.Reset();  // another gzip member follows
+          continue;
+        }
+        done_ = true;
+      } else if (made == 0 && inf_.avail_in() == 0 && eof_) {
+        return MakeError(ErrorCode::kBadInput,
+                         "truncated gzip stream: compressed data ends after " +
+                             std::to_string(consumed_) + " bytes (" + std::to_string(out_ + got) +
+                             " bytes decompressed)",
+                         At(name_, out_ + got));
+      }
+    }
+    out_ += got;
+    return got;
+  }
+
+ private:
+  // Keeps the unread input (at most a few bytes after a member's end) in front of new bytes.
+  Status Refill() {
+    size_t keep = inf_.avail_in();
+    std::memmove(in_.data(), inf_.next_in(), keep);
+    COMMDX_ASSIGN_OR_RETURN(size_t got, raw_->Read(in_.data() + keep, in_.size() - keep));
+    if (got == 0) eof_ = true;
+    consumed_ += got;
+    inf_.SetInput(in_.data(), keep + got);
+    return Ok{};
+  }
+
+  std::unique_ptr<RawReader> raw_;
+  std::string name_;
+  uint64_t compressed_;
+  std::vector<char> in_;
+  IsalInflater inf_;
+  bool eof_ = false;
+  bool done_ = false;
+  uint64_t consumed_ = 0;  // compressed bytes read, including the sniffed head
+  uint64_t out_ = 0;
+};
+#endif  // COMMDX_HAVE_ISAL
+
 // A plain file mapped whole; Read() still works (from the mapping) for callers that copy. The
 // mapping survives the file being cut short (base/mapped_file.h): the loader then reports the
 // file as changed while reading.
@@ -217,8 +290,11 @@ std::unique_ptr<ByteSource> TryMap(const std::string& path) {
 std::unique_ptr<ByteSource> Wrap(std::unique_ptr<RawReader> raw, std::string_view head,
                                  const std::string& name, uint64_t size) {
   if (LooksGzip(head)) {
-    auto g = std::make_unique<GzipSource>(std::move(raw), head, name, size);
-    return g;
+#ifdef COMMDX_HAVE_ISAL
+    return std::make_unique<IsalGzipSource>(std::move(raw), head, name, size);
+#else
+    return std::make_unique<GzipSource>(std::move(raw), head, name, size);
+#endif
   }
   return std::make_unique<PlainSource>(std::move(raw), head, size);
 }
@@ -230,8 +306,8 @@ Result<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path, bool
     if (auto m = TryMap(path)) return m;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f)
-    return MakeError(ErrorCode::kBadInput,
-                     std::string("cannot open file: ") + std::strerror(errno), {path});
+    return MakeError(ErrorCode::kBadInput, std::string("cannot open file: ") + std::strerror(errno),
+                     {path});
   uint64_t size = 0;
   if (std::fseek(f, 0, SEEK_END) == 0) {
     long s = std::ftell(f);
@@ -254,7 +330,8 @@ LineColResult LocateByRereading(ByteSource& src, uint64_t offset) {
   std::vector<char> buf(1 << 20);
   uint64_t pos = 0;
   while (pos < offset) {
-    auto got = src.Read(buf.data(), static_cast<size_t>(std::min<uint64_t>(buf.size(), offset - pos)));
+    auto got =
+        src.Read(buf.data(), static_cast<size_t>(std::min<uint64_t>(buf.size(), offset - pos)));
     if (!got || *got == 0) break;
     for (size_t i = 0; i < *got; ++i) {
       if (buf[i] == '\n') {
