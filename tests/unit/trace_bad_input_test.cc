@@ -107,6 +107,27 @@ TEST(KinetoBadInput, TruncatedGzipIsAnError) {
   EXPECT_EQ(ok.trace.ranks[0].collectives.size(), 2u);
 }
 
+// Gzip members one after another (`cat a.gz b.gz`) read as one stream, whichever inflater was
+// built (ISA-L or zlib); a wrong CRC-32 in the trailer is corrupt data, not a trace.
+TEST(KinetoBadInput, GzipMembersChainAndTheirChecksumsHold) {
+  std::string json = Slurp(Data("kineto_2024_rank0.json"));
+  std::string two =
+      GzipBytes(json.substr(0, json.size() / 3)) + GzipBytes(json.substr(json.size() / 3));
+  Job job;
+  auto st = LoadOne(TempFile("two_members.json.gz", two), job);
+  ASSERT_TRUE(st) << st.error().ToString();
+  ASSERT_EQ(job.trace.ranks.size(), 1u);
+  EXPECT_EQ(job.trace.ranks[0].collectives.size(), 2u);
+  std::string bad = GzipBytes(json);
+  bad[bad.size() - 8] ^= 0x01;  // the first byte of the CRC-32 trailer
+  Job broken;
+  auto err = LoadOne(TempFile("bad_crc.json.gz", bad), broken);
+  ASSERT_FALSE(err);
+  EXPECT_EQ(ExitCodeFor(err.error().code), 3);
+  EXPECT_NE(err.error().message.find("corrupt gzip data"), std::string::npos)
+      << err.error().ToString();
+}
+
 TEST(KinetoBadInput, BadRecordsAreCountedAndSkipped) {
   Job job;
   auto st = LoadOne(Data("bad_records.json"), job);
