@@ -74,6 +74,15 @@ const std::vector<CatalogueEntry>& Catalogue() {
        "InfiniBand and RoCE ports are mixed in one NIC list"},
       {"comm.init_incomplete", kLogs, kCause, kI, 4,
        "A communicator started init on more ranks than completed it"},
+      // hangs (NCCL COLL lines, Flight Recorder dumps, job logs)
+      {"hang.watchdog_timeout", kLogs, kSymptom, kE, 2,
+       "A collective timed out: PyTorch's watchdog aborted the job"},
+      {"hang.rank_behind", kLogs, kCause, kW, 2,
+       "One rank stopped issuing collectives before the others"},
+      {"hang.desync", kLogs, kCause, kE, 2,
+       "Ranks issued different collectives or sizes at the same sequence number"},
+      {"hang.stuck_collective", kLogs, kSymptom, kW, 2,
+       "Every rank entered the same collective and none finished it"},
       // live
       {"topo.pcie_only", kTopo, kCause, kW, 4, "GPUs are connected by PCIe only (no NVLink)"},
       {"topo.nvlink_degraded", kTopo, kCause, kE, 4, "NVLinks are down or fewer than on peer GPUs"},

@@ -6,6 +6,7 @@
 #include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/env_analyzers.h"
+#include "analysis/hang_analyzers.h"
 #include "analysis/topo_analyzers.h"
 #include "analysis/trace_arrival_skew.h"
 #include "analysis/trace_findings.h"
@@ -92,6 +93,10 @@ const std::vector<Analyzer>& Analyzers() {
       {"comm_graph_search", "topology search fell back", kLogs, OnJob<&FindCommGraphSearch>},
       {"comm_init_incomplete", "init started but not completed", kLogs,
        OnJob<&FindCommInitIncomplete>},
+      {"hang_calls", "rank behind / desync from NCCL COLL lines", kLogs, OnJob<&FindCallHang>},
+      {"hang_flight", "rank behind / desync / stuck collective from Flight Recorder dumps", kLogs,
+       OnJob<&FindFlightHang>},
+      {"hang_watchdog", "PyTorch watchdog timeouts in job logs", kLogs, OnJob<&FindWatchdogHang>},
       {"bench_low_busbw", "benchmark plateau busbw vs the link's line rate", kBench,
        OnJob<&FindBenchLowBusbw>},
       {"bench_high_latency", "benchmark small-message latency floor", kBench,

@@ -34,6 +34,9 @@ const std::vector<CauseRule>& CauseRules() {
        {"trace.launch_bound", "trace.data_stall", "trace.arrival_skew"}},
       {"env.omp_oversubscribed", {"trace.launch_bound"}},
       {"trace.comm_serialized", {"trace.exposed_comm"}},
+      // A timeout is where a hang shows; a rank that stopped first or ranks out of step are why.
+      {"hang.desync", {"hang.watchdog_timeout", "hang.stuck_collective"}},
+      {"hang.rank_behind", {"hang.watchdog_timeout", "hang.stuck_collective"}},
   };
   return kRules;
 }

@@ -1,6 +1,8 @@
 #include "ingest/registry.h"
 
 #include "ingest/env_dump/env_dump_importer.h"
+#include "ingest/flight_recorder/dump_reader.h"
+#include "ingest/job_log/job_log_importer.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/nccl_log/nccl_log_importer.h"
 #include "ingest/nccl_tests/nccl_tests_importer.h"
@@ -13,6 +15,9 @@ namespace commdx::ingest {
 const std::vector<Importer>& Importers() {
   using K = InputKind;
   static const std::vector<Importer> kImporters = {
+      {K::kFlightRecorder,
+       "PyTorch Flight Recorder dump (pickle or JSON, one file per rank, name ending in the rank)",
+       false, &SniffFlightRecorder, &ParseFlightRecorder, nullptr, nullptr},
       {K::kKineto, "PyTorch profiler (Kineto) trace, .json or .json.gz, one file per rank", false,
        &SniffKineto, &ParseKineto, &StreamKineto, &FinishTraceSet},
       {K::kNsys,
@@ -24,6 +29,9 @@ const std::vector<Importer>& Importers() {
        &SniffNcclTests, &ParseNcclTests, nullptr, nullptr},
       {K::kNcclLog, "NCCL debug log (NCCL_DEBUG=INFO), any version 2.2+, plain or mixed output",
        true, &SniffNcclLog, &ParseNcclLog, nullptr, nullptr},
+      {K::kJobLog,
+       "job stdout/stderr (torchrun, srun, mpirun): PyTorch ProcessGroupNCCL watchdog lines",
+       true, &SniffJobLog, &ParseJobLog, nullptr, nullptr},
       {K::kSnapshot, "commdx machine snapshot (commdx topo/env --save): topology and environment",
        false, &SniffSnapshot, &ParseSnapshot, nullptr, nullptr},
       {K::kEnvDump,

@@ -24,6 +24,10 @@ const char* InputKindName(InputKind kind) {
       return "smi_nvlink";
     case InputKind::kSavedResult:
       return "saved_result";
+    case InputKind::kFlightRecorder:
+      return "flight_recorder";
+    case InputKind::kJobLog:
+      return "job_log";
   }
   return "unknown";
 }
@@ -34,6 +38,8 @@ Source InputKindSource(InputKind kind) {
     case InputKind::kNsys:
       return Source::kTrace;
     case InputKind::kNcclLog:
+    case InputKind::kFlightRecorder:
+    case InputKind::kJobLog:
       return Source::kLogs;
     case InputKind::kNcclTests:
       return Source::kBench;

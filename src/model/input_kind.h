@@ -20,6 +20,8 @@ enum class InputKind {
   kSmiP2P,       // nvidia-smi topo -p2p
   kSmiNvlink,    // nvidia-smi nvlink -s
   kSavedResult,  // a saved commdx JSON result (compare)
+  kFlightRecorder,  // PyTorch Flight Recorder dump (pickle or JSON), one per rank
+  kJobLog,          // a job's stdout/stderr (torchrun, srun, mpirun): PyTorch watchdog lines
 };
 
 // The stable key shown in reports and accepted on the command line, e.g. "nccl_log".

@@ -9,7 +9,9 @@
 #include "base/diagnostics.h"
 #include "model/bench_result.h"
 #include "model/environment.h"
+#include "model/flight_recorder.h"
 #include "model/input_kind.h"
+#include "model/job_log.h"
 #include "model/nccl_setup.h"
 #include "model/topology.h"
 #include "model/trace.h"
@@ -36,6 +38,8 @@ struct Job {
   Topology topo;        // GPUs, links, NUMA, NICs (live probe, nvidia-smi text, snapshot)
   EnvSnapshot env;      // environment of the node (live probe or snapshot)
   std::vector<BenchResult> bench;  // live `commdx bench` runs and nccl-tests outputs
+  std::vector<FrDump> flight;      // PyTorch Flight Recorder dumps, one per rank
+  JobLogFacts job_log;             // the job's own stdout/stderr (watchdog timeouts)
   Diagnostics quality;  // bad records skipped while reading, for the input-quality section
 };
 

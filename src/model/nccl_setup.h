@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "model/nccl_calls.h"
 
 namespace commdx {
 
@@ -203,6 +204,7 @@ struct NcclSetup {
   std::vector<NcclEnvOverride> overrides;
   std::vector<NcclWarning> warnings;
   std::vector<NcclNote> notes;
+  std::vector<NcclCallStream> call_streams;  // COLL lines, one stream per communicator and rank
   std::vector<std::string> files;  // log files read
   uint64_t nccl_lines = 0;         // lines recognised as NCCL output
 

@@ -1,12 +1,11 @@
 // INFO lines of known kinds that carry nothing commdx keeps: plugin probing, topology dumps,
-// tuning tables, proxy setup, per-call traces. Recognising them keeps the "unknown line" count
+// tuning tables, proxy setup, tuning-table rows. Recognising them keeps the "unknown line" count
 // in the input-quality table meaningful (it then means: a newer NCCL, or a garbled line).
 //
 //   vm:656:656 [0] NCCL INFO ENV/Plugin: Could not find: libnccl-env.so
 //   vm:656:667 [0] NCCL INFO === System : maxBw 370.8 totalBw 370.8 ===
 //   vm:656:668 [1] NCCL INFO  0 : GPU/0-60 GPU/0-70
 //   vm:656:667 [0] NCCL INFO     AllReduce |     8.0/  61.1 |    16.5/ 180.6 | ...
-//   vm:656:667 [0] NCCL INFO AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}
 //   vm:656:668 [1] NCCL INFO New proxy send connection 47 from local rank 1, transport 0
 
 #include <vector>
@@ -19,40 +18,86 @@ namespace commdx::ingest::nccl_log {
 namespace {
 
 constexpr std::string_view kHeads[] = {
-    "ENV/Plugin",       "PROFILER/Plugin",   "TUNER/Plugin",      "Comm config",
-    "dlvsym failed",    "Failed to initialize NET plugin",      "Initialized NET plugin",
-    "Assigned NET plugin",                   "Could not get speed",
-    "RAS client",       "MNNVL ",            "Topology detection",
-    "Could not find real path",              "TOPO/NET",          "ncclTopo",
-    "=== System",       "=====",             "CPU/",              "+ ",
-    "GPU/",             "NET/0",             "NIC/",              "NVS/",
-    "Pattern ",         "Setting affinity",  "Bootstrap timings", "Init timings",
-    "threadThresholds", "Connected all trees", "CC ",             "New proxy",
-    "Connected to proxy", "[Proxy",          "ncclP2pSchedule",   "Allocated",
-    "Using non-device net plugin",           "Using NCCL Low-latency",
-    "NET/Socket : ",    "NET/Socket: ",      "NET/IB : ",         "NET/IB: ",
-    "NET/IB :",         "Plugin Path",       "Loaded coll",       "Loaded net",
-    "Failed to find ncclNetPlugin",          "Failed to find ncclCollNetPlugin",
-    "KV Convert",       "Launch mode",       "CollNet ",          "Algorithm",
-    "Protocol",         "Max NThreads",
-    "ncclCommInitAll",  "ncclCommInitRank",  "ncclCommSplit",     "bootstrapSplit",
-    "Using network",    "cudaDriverVersion", "Ring ",             "Tree ",
-    "NCCL_",            "Channel ",          "Destroy",           "Abort",
-    "Dumping",          "Symmetric",         "Trying to load",    "Enabled ",
-    "Found ",           "Memory",            "CUDA Dev ",         "NET/Socket",
-    "Nvls",             "NVLS",
+    "ENV/Plugin",
+    "PROFILER/Plugin",
+    "TUNER/Plugin",
+    "Comm config",
+    "dlvsym failed",
+    "Failed to initialize NET plugin",
+    "Initialized NET plugin",
+    "Assigned NET plugin",
+    "Could not get speed",
+    "RAS client",
+    "MNNVL ",
+    "Topology detection",
+    "Could not find real path",
+    "TOPO/NET",
+    "ncclTopo",
+    "=== System",
+    "=====",
+    "CPU/",
+    "+ ",
+    "GPU/",
+    "NET/0",
+    "NIC/",
+    "NVS/",
+    "Pattern ",
+    "Setting affinity",
+    "Bootstrap timings",
+    "Init timings",
+    "threadThresholds",
+    "Connected all trees",
+    "CC ",
+    "New proxy",
+    "Connected to proxy",
+    "[Proxy",
+    "ncclP2pSchedule",
+    "Allocated",
+    "Using non-device net plugin",
+    "Using NCCL Low-latency",
+    "NET/Socket : ",
+    "NET/Socket: ",
+    "NET/IB : ",
+    "NET/IB: ",
+    "NET/IB :",
+    "Plugin Path",
+    "Loaded coll",
+    "Loaded net",
+    "Failed to find ncclNetPlugin",
+    "Failed to find ncclCollNetPlugin",
+    "KV Convert",
+    "Launch mode",
+    "CollNet ",
+    "Algorithm",
+    "Protocol",
+    "Max NThreads",
+    "ncclCommInitAll",
+    "ncclCommInitRank",
+    "ncclCommSplit",
+    "bootstrapSplit",
+    "Using network",
+    "cudaDriverVersion",
+    "Ring ",
+    "Tree ",
+    "NCCL_",
+    "Channel ",
+    "Destroy",
+    "Abort",
+    "Dumping",
+    "Symmetric",
+    "Trying to load",
+    "Enabled ",
+    "Found ",
+    "Memory",
+    "CUDA Dev ",
+    "NET/Socket",
+    "Nvls",
+    "NVLS",
 };
 
-// Collective trace lines ("AllReduce: opCount 0 sendbuff ..", "AllReduce: 8 Bytes -> Algo RING")
-// and tuning-table rows ("    AllReduce |  8.0/ 61.1 | ...", "  Max NThreads |").
-bool IsCollectiveOrTuning(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size() && i < 24 && ((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z'))) ++i;
-  if (i > 2 && i < s.size() && s[i] == ':') {
-    std::string_view after = s.substr(i);
-    if (StartsWith(after, ": opCount")) return true;
-    if (after.size() > 2 && after[1] == ' ' && IsDigit(after[2])) return true;  // N Bytes -> Algo
-  }
+// Tuning-table rows ("    AllReduce |  8.0/ 61.1 | ...", "  Max NThreads |"). COLL and TUNING
+// call lines are read by coll.cc.
+bool IsTuningRow(std::string_view s) {
   for (size_t k = 0; k < s.size() && k < 24; ++k)
     if (s[k] == '|') return k > 0 && s[k - 1] == ' ';
   return false;
@@ -68,7 +113,7 @@ Parsed ParseBenign(const LineInfo& li) {
     size_t sep = t.find(" : ");
     if (sep != std::string_view::npos && sep < 4) return Parsed::kYes;
   }
-  if (IsCollectiveOrTuning(s)) return Parsed::kYes;
+  if (IsTuningRow(s)) return Parsed::kYes;
   if (t.empty()) return Parsed::kNo;
   // Heads indexed by their first character: a line is compared with a handful, not all.
   struct Index {

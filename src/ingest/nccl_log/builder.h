@@ -74,6 +74,12 @@ class Builder {
   void AddTrees(const LineInfo& li, std::string_view body);
   void AddChannelCounts(const LineInfo& li, const ChannelCounts& counts);
 
+  // COLL lines name their communicator by pointer; TUNING lines (rank 0 only) give the algorithm
+  // of the oldest call of that process and device of the same op and size still without one.
+  void AddCall(const LineInfo& li, std::string_view comm_ptr, int nranks, const NcclCall& call);
+  void AddTuning(const LineInfo& li, CollectiveType type, uint64_t bytes, NcclAlgo algo,
+                 NcclProto proto);
+
   // Process-scoped facts.
   void SetVersion(const LineInfo& li, std::string_view full);
   void AddOverride(const LineInfo& li, std::string_view name, std::string_view value,

@@ -108,8 +108,11 @@ void MoveAll(std::vector<T>& from, std::vector<T>& into) {
 // Identity: commId, else "nranks=N#k" for the k-th communicator of that size on the device.
 // Records of one communicator are merged together, so that its connections are indexed and
 // sorted once however many ranks it has.
-void MergeComms(std::vector<CommRec>& comms, NcclSetup& setup) {
+// Returns each record's communicator id ("" for records with COLL lines only, which name no
+// communicator of their own).
+std::vector<std::string> MergeComms(std::vector<CommRec>& comms, NcclSetup& setup) {
   CommIndex index(setup);
+  std::vector<std::string> ids(comms.size());
   std::map<std::tuple<size_t, int, int>, int> ordinal;
   std::vector<std::vector<size_t>> recs_of(setup.communicators.size());
   auto add = [&](size_t rec, const std::string& id) {
@@ -119,11 +122,13 @@ void MergeComms(std::vector<CommRec>& comms, NcclSetup& setup) {
   };
   for (size_t i = 1; i < comms.size(); ++i) {
     CommRec& rec = comms[i];
+    if (rec.rank.rank < 0 && rec.starts == 0 && rec.completes == 0) continue;  // only COLL lines
     std::string id = rec.comm_id;
     if (id.empty()) {
       int k = ordinal[{rec.proc, rec.dev, rec.nranks}]++;
       id = "nranks=" + std::to_string(rec.nranks) + "#" + std::to_string(k);
     }
+    ids[i] = id;
     add(i, id);
   }
   CommRec& orphan = comms[0];
@@ -145,6 +150,7 @@ void MergeComms(std::vector<CommRec>& comms, NcclSetup& setup) {
     }
     SortConnections(comm);
   }
+  return ids;
 }
 
 // A process already known from another file (same host and pid) keeps its first record.
@@ -209,7 +215,8 @@ void Builder::Finish() {
                   [&](const NcclConnection& c) { return c.transport.empty() || bad(c); });
   }
   NcclSetup& setup = job_.nccl;
-  MergeComms(im.comms, setup);
+  std::vector<std::string> ids = MergeComms(im.comms, setup);
+  EmitCallStreams(im.comms, im.procs, ids, file_.path, setup);
   // A bare banner in a file of one process belongs to it.
   for (auto& v : im.loose_versions) {
     if (v.host.empty() && v.pid == 0 && im.procs.size() == 1 && im.procs[0].version.empty()) {

@@ -31,6 +31,8 @@ struct DevState {
   size_t complete_comm = kNone;  // latest Init COMPLETE
   std::vector<Pending> pending;
   std::unordered_map<std::string_view, size_t> pending_conn_by_msg;  // views into the file text
+  // COLL calls of this device still without their TUNING line: (comms index, calls index).
+  std::deque<std::pair<size_t, size_t>> untuned;
 };
 
 struct ProcState {
@@ -38,6 +40,7 @@ struct ProcState {
   size_t net = kNone;   // index into nets
   std::map<int, DevState> devs;
   std::vector<size_t> comms;
+  size_t last_call_comm = kNone;  // the communicator of the last COLL line, by pointer
 };
 
 struct CommRec {
@@ -58,6 +61,8 @@ struct CommRec {
   int starts = 0;
   int completes = 0;
   std::vector<NcclLineRef> init_refs;
+  std::vector<NcclCall> calls;  // COLL lines naming this pointer
+  int call_nranks = 0;          // "[nranks=N]" of those lines
 };
 
 struct QualityCount {
@@ -110,5 +115,11 @@ struct Builder::Impl {
     return states[last_state];
   }
 };
+
+// Writes the COLL call streams of every communicator record; ids[i] is the job-wide id of
+// comms[i] (empty for records only COLL lines named).
+void EmitCallStreams(std::vector<CommRec>& comms, const std::deque<NcclProcess>& procs,
+                     const std::vector<std::string>& ids, const std::string& path,
+                     NcclSetup& setup);
 
 }  // namespace commdx::ingest::nccl_log

@@ -1,0 +1,19 @@
+// The analyzers of hangs and desyncs (NCCL COLL lines, Flight Recorder dumps, job logs), one per
+// file hang_*.cc. docs/findings/hang.md says what each finding means and how it is found.
+#pragma once
+
+#include <vector>
+
+#include "analysis/registry.h"
+
+namespace commdx::analysis {
+
+// hang.rank_behind and hang.desync from the COLL lines of each communicator's ranks.
+std::vector<Finding> FindCallHang(const Job& job, const Options& options);
+// hang.rank_behind, hang.desync, hang.stuck_collective and hang.watchdog_timeout from Flight
+// Recorder dumps.
+std::vector<Finding> FindFlightHang(const Job& job, const Options& options);
+// hang.watchdog_timeout (and hang.rank_behind from the work status) from job logs.
+std::vector<Finding> FindWatchdogHang(const Job& job, const Options& options);
+
+}  // namespace commdx::analysis

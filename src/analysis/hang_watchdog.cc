@@ -1,0 +1,107 @@
+// hang.watchdog_timeout (and hang.rank_behind where the work status shows it) from the job's
+// own log: PyTorch's watchdog names, per rank, the collective that did not finish (SeqNum, op,
+// elements, timeout) and how far each rank had enqueued. A rank whose last enqueued work is
+// below the sequence number the others time out in never issued that collective: it is the one
+// behind. The Python frames come from a Flight Recorder dump of the same sequence number, when
+// one was given.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analysis/catalogue.h"
+#include "analysis/hang_analyzers.h"
+#include "analysis/hang_flight_util.h"
+#include "base/str_format.h"
+
+namespace commdx::analysis {
+
+namespace {
+
+std::string RankList(const std::set<int>& ranks) {
+  std::string s;
+  for (int r : ranks) s += (s.empty() ? "" : ",") + (r >= 0 ? std::to_string(r) : "?");
+  return s;
+}
+
+// The Flight Recorder entry of this sequence number on this rank (or the only dump).
+void AddFrames(Finding& f, const Job& job, int rank, int64_t seq) {
+  for (const FrGroupView& g : GroupFlightDumps(job.flight))
+    for (const FrRankView& r : g.ranks) {
+      if (r.rank != rank && job.flight.size() > 1) continue;
+      auto it = r.by_seq.find(seq);
+      if (it != r.by_seq.end()) return AddEntryEvidence(f, r, *it->second);
+    }
+}
+
+void FindBehind(const Job& job, int64_t seq, std::vector<Finding>& out) {
+  const WatchdogStatus* first = nullptr;
+  for (const auto& s : job.job_log.statuses)
+    if (s.last_enqueued >= 0 && s.last_enqueued < seq &&
+        (!first || s.last_enqueued < first->last_enqueued))
+      first = &s;
+  if (!first) return;
+  Finding f = NewFinding("hang.rank_behind");
+  if (first->rank >= 0) f.rank = first->rank;
+  f.title = StrFormat(
+      "Rank %d never issued collective #%lld that the others timed out in: its "
+      "last enqueued work is #%lld",
+      first->rank, static_cast<long long>(seq), static_cast<long long>(first->last_enqueued));
+  f.detail =
+      "The watchdog's work status shows this rank stopped enqueuing collectives before "
+      "the one the other ranks waited in until their timeout.";
+  f.fix =
+      "Find what this rank did instead of the collective (its traceback, a rank-dependent "
+      "branch, an exception swallowed, a data wait).";
+  f.metrics.push_back({"last_enqueued", static_cast<double>(first->last_enqueued), Unit::kCount});
+  f.metrics.push_back({"seq", static_cast<double>(seq), Unit::kCount});
+  f.refs.push_back({first->loc, first->line});
+  out.push_back(std::move(f));
+}
+
+}  // namespace
+
+std::vector<Finding> FindWatchdogHang(const Job& job, const Options&) {
+  std::vector<Finding> out;
+  const auto& timeouts = job.job_log.timeouts;
+  if (timeouts.empty()) return out;
+  // The collective most ranks timed out in (the lowest sequence number on a tie).
+  std::map<std::pair<int64_t, std::string>, std::set<int>> by_work;
+  for (const auto& t : timeouts) by_work[{t.seq, t.op}].insert(t.rank);
+  auto top = std::max_element(by_work.begin(), by_work.end(),
+                              [](auto& a, auto& b) { return a.second.size() < b.second.size(); });
+  const auto& [key, ranks] = *top;
+  const WatchdogTimeout* t = nullptr;
+  for (const auto& x : timeouts)
+    if (x.seq == key.first && x.op == key.second && (!t || x.ran_ms > t->ran_ms)) t = &x;
+  Finding f = NewFinding("hang.watchdog_timeout");
+  if (ranks.size() == 1 && *ranks.begin() >= 0) f.rank = *ranks.begin();
+  f.title = StrFormat("Watchdog timeout on rank%s %s: %s #%lld", ranks.size() > 1 ? "s" : "",
+                      RankList(ranks).c_str(), t->op.c_str(), static_cast<long long>(t->seq));
+  if (t->numel_in >= 0)
+    f.title += StrFormat(" of %lld elements", static_cast<long long>(t->numel_in));
+  f.title += StrFormat(" did not finish within %lld ms", static_cast<long long>(t->timeout_ms));
+  f.detail = StrFormat(
+      "PyTorch's ProcessGroupNCCL watchdog gave up after %lld ms and took the "
+      "process down. %zu distinct timed-out collective(s) in the log. A timeout "
+      "is a symptom: a rank that never issued the collective, ranks out of "
+      "step, a stuck transfer, or work queued before it on the GPU that takes "
+      "longer than the timeout.",
+      static_cast<long long>(t->ran_ms), by_work.size());
+  f.fix =
+      "See the rank-behind, desync and NCCL findings for the cause; TORCH_NCCL_TRACE_BUFFER_SIZE"
+      "=2000 with TORCH_NCCL_DUMP_ON_TIMEOUT=1 leaves Flight Recorder dumps that show each "
+      "rank's last collectives and Python frames.";
+  f.metrics.push_back({"seq", static_cast<double>(t->seq), Unit::kCount});
+  f.metrics.push_back({"ran", static_cast<double>(t->ran_ms) * 1e6, Unit::kNs});
+  f.metrics.push_back({"timeout", static_cast<double>(t->timeout_ms) * 1e6, Unit::kNs});
+  f.metrics.push_back({"ranks", static_cast<double>(ranks.size()), Unit::kRanks});
+  f.refs.push_back({t->loc, t->line});
+  for (const auto& s : job.job_log.statuses)
+    if (s.failed_seq == t->seq && f.refs.size() < 3) f.refs.push_back({s.loc, s.line});
+  AddFrames(f, job, t->rank, t->seq);
+  out.push_back(std::move(f));
+  FindBehind(job, t->seq, out);
+  return out;
+}
+
+}  // namespace commdx::analysis
