@@ -83,9 +83,11 @@ TEST(JobLog, PublicThreadsEveryEra) {
   EXPECT_EQ(old.job_log.timeouts[2].ran_ms, 25625251);
 
   Job co = Parse("public/watchdog_diffsynth458_coalesced.log");
-  ASSERT_EQ(co.job_log.statuses.size(), 2u);  // "detected by watchdog" and "Timeout at"
-  EXPECT_EQ(co.job_log.statuses[1].failed_seq, 610);
-  EXPECT_EQ(co.job_log.statuses[1].pg, "2");
+  // "detected by watchdog at work" and "Timeout at NCCL work" say the same: one fact.
+  ASSERT_EQ(co.job_log.statuses.size(), 1u);
+  EXPECT_EQ(co.job_log.statuses[0].failed_seq, 610);
+  EXPECT_EQ(co.job_log.statuses[0].last_enqueued, 616);
+  EXPECT_EQ(co.job_log.statuses[0].pg, "2");
   EXPECT_EQ(co.job_log.timeouts[0].op, "COALESCED");
 
   Job lf = Parse("public/watchdog_llamafactory7396.log");
