@@ -1,7 +1,12 @@
 # Every dependency comes from a Debian 12 package (scripts/install-deps.sh installs them).
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)
-find_package(SQLite3 REQUIRED)  # Nsight Systems exports (Debian: libsqlite3-dev)
+# Nsight Systems exports (Debian: libsqlite3-dev). OFF (scripts/package.sh): such files are
+# recognised and refused with a message that says why.
+option(COMMDX_WITH_SQLITE "Read Nsight Systems SQLite exports" ON)
+if(COMMDX_WITH_SQLITE)
+  find_package(SQLite3 REQUIRED)
+endif()
 find_package(PkgConfig REQUIRED)
 # COMMDX_SIMDJSON_SOURCE: a folder with simdjson's single-file sources (simdjson.h, simdjson.cpp),
 # compiled here into a static library instead of linking Debian's shared one (Debian ships no .a);
@@ -20,8 +25,12 @@ if(NOT COMMDX_SIMDJSON_SOURCE AND NOT simdjson_FOUND)
   pkg_check_modules(SIMDJSON REQUIRED IMPORTED_TARGET simdjson)
   add_library(simdjson::simdjson ALIAS PkgConfig::SIMDJSON)
 endif()
-# ISA-L's inflater for .gz traces (3x zlib's speed); zlib is used where it is missing.
-pkg_check_modules(ISAL QUIET IMPORTED_TARGET libisal)
+# ISA-L's inflater for .gz traces (3x zlib's speed); zlib is used where it is missing or OFF
+# (scripts/package.sh: Debian ships only a shared libisal).
+option(COMMDX_WITH_ISAL "Inflate .gz traces with ISA-L where installed" ON)
+if(COMMDX_WITH_ISAL)
+  pkg_check_modules(ISAL QUIET IMPORTED_TARGET libisal)
+endif()
 find_package(CLI11 CONFIG QUIET)
 if(NOT CLI11_FOUND)
   find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)

@@ -27,6 +27,7 @@ cmake -S . -B "$root/cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER="$tools/bin/cc" -DCMAKE_CXX_COMPILER="$tools/bin/c++" \
   -DCOMMDX_BUILD_TESTS=OFF -DCOMMDX_BUILD_BENCHMARKS=OFF -DCOMMDX_WERROR=OFF \
   -DCOMMDX_SIMDJSON_SOURCE="$tools/simdjson" -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON \
+  -DCOMMDX_WITH_SQLITE=OFF -DCOMMDX_WITH_ISAL=OFF \
   -DCLI11_INCLUDE_DIR="$tools/include" -DZLIB_INCLUDE_DIR="$tools/include" \
   -DZLIB_LIBRARY=/usr/lib/x86_64-linux-gnu/libz.a "${cuda_args[@]}" >/dev/null
 cmake --build "$root/cmake" --target commdx
