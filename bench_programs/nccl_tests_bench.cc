@@ -1,7 +1,8 @@
-// nccl-tests output parse speed, and the nvidia-smi text and snapshot importers per file. The nccl-tests input
-// is built in memory by repeating the real 2xH200 outputs of reference/h200x2 (every table of
-// every collective) up to the size asked for; nvidia-smi and snapshot inputs are always small, so those cases
-// time one real file each (microseconds per file is the number that matters).
+// nccl-tests output parse speed, and the nvidia-smi text and snapshot importers per file. The
+// nccl-tests input is built in memory by repeating the real 2xH200 outputs of reference/h200x2
+// (every table of every collective) up to the size asked for; nvidia-smi and snapshot inputs are
+// always small, so those cases time one real file each (microseconds per file is the number that
+// matters).
 //   nccl_tests_bench --benchmark_filter=ParseNcclTests/64
 #include <benchmark/benchmark.h>
 
@@ -26,11 +27,10 @@ std::string Read(const std::string& path) {
 std::string RealOutputs() {
   const std::string dir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/h200x2_reference/";
   std::string out;
-  for (const char* name :
-       {"nccl-tests-allreduce-base.txt", "nccl-tests-allgather-base.txt",
-        "nccl-tests-allreduce-graph.txt", "nccl-tests-allreduce-onech.txt",
-        "nccl-tests-allreduce-p2poff.txt", "nccl-tests-allreduce-socket.txt",
-        "nccl-tests-sendrecv-base.txt"}) {
+  for (const char* name : {"nccl-tests-allreduce-base.txt", "nccl-tests-allgather-base.txt",
+                           "nccl-tests-allreduce-graph.txt", "nccl-tests-allreduce-onech.txt",
+                           "nccl-tests-allreduce-p2poff.txt", "nccl-tests-allreduce-socket.txt",
+                           "nccl-tests-sendrecv-base.txt"}) {
     out += Read(dir + name);
     if (!out.empty() && out.back() != '\n') out += '\n';
   }

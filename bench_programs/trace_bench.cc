@@ -55,7 +55,8 @@ Job Ingest(const std::string& path) {
 size_t Analyze(const Job& job) {
   auto findings = commdx::analysis::RunAnalyzers(job, {}, {commdx::Source::kTrace});
   size_t n = findings.size();
-  for (const auto& r : job.trace.ranks) n += commdx::analysis::ComputeHtaCompat(r).kernel_time_ns > 0;
+  for (const auto& r : job.trace.ranks)
+    n += commdx::analysis::ComputeHtaCompat(r).kernel_time_ns > 0;
   return n;
 }
 
@@ -63,13 +64,15 @@ void Report(benchmark::State& state, uint64_t json_bytes) {
   state.SetBytesProcessed(static_cast<int64_t>(json_bytes) * state.iterations());
   double rss = PeakRssMb();
   state.counters["peak_rss_MB"] = rss;
-  state.counters["rss_over_json"] = json_bytes ? rss * 1024 * 1024 / static_cast<double>(json_bytes) : 0;
+  state.counters["rss_over_json"] =
+      json_bytes ? rss * 1024 * 1024 / static_cast<double>(json_bytes) : 0;
   state.counters["json_MB"] = static_cast<double>(json_bytes) / 1e6;
 }
 
 bool Ready(benchmark::State& state, const std::string& path) {
   if (std::filesystem::exists(path)) return true;
-  state.SkipWithError(("missing " + path + ": make it with bench_programs/make_large_trace.py").c_str());
+  state.SkipWithError(
+      ("missing " + path + ": make it with bench_programs/make_large_trace.py").c_str());
   return false;
 }
 
@@ -112,10 +115,22 @@ void BM_TraceAnalyzeOnly(benchmark::State& state) {
   Report(state, JsonBytes(path));
 }
 
-BENCHMARK(BM_TraceIngestAnalyze)->Unit(benchmark::kMillisecond)->Iterations(3)->MeasureProcessCPUTime();
-BENCHMARK(BM_TraceIngestAnalyzeGzip)->Unit(benchmark::kMillisecond)->Iterations(2)->MeasureProcessCPUTime();
-BENCHMARK(BM_TraceIngestOnly)->Unit(benchmark::kMillisecond)->Iterations(3)->MeasureProcessCPUTime();
-BENCHMARK(BM_TraceAnalyzeOnly)->Unit(benchmark::kMillisecond)->Iterations(3)->MeasureProcessCPUTime();
+BENCHMARK(BM_TraceIngestAnalyze)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_TraceIngestAnalyzeGzip)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2)
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_TraceIngestOnly)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_TraceAnalyzeOnly)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->MeasureProcessCPUTime();
 
 }  // namespace
 

@@ -62,7 +62,8 @@ BenchSummary SummarizeBench(const BenchResult& r) {
     if (p.valid && row.bytes > 0) pts.push_back({&row, &p});
   }
   if (pts.empty()) return s;
-  std::sort(pts.begin(), pts.end(), [](const Pt& a, const Pt& b) { return a.row->bytes < b.row->bytes; });
+  std::sort(pts.begin(), pts.end(),
+            [](const Pt& a, const Pt& b) { return a.row->bytes < b.row->bytes; });
   s.has_data = true;
   for (const auto& q : pts)
     if (q.p->busbw_gbps > s.peak_busbw_gbps) {

@@ -21,16 +21,16 @@ struct BenchSummary {
   double plateau_busbw_gbps = 0;
   uint64_t plateau_from_bytes = 0;  // smallest size in the plateau
   int plateau_points = 0;
-  bool saturated = false;           // the largest sizes sit on the plateau
-  double latency_floor_us = 0;      // smallest time among sizes <= 64 KiB
+  bool saturated = false;       // the largest sizes sit on the plateau
+  double latency_floor_us = 0;  // smallest time among sizes <= 64 KiB
   uint64_t latency_bytes = 0;
   const BenchRow* latency_row = nullptr;
   bool fit_ok = false;
-  double alpha_us = 0;              // t(bytes) = alpha + bytes / beta (relative least squares)
-  double beta_busbw_gbps = 0;       // beta in bus-bandwidth terms
-  int64_t wrong_total = 0;          // wrong elements over all checked points
+  double alpha_us = 0;         // t(bytes) = alpha + bytes / beta (relative least squares)
+  double beta_busbw_gbps = 0;  // beta in bus-bandwidth terms
+  int64_t wrong_total = 0;     // wrong elements over all checked points
   ExpectedLink expected;
-  double efficiency = 0;            // plateau / expected line rate (0 when unknown)
+  double efficiency = 0;  // plateau / expected line rate (0 when unknown)
 };
 
 // Points within this fraction of the peak belong to the plateau.

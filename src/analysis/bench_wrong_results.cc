@@ -21,10 +21,12 @@ std::vector<Finding> FindBenchWrongResults(const Job& job, const Options&) {
     for (const auto& row : r.rows)
       for (const BenchPoint* p : {&row.out_of_place, &row.in_place})
         if (p->valid && p->wrong > 0 && f.refs.size() < 8)
-          f.refs.push_back(BenchRowRef(r, row, std::to_string(p->wrong) + " wrong elements" +
-                                                   (p == &row.in_place ? " (in-place)" : "")));
-    f.fix = "Rerun with NCCL_DEBUG=WARN; check GPU health (ECC errors, Xid messages in dmesg), "
-            "driver and NCCL versions, and whether NCCL_PROTO/NCCL_ALGO overrides are set.";
+          f.refs.push_back(BenchRowRef(r, row,
+                                       std::to_string(p->wrong) + " wrong elements" +
+                                           (p == &row.in_place ? " (in-place)" : "")));
+    f.fix =
+        "Rerun with NCCL_DEBUG=WARN; check GPU health (ECC errors, Xid messages in dmesg), "
+        "driver and NCCL versions, and whether NCCL_PROTO/NCCL_ALGO overrides are set.";
     f.confidence = 0.95;
     out.push_back(std::move(f));
   }

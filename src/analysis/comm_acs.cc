@@ -24,9 +24,10 @@ std::vector<Finding> FindCommAcs(const Job& job, const Options&) {
              "ACS sends peer-to-peer PCIe traffic up to the root complex: P2P between GPUs and "
              "GPUDirect RDMA become slow or hang" +
              std::string(p2p ? ", and this job's GPUs talk over P2P." : ".");
-  f.fix = "Disable ACS on the PCIe switches (BIOS option, or `setpci` on each bridge at boot) "
-          "and put the IOMMU in passthrough (iommu=pt); NCCL_P2P_DISABLE=1 avoids the hang at "
-          "a large bandwidth cost.";
+  f.fix =
+      "Disable ACS on the PCIe switches (BIOS option, or `setpci` on each bridge at boot) "
+      "and put the IOMMU in passthrough (iommu=pt); NCCL_P2P_DISABLE=1 avoids the hang at "
+      "a large bandwidth cost.";
   AddEvidence(f, refs, 4);
   f.metrics.push_back({"bridges_with_acs", static_cast<double>(bridges), Unit::kCount});
   return {f};

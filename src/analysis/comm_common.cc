@@ -91,8 +91,10 @@ int CompareVersions(std::string_view a, std::string_view b) {
       if (ec != std::errc()) break;
       out.push_back(x);
       v.remove_prefix(static_cast<size_t>(p - v.data()));
-      if (!v.empty() && v[0] == '.') v.remove_prefix(1);
-      else break;
+      if (!v.empty() && v[0] == '.')
+        v.remove_prefix(1);
+      else
+        break;
     }
     return out;
   };
@@ -117,9 +119,9 @@ std::string SuspiciousInterface(std::string_view name, std::string_view address)
       Starts(name, "veth") || Starts(name, "cni") || Starts(name, "flannel") ||
       Starts(name, "cali") || Starts(name, "kube-"))
     return "container/virtual bridge, local to this host";
-  if (Starts(name, "ip6tnl") || Starts(name, "tun") || Starts(name, "tap") ||
-      Starts(name, "wg") || Starts(name, "tailscale") || Starts(name, "zt") ||
-      Starts(name, "CloudflareWARP") || Starts(name, "vpn") || Starts(name, "ppp"))
+  if (Starts(name, "ip6tnl") || Starts(name, "tun") || Starts(name, "tap") || Starts(name, "wg") ||
+      Starts(name, "tailscale") || Starts(name, "zt") || Starts(name, "CloudflareWARP") ||
+      Starts(name, "vpn") || Starts(name, "ppp"))
     return "tunnel/VPN interface";
   if (Starts(address, "fe80:") || Starts(address, "169.254.")) return "link-local address";
   return {};

@@ -25,9 +25,10 @@ std::vector<Finding> FindCommDuplicateGpu(const Job& job, const Options&) {
       f.detail = "Ranks " + names + " of communicator " + c.comm_id + " all use the GPU at bus " +
                  key.second + (key.first.empty() ? "" : " on " + key.first) +
                  ": the processes did not select distinct GPUs.";
-      f.fix = "Set the device from the local rank before creating the communicator "
-              "(torch.cuda.set_device(local_rank) / LOCAL_RANK, or one GPU per process via "
-              "CUDA_VISIBLE_DEVICES).";
+      f.fix =
+          "Set the device from the local rank before creating the communicator "
+          "(torch.cuda.set_device(local_rank) / LOCAL_RANK, or one GPU per process via "
+          "CUDA_VISIBLE_DEVICES).";
       for (const auto* r : ranks) f.refs.push_back(Evidence(r->ref));
       f.metrics.push_back({"ranks_on_one_gpu", static_cast<double>(ranks.size()), Unit::kCount});
       out.push_back(std::move(f));

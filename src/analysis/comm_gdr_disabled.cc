@@ -12,9 +12,8 @@ namespace {
 bool IsRdmaNet(const NcclConnection& x) {
   if (x.kind == TransportKind::kNetIB) return true;
   // Plugins that do RDMA: NET/IBext*, NET/AWS Libfabric (EFA), NET/GDR...
-  return x.kind == TransportKind::kNetOther &&
-         (x.transport.find("IB") != std::string::npos ||
-          x.transport.find("Libfabric") != std::string::npos);
+  return x.kind == TransportKind::kNetOther && (x.transport.find("IB") != std::string::npos ||
+                                                x.transport.find("Libfabric") != std::string::npos);
 }
 
 }  // namespace
@@ -27,8 +26,10 @@ std::vector<Finding> FindCommGdrDisabled(const Job& job, const Options&) {
     for (const auto& x : c.connections)
       if (IsRdmaNet(x)) {
         ++rdma_conns;
-        if (x.gdr) ++gdr_conns;
-        else no_gdr.push_back(&x.ref);
+        if (x.gdr)
+          ++gdr_conns;
+        else
+          no_gdr.push_back(&x.ref);
       }
   size_t hca_enabled = 0, hca_disabled = 0;
   std::string reason;
@@ -59,15 +60,17 @@ std::vector<Finding> FindCommGdrDisabled(const Job& job, const Options&) {
                         "lowers inter-node bandwidth (33 GB/s instead of 93 GB/s in one "
                         "reported 16-GPU case) and costs CPU memory bandwidth."
                       : "NCCL reports GPU Direct RDMA disabled on every HCA it found.";
-  if (reason.find("no module") != std::string::npos) f.detail += " NCCL says: no peer-memory module.";
+  if (reason.find("no module") != std::string::npos)
+    f.detail += " NCCL says: no peer-memory module.";
   else if (reason.find("distance") != std::string::npos)
     f.detail += " NCCL says the GPU-NIC path is too long " + reason + " for NCCL_NET_GDR_LEVEL.";
   const NcclEnvOverride* lvl = FindOverride(s, "NCCL_NET_GDR_LEVEL");
   if (lvl) why.push_back(&lvl->ref);
-  f.fix = "Load the peer-memory module (`modprobe nvidia-peermem`) or use DMA-BUF (NCCL >= 2.13, "
-          "Linux >= 5.12, open GPU kernel modules); check that ACS/IOMMU does not block PCIe "
-          "peer traffic and that GPU and NIC share a PCIe switch; unset NCCL_NET_GDR_LEVEL / "
-          "NCCL_NET_GDR_READ=0 if set.";
+  f.fix =
+      "Load the peer-memory module (`modprobe nvidia-peermem`) or use DMA-BUF (NCCL >= 2.13, "
+      "Linux >= 5.12, open GPU kernel modules); check that ACS/IOMMU does not block PCIe "
+      "peer traffic and that GPU and NIC share a PCIe switch; unset NCCL_NET_GDR_LEVEL / "
+      "NCCL_NET_GDR_READ=0 if set.";
   AddEvidence(f, no_gdr, 4);
   AddEvidence(f, why, 3);
   f.metrics.push_back(
@@ -80,8 +83,9 @@ std::vector<Finding> FindCommGdrDisabled(const Job& job, const Options&) {
     old.severity = Severity::kWarning;
     old.method_step = 9;
     old.title = "NCCL " + version + " can only use GPUDirect RDMA through nvidia-peermem";
-    old.detail = "NCCL 2.13 added DMA-BUF, which gives GPUDirect RDMA without the peer-memory "
-                 "kernel module on recent kernels and drivers.";
+    old.detail =
+        "NCCL 2.13 added DMA-BUF, which gives GPUDirect RDMA without the peer-memory "
+        "kernel module on recent kernels and drivers.";
     old.fix = "Upgrade NCCL (>= 2.13), or install and load nvidia-peermem.";
     old.refs.push_back(f.refs.empty() ? EvidenceRef{} : f.refs.front());
     out.push_back(std::move(old));

@@ -16,11 +16,13 @@ std::vector<Finding> FindCommGraphSearch(const Job& job, const Options&) {
   f.severity = Severity::kWarning;
   f.method_step = 4;
   f.title = "NCCL's topology search fell back to a simple ring order";
-  f.detail = "NCCL could not build the rings/trees it searched for on this topology and used a "
-             "fallback: fewer channels or a slower path than the hardware allows. Often a "
-             "mis-detected topology (VMs, missing sysfs entries) or an asymmetric system.";
-  f.fix = "Compare `nvidia-smi topo -m` with NCCL's view (NCCL_DEBUG_SUBSYS=GRAPH, "
-          "NCCL_TOPO_DUMP_FILE); upgrade NCCL; in VMs provide NCCL_TOPO_FILE.";
+  f.detail =
+      "NCCL could not build the rings/trees it searched for on this topology and used a "
+      "fallback: fewer channels or a slower path than the hardware allows. Often a "
+      "mis-detected topology (VMs, missing sysfs entries) or an asymmetric system.";
+  f.fix =
+      "Compare `nvidia-smi topo -m` with NCCL's view (NCCL_DEBUG_SUBSYS=GRAPH, "
+      "NCCL_TOPO_DUMP_FILE); upgrade NCCL; in VMs provide NCCL_TOPO_FILE.";
   AddEvidence(f, refs, 3);
   return {f};
 }

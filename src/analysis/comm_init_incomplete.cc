@@ -17,11 +17,13 @@ std::vector<Finding> FindCommInitIncomplete(const Job& job, const Options&) {
     f.confidence = 0.5;
     f.title = "Communicator " + c.comm_id + ": " + std::to_string(c.init_start) +
               " init started, " + std::to_string(c.init_complete) + " completed";
-    f.detail = "Some ranks never logged 'Init COMPLETE'. If the job hung, it hung while creating "
-               "this communicator (bootstrap, topology detection or connection setup), not in a "
-               "collective; if the log was cut short, ignore this.";
-    f.fix = "Look at the last lines of the ranks without COMPLETE and at WARNs on other hosts; "
-            "NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,NET shows where init stops.";
+    f.detail =
+        "Some ranks never logged 'Init COMPLETE'. If the job hung, it hung while creating "
+        "this communicator (bootstrap, topology detection or connection setup), not in a "
+        "collective; if the log was cut short, ignore this.";
+    f.fix =
+        "Look at the last lines of the ranks without COMPLETE and at WARNs on other hosts; "
+        "NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,NET shows where init stops.";
     std::vector<const NcclLineRef*> refs;
     for (const auto& r : c.init_refs) refs.push_back(&r);
     AddEvidence(f, refs, 3);

@@ -19,10 +19,12 @@ std::vector<Finding> FindCommMixedLinkLayers(const Job& job, const Options&) {
     f.severity = Severity::kWarning;
     f.method_step = 4;
     f.title = "NCCL mixes InfiniBand and RoCE ports in one device list";
-    f.detail = "NCCL will build rings across ports of different link layers; such connections "
-               "fail to come up (ibv_modify_qp errors) or use the wrong fabric.";
-    f.fix = "Restrict NCCL to one kind of port with NCCL_IB_HCA (e.g. NCCL_IB_HCA=mlx5_0,mlx5_1 "
-            "or =^mlx5_2 to exclude the Ethernet/RoCE one).";
+    f.detail =
+        "NCCL will build rings across ports of different link layers; such connections "
+        "fail to come up (ibv_modify_qp errors) or use the wrong fabric.";
+    f.fix =
+        "Restrict NCCL to one kind of port with NCCL_IB_HCA (e.g. NCCL_IB_HCA=mlx5_0,mlx5_1 "
+        "or =^mlx5_2 to exclude the Ethernet/RoCE one).";
     for (const auto& r : n.nic_refs) f.refs.push_back(Evidence(r));
     return {f};
   }

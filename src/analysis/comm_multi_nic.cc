@@ -46,13 +46,15 @@ std::vector<Finding> FindCommMultiNic(const Job& job, const Options&) {
   f.method_step = 10;
   f.title = std::to_string(max_listed) + " network devices are listed but only device " +
             std::to_string(*used.begin()) + " carries traffic";
-  f.detail = "Every inter-node connection in the log uses the same NIC index, so the job gets "
-             "one NIC's bandwidth. NCCL's graph search decides per channel which NIC to use; "
-             "older versions and asymmetric NICs (different speeds or PCIe placement) often end "
-             "up on one.";
-  f.fix = "Upgrade NCCL; check the NICs report the same speed and sit near the GPUs "
-          "(NCCL_DEBUG_SUBSYS=GRAPH); for sockets NCCL_SOCKET_NTHREADS / NCCL_NSOCKS_PERTHREAD, "
-          "for IB NCCL_IB_HCA listing all HCAs.";
+  f.detail =
+      "Every inter-node connection in the log uses the same NIC index, so the job gets "
+      "one NIC's bandwidth. NCCL's graph search decides per channel which NIC to use; "
+      "older versions and asymmetric NICs (different speeds or PCIe placement) often end "
+      "up on one.";
+  f.fix =
+      "Upgrade NCCL; check the NICs report the same speed and sit near the GPUs "
+      "(NCCL_DEBUG_SUBSYS=GRAPH); for sockets NCCL_SOCKET_NTHREADS / NCCL_NSOCKS_PERTHREAD, "
+      "for IB NCCL_IB_HCA listing all HCAs.";
   if (example)
     for (const auto& r : example->nic_refs) f.refs.push_back(Evidence(r));
   AddEvidence(f, conn_refs, 3);

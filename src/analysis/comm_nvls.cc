@@ -31,12 +31,14 @@ std::vector<Finding> FindCommNvls(const Job& job, const Options&) {
   f.method_step = 4;
   f.title = requested ? "NVLS was requested (NCCL_ALGO) but is not available"
                       : "NVLink SHARP (NVLS) is not available";
-  f.detail = "NCCL runs without NVLS multicast. That is normal on systems without NVSwitch "
-             "(A100, PCIe, consumer GPUs). On NVSwitch H100/H200/B200 systems it means the "
-             "multicast prerequisites are missing, and all_reduce loses about a quarter of its "
-             "bandwidth.";
-  f.fix = "On NVSwitch systems: run nvidia-fabricmanager, use a driver and CUDA >= 12.1 with "
-          "multicast support, and do not set NCCL_NVLS_ENABLE=0; elsewhere nothing to do.";
+  f.detail =
+      "NCCL runs without NVLS multicast. That is normal on systems without NVSwitch "
+      "(A100, PCIe, consumer GPUs). On NVSwitch H100/H200/B200 systems it means the "
+      "multicast prerequisites are missing, and all_reduce loses about a quarter of its "
+      "bandwidth.";
+  f.fix =
+      "On NVSwitch systems: run nvidia-fabricmanager, use a driver and CUDA >= 12.1 with "
+      "multicast support, and do not set NCCL_NVLS_ENABLE=0; elsewhere nothing to do.";
   if (requested) {
     const auto* algo = FindOverride(s, "NCCL_ALGO");
     refs.push_back(&algo->ref);

@@ -23,14 +23,16 @@ std::vector<Finding> FindCommOfiProvider(const Job& job, const Options&) {
   Finding f = NewFinding("comm.efa_not_used");
   f.severity = Severity::kError;
   f.method_step = 4;
-  f.title = provider.empty() ? "The AWS OFI plugin found no usable libfabric provider"
-                             : "The AWS OFI plugin uses libfabric provider '" + provider +
-                                   "' (TCP), not EFA";
-  f.detail = "NCCL's inter-node traffic goes through libfabric's TCP emulation instead of the "
-             "EFA adapter: low bandwidth and, with some versions, hangs.";
-  f.fix = "Check the instance has EFA enabled and the EFA installer's libfabric is the one "
-          "loaded (LD_LIBRARY_PATH=/opt/amazon/efa/lib), set FI_PROVIDER=efa, and verify with "
-          "`fi_info -p efa`.";
+  f.title = provider.empty()
+                ? "The AWS OFI plugin found no usable libfabric provider"
+                : "The AWS OFI plugin uses libfabric provider '" + provider + "' (TCP), not EFA";
+  f.detail =
+      "NCCL's inter-node traffic goes through libfabric's TCP emulation instead of the "
+      "EFA adapter: low bandwidth and, with some versions, hangs.";
+  f.fix =
+      "Check the instance has EFA enabled and the EFA installer's libfabric is the one "
+      "loaded (LD_LIBRARY_PATH=/opt/amazon/efa/lib), set FI_PROVIDER=efa, and verify with "
+      "`fi_info -p efa`.";
   AddEvidence(f, refs, 4);
   return {f};
 }

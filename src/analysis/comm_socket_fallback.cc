@@ -130,9 +130,10 @@ std::vector<Finding> FindCommSocketFallback(const Job& job, const Options&) {
       "NCCL_IB_DISABLE, and check `ibv_devinfo` shows the ports ACTIVE.";
   if (!intra_refs.empty()) {
     f.title = "GPUs of one node talk over TCP sockets (P2P and shared memory are both off)";
-    f.detail = "Connections between ranks on the same node use NET/Socket: every byte crosses the "
-               "kernel's TCP stack through the NIC or loopback, typically 10-100x slower than "
-               "NVLink/PCIe P2P. (NCCL then even counts each GPU as its own node.)";
+    f.detail =
+        "Connections between ranks on the same node use NET/Socket: every byte crosses the "
+        "kernel's TCP stack through the NIC or loopback, typically 10-100x slower than "
+        "NVLink/PCIe P2P. (NCCL then even counts each GPU as its own node.)";
     AddEvidence(f, intra_refs);
     for (const auto& o : s.overrides)
       if ((o.name == "NCCL_P2P_DISABLE" || o.name == "NCCL_SHM_DISABLE") && o.value != "0")
@@ -147,9 +148,10 @@ std::vector<Finding> FindCommSocketFallback(const Job& job, const Options&) {
     f.severity = Severity::kWarning;
     f.confidence = 0.5;
     f.title = "NCCL's network transport is TCP sockets";
-    f.detail = "Only a NET/Socket interface list is logged (no RDMA device, no net plugin). If "
-               "this job spans nodes, inter-node traffic runs over TCP. The log does not show "
-               "how many nodes there are (NCCL_DEBUG_SUBSYS=INIT,NET on all ranks would).";
+    f.detail =
+        "Only a NET/Socket interface list is logged (no RDMA device, no net plugin). If "
+        "this job spans nodes, inter-node traffic runs over TCP. The log does not show "
+        "how many nodes there are (NCCL_DEBUG_SUBSYS=INIT,NET on all ranks would).";
     AddEvidence(f, list_refs, 2);
   } else {
     return {};

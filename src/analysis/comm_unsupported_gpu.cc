@@ -17,9 +17,10 @@ std::vector<Finding> FindCommUnsupportedGpu(const Job& job, const Options&) {
   f.severity = Severity::kError;
   f.method_step = 9;
   f.title = "NCCL's kernels do not fit this GPU (shared memory per block exceeded)";
-  f.detail = "NCCL needs more shared memory per thread block than the GPU offers: this NCCL "
-             "build does not support the GPU architecture (seen with NCCL 2.25 on RTX 50xx, "
-             "sm_120). Every collective fails.";
+  f.detail =
+      "NCCL needs more shared memory per thread block than the GPU offers: this NCCL "
+      "build does not support the GPU architecture (seen with NCCL 2.25 on RTX 50xx, "
+      "sm_120). Every collective fails.";
   f.fix = "Upgrade to NCCL >= 2.26.2 (and a PyTorch build that ships it).";
   AddEvidence(f, refs, 3);
   std::vector<Finding> out{f};

@@ -35,11 +35,13 @@ std::vector<Finding> FindCommVersionMismatch(const Job& job, const Options&) {
     f.refs.push_back(Evidence(refs.front()));
   }
   f.title = "Ranks run different NCCL versions: " + list;
-  f.detail = "NCCL's wire protocol and bootstrap are not compatible across versions; mixed "
-             "versions fail at init or hang. Usually one node has another container image, a "
-             "different PyTorch wheel, or LD_LIBRARY_PATH pointing at another libnccl.";
-  f.fix = "Use one NCCL build on every node (same container image / wheel); check with "
-          "`python -c 'import torch; print(torch.cuda.nccl.version())'` on each node.";
+  f.detail =
+      "NCCL's wire protocol and bootstrap are not compatible across versions; mixed "
+      "versions fail at init or hang. Usually one node has another container image, a "
+      "different PyTorch wheel, or LD_LIBRARY_PATH pointing at another libnccl.";
+  f.fix =
+      "Use one NCCL build on every node (same container image / wheel); check with "
+      "`python -c 'import torch; print(torch.cuda.nccl.version())'` on each node.";
   f.metrics.push_back({"versions", static_cast<double>(by_version.size()), Unit::kCount});
   return {f};
 }

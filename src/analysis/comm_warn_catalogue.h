@@ -10,8 +10,8 @@
 namespace commdx::analysis {
 
 struct WarnRule {
-  const char* key;    // stable name of the rule, e.g. "shm_no_space"
-  const char* id;     // finding id
+  const char* key;  // stable name of the rule, e.g. "shm_no_space"
+  const char* id;   // finding id
   Severity severity;
   bool fallout;       // usually a consequence of an earlier error elsewhere
   const char* cause;  // plain words

@@ -67,8 +67,8 @@ std::vector<Finding> FindCommWrongInterface(const Job& job, const Options&) {
   for (const auto& n : bad_names)
     if (shown++ < 4) names += (names.empty() ? "" : ", ") + n;
   if (bad_names.size() > 4) names += " and " + std::to_string(bad_names.size() - 4) + " more";
-  f.title = "NCCL uses interface" + std::string(bad_names.size() > 1 ? "s " : " ") + names +
-            " (" + first_why + ")";
+  f.title = "NCCL uses interface" + std::string(bad_names.size() > 1 ? "s " : " ") + names + " (" +
+            first_why + ")";
   f.detail = only_loopback && f.severity == Severity::kInfo
                  ? "Loopback works only while every rank is on this node."
                  : "These interfaces do not reach other hosts (or only through a slow path). "
@@ -76,14 +76,17 @@ std::vector<Finding> FindCommWrongInterface(const Job& job, const Options&) {
                    "over every listed one, so connections time out or crawl.";
   if (socket_list > 1 && f.severity != Severity::kInfo)
     f.detail += " The NET/Socket list has " + std::to_string(socket_list) + " entries.";
-  f.fix = "Set NCCL_SOCKET_IFNAME to the data-network interface present on every node (e.g. "
-          "NCCL_SOCKET_IFNAME=eth0, or an exclusion like NCCL_SOCKET_IFNAME=^docker,lo,veth,br-,"
-          "virbr); check `ip -br addr` on each host.";
+  f.fix =
+      "Set NCCL_SOCKET_IFNAME to the data-network interface present on every node (e.g. "
+      "NCCL_SOCKET_IFNAME=eth0, or an exclusion like NCCL_SOCKET_IFNAME=^docker,lo,veth,br-,"
+      "virbr); check `ip -br addr` on each host.";
   if (!good_names.empty()) {
     std::string list;
     for (const auto& n : good_names) list += (list.empty() ? "" : ",") + n;
-    f.fix += " The log also lists " + list + ", which looks like a routable interface: "
-             "NCCL_SOCKET_IFNAME=" + list + ".";
+    f.fix += " The log also lists " + list +
+             ", which looks like a routable interface: "
+             "NCCL_SOCKET_IFNAME=" +
+             list + ".";
   }
   AddEvidence(f, refs, 5);
   f.metrics.push_back(

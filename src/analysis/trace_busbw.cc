@@ -10,7 +10,7 @@ namespace {
 bool Has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
 
 struct LinkRow {
-  const char* gpu;    // substring of the GPU name
+  const char* gpu;  // substring of the GPU name
   const char* link;
   double busbw_gbps;  // healthy large-message all_reduce busbw within one node
   double latency_us;
@@ -19,8 +19,9 @@ struct LinkRow {
 // Plateau busbw of a healthy ring all_reduce within one node (DESIGN.md §6): 8xA100 ~230,
 // 8xH100/H200 ~365 (2xH200 measured 346), PCIe-only boxes 20-35.
 constexpr LinkRow kLinks[] = {
-    {"H100", "NVLink4", 350, 13}, {"H200", "NVLink4", 350, 13}, {"H800", "NVLink4 (H800)", 260, 13},
-    {"B200", "NVLink5", 700, 13}, {"B100", "NVLink5", 700, 13}, {"A100", "NVLink3", 230, 13},
+    {"H100", "NVLink4", 350, 13},        {"H200", "NVLink4", 350, 13},
+    {"H800", "NVLink4 (H800)", 260, 13}, {"B200", "NVLink5", 700, 13},
+    {"B100", "NVLink5", 700, 13},        {"A100", "NVLink3", 230, 13},
     {"A800", "NVLink3 (A800)", 160, 13}, {"V100", "NVLink2", 130, 15},
 };
 
@@ -96,7 +97,9 @@ std::vector<CollectiveBw> MeasureBandwidth(const TraceSet& set, const CrossRank&
     const RankTrace& t = set.ranks[ti];
     for (size_t ci = 0; ci < t.collectives.size(); ++ci) {
       const Collective& c = t.collectives[ci];
-      if (c.gpu_op < 0 || !c.launched || matched.count({static_cast<int>(ti), static_cast<int32_t>(ci)})) continue;
+      if (c.gpu_op < 0 || !c.launched ||
+          matched.count({static_cast<int>(ti), static_cast<int32_t>(ci)}))
+        continue;
       CollectiveBw b;
       b.trace = static_cast<int>(ti);
       b.coll = static_cast<int32_t>(ci);

@@ -15,9 +15,9 @@
 namespace commdx::analysis {
 
 struct LinkExpectation {
-  std::string what;          // "NVLink4 (NVIDIA H200), within one node"
+  std::string what;            // "NVLink4 (NVIDIA H200), within one node"
   double peak_busbw_gbps = 0;  // large-message all_reduce busbw a healthy link gives; 0 = unknown
-  double latency_us = 0;     // small-message time
+  double latency_us = 0;       // small-message time
   bool known() const { return peak_busbw_gbps > 0; }
   // Expected busbw for a message of `bus_bytes` (bytes x factor).
   double ExpectedBusBw(double bus_bytes) const;
@@ -30,7 +30,7 @@ struct LinkExpectation {
 LinkExpectation ExpectLink(const TraceSet& set);
 
 struct CollectiveBw {
-  int trace = -1;       // the rank whose numbers these are (the late one for matched instances)
+  int trace = -1;  // the rank whose numbers these are (the late one for matched instances)
   int32_t coll = -1;
   int64_t step = -1;
   CollectiveType type = CollectiveType::kUnknown;

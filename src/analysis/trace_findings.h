@@ -17,10 +17,12 @@
 namespace commdx::analysis {
 
 std::vector<Finding> FindExposedComm(const TraceSet& set, const TraceFacts& f, const Options& o);
-std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts& f, const Options& o);
+std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts& f,
+                                          const Options& o);
 std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, const Options& o);
 std::vector<Finding> FindDataStall(const TraceSet& set, const TraceFacts& f, const Options& o);
-std::vector<Finding> FindSlowCollectiveBw(const TraceSet& set, const TraceFacts& f, const Options& o);
+std::vector<Finding> FindSlowCollectiveBw(const TraceSet& set, const TraceFacts& f,
+                                          const Options& o);
 std::vector<Finding> FindCommSerialized(const TraceSet& set, const TraceFacts& f, const Options& o);
 
 // Share of gradient-collective bytes (all_reduce, reduce_scatter) issued after the step's last

@@ -46,8 +46,8 @@ Error MakeError(ErrorCode code, std::string message, SourceLoc where = {});
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}            // NOLINT: implicit like std::expected
-  Result(Error error) : v_(std::move(error)) {}        // NOLINT
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit like std::expected
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT
 
   bool has_value() const { return v_.index() == 0; }
   explicit operator bool() const { return has_value(); }
@@ -74,16 +74,16 @@ using Status = Result<Ok>;
 #define COMMDX_CONCAT_INNER(a, b) a##b
 #define COMMDX_CONCAT(a, b) COMMDX_CONCAT_INNER(a, b)
 
-#define COMMDX_TRY(expr)                                   \
-  do {                                                     \
+#define COMMDX_TRY(expr)                                     \
+  do {                                                       \
     if (auto r_ = (expr); !r_) return std::move(r_).error(); \
   } while (0)
 
 // COMMDX_ASSIGN_OR_RETURN(auto x, F()); declares x from F()'s value or returns its error.
-#define COMMDX_ASSIGN_OR_RETURN(decl, expr)                               \
-  auto COMMDX_CONCAT(r_assign_, __LINE__) = (expr);                       \
-  if (!COMMDX_CONCAT(r_assign_, __LINE__))                                \
-    return std::move(COMMDX_CONCAT(r_assign_, __LINE__)).error();         \
+#define COMMDX_ASSIGN_OR_RETURN(decl, expr)                       \
+  auto COMMDX_CONCAT(r_assign_, __LINE__) = (expr);               \
+  if (!COMMDX_CONCAT(r_assign_, __LINE__))                        \
+    return std::move(COMMDX_CONCAT(r_assign_, __LINE__)).error(); \
   decl = std::move(COMMDX_CONCAT(r_assign_, __LINE__)).value()
 
 }  // namespace commdx

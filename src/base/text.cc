@@ -104,7 +104,9 @@ std::string SanitizeUtf8(std::string_view s) {
   while (i < s.size()) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
-      out.push_back((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f ? '?' : static_cast<char>(c));
+      out.push_back((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f
+                        ? '?'
+                        : static_cast<char>(c));
       ++i;
       continue;
     }

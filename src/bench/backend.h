@@ -17,10 +17,10 @@ namespace commdx::bench {
 class Watchdog;
 
 struct RankInfo {
-  int rank = 0;       // global rank
-  int cuda_dev = 0;   // device ordinal in its process
-  std::string name;   // "NVIDIA H200"
-  std::string bus_id; // "0000:00:06.0"
+  int rank = 0;        // global rank
+  int cuda_dev = 0;    // device ordinal in its process
+  std::string name;    // "NVIDIA H200"
+  std::string bus_id;  // "0000:00:06.0"
   uint64_t mem_bytes = 0;
 };
 
@@ -29,17 +29,17 @@ struct BackendInfo {
   std::string nccl_library;  // path of the loaded libnccl
   std::string nccl_version;  // "2.28.9"
   int nccl_version_code = 0;
-  std::string cuda_runtime;  // "13.0" (static runtime)
-  std::string cuda_driver;   // "13.0"
+  std::string cuda_runtime;               // "13.0" (static runtime)
+  std::string cuda_driver;                // "13.0"
   std::string launch = "single_process";  // | "torchrun" | "mpi"
   int world_size = 1;
-  int first_local_rank = 0;  // global rank of this process's first device
-  int local_ranks = 1;       // ranks driven by this process
-  bool reports = true;       // this process prints the report (rank 0 of the job)
-  bool sm_kernels = false;   // nvcc-built kernels available (SM copy, device-side check)
-  int event_stride = 1;      // iterations per timing event in plain launches
-  bool gated = false;        // batches are queued behind a gate kernel, then released
-  int max_batch = 0;         // most iterations one Time() call takes (0 = no limit)
+  int first_local_rank = 0;     // global rank of this process's first device
+  int local_ranks = 1;          // ranks driven by this process
+  bool reports = true;          // this process prints the report (rank 0 of the job)
+  bool sm_kernels = false;      // nvcc-built kernels available (SM copy, device-side check)
+  int event_stride = 1;         // iterations per timing event in plain launches
+  bool gated = false;           // batches are queued behind a gate kernel, then released
+  int max_batch = 0;            // most iterations one Time() call takes (0 = no limit)
   std::vector<RankInfo> ranks;  // this process's ranks
   BenchTopology topology;
 };
@@ -57,9 +57,9 @@ struct CopySpec {
 };
 
 struct ReproSpec {
-  uint64_t grad_bytes = 0;    // total gradient bytes per rank
+  uint64_t grad_bytes = 0;  // total gradient bytes per rank
   uint64_t bucket_bytes = 0;
-  double compute_us = 0;      // backward compute per step
+  double compute_us = 0;  // backward compute per step
   enum Mode { kOverlap, kSerial, kComputeOnly, kCommOnly } mode = kOverlap;
 };
 

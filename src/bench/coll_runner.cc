@@ -36,10 +36,9 @@ Result<BenchPoint> MeasurePoint(Backend& b, Watchdog* wd, const CollSpec& spec, 
   COMMDX_TRY(b.Time(spec, warmup, false));
   if (graph) COMMDX_TRY(b.Time(spec, o.graph_iters, true));
   if (wd) wd->Arm(what);
-  COMMDX_ASSIGN_OR_RETURN(
-      TimeMatrix times,
-      MeasureAdaptive([&](int n) { return b.Time(spec, n, graph); }, o, o.graph_iters,
-                      b.Info().max_batch));
+  COMMDX_ASSIGN_OR_RETURN(TimeMatrix times,
+                          MeasureAdaptive([&](int n) { return b.Time(spec, n, graph); }, o,
+                                          o.graph_iters, b.Info().max_batch));
   SampleSummary s = Summarize(times);
   BenchPoint p;
   p.valid = true;
@@ -89,8 +88,8 @@ Result<BenchResult> RunCollective(Backend& b, Watchdog* wd, CollectiveType kind,
   result.cuda_graph = o.graph_iters > 0;
   result.event_stride = result.cuda_graph ? 1 : info.event_stride;
   if (HasRoot(kind) && (o.root < 0 || o.root >= n))
-    return MakeError(ErrorCode::kUsage, "--root " + std::to_string(o.root) +
-                                            " is not a rank (0.." + std::to_string(n - 1) + ")");
+    return MakeError(ErrorCode::kUsage, "--root " + std::to_string(o.root) + " is not a rank (0.." +
+                                            std::to_string(n - 1) + ")");
   std::vector<uint64_t> sizes = SweepSizes(o.min_bytes, o.max_bytes, o.factor, o.step_bytes);
   if (sizes.empty()) return MakeError(ErrorCode::kUsage, "the size sweep is empty (-b > -e?)");
 

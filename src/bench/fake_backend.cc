@@ -18,8 +18,8 @@ FakeBackend::FakeBackend(FakeOptions options) : o_(std::move(options)) {
   info_.sm_kernels = o_.sm_kernels;
   info_.topology = o_.topology;
   for (int r = 0; r < o_.ranks; ++r)
-    info_.ranks.push_back({r, r, o_.topology.gpu_name, "0000:00:0" + std::to_string(r) + ".0",
-                           o_.mem_bytes});
+    info_.ranks.push_back(
+        {r, r, o_.topology.gpu_name, "0000:00:0" + std::to_string(r) + ".0", o_.mem_bytes});
 }
 
 double FakeBackend::Jitter() {
@@ -106,10 +106,18 @@ Result<TimeMatrix> FakeBackend::TimeRepro(const ReproSpec& spec, int iters) {
     comm_end = std::max(comm_end, seg * (b + 1)) + c;
   }
   switch (spec.mode) {
-    case ReproSpec::kOverlap: step = std::max(compute_ns, comm_end); break;
-    case ReproSpec::kSerial: step = compute_ns + comm_sum; break;
-    case ReproSpec::kComputeOnly: step = compute_ns; break;
-    case ReproSpec::kCommOnly: step = comm_sum; break;
+    case ReproSpec::kOverlap:
+      step = std::max(compute_ns, comm_end);
+      break;
+    case ReproSpec::kSerial:
+      step = compute_ns + comm_sum;
+      break;
+    case ReproSpec::kComputeOnly:
+      step = compute_ns;
+      break;
+    case ReproSpec::kCommOnly:
+      step = comm_sum;
+      break;
   }
   TimeMatrix t(static_cast<size_t>(o_.ranks));
   for (int k = 0; k < iters; ++k) {

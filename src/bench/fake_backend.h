@@ -15,16 +15,16 @@ namespace commdx::bench {
 
 struct FakeOptions {
   int ranks = 2;
-  double latency_us = 10;      // alpha of every collective
-  double busbw_gbps = 300;     // bus bandwidth at large sizes
-  double jitter = 0.01;        // relative spread of iteration times
-  int slow_rank = -1;          // this rank's times are multiplied by slow_factor
+  double latency_us = 10;   // alpha of every collective
+  double busbw_gbps = 300;  // bus bandwidth at large sizes
+  double jitter = 0.01;     // relative spread of iteration times
+  int slow_rank = -1;       // this rank's times are multiplied by slow_factor
   double slow_factor = 1.0;
   int64_t wrong_elements = 0;  // reported by Check on every rank
   uint64_t hang_at_bytes = 0;  // Time() of an operation this large blocks until Abort()
   double p2p_gbps = 400;
   double p2p_latency_us = 2;
-  int asym_src = -1;           // this directed pair copies at asym_factor x p2p_gbps
+  int asym_src = -1;  // this directed pair copies at asym_factor x p2p_gbps
   int asym_dst = -1;
   double asym_factor = 0.5;
   bool sm_kernels = true;

@@ -61,7 +61,8 @@ double DecodeMini(uint32_t bits, int ebits, int mbits, bool has_inf) {
   else if (field == 0)
     v = std::ldexp(static_cast<double>(m), 1 - bias - mbits);
   else
-    v = std::ldexp(1.0 + std::ldexp(static_cast<double>(m), -mbits), static_cast<int>(field) - bias);
+    v = std::ldexp(1.0 + std::ldexp(static_cast<double>(m), -mbits),
+                   static_cast<int>(field) - bias);
   return sign ? -v : v;
 }
 
@@ -80,35 +81,71 @@ T Get(const void* in) {
 
 void EncodeValue(double v, DataType t, void* out) {
   switch (t) {
-    case DataType::kInt8: Put(static_cast<int8_t>(v), out); break;
-    case DataType::kUint8: Put(static_cast<uint8_t>(v), out); break;
-    case DataType::kInt32: Put(static_cast<int32_t>(v), out); break;
-    case DataType::kUint32: Put(static_cast<uint32_t>(v), out); break;
-    case DataType::kInt64: Put(static_cast<int64_t>(v), out); break;
-    case DataType::kUint64: Put(static_cast<uint64_t>(v), out); break;
-    case DataType::kFloat: Put(static_cast<float>(v), out); break;
-    case DataType::kDouble: Put(v, out); break;
-    case DataType::kHalf: Put(static_cast<uint16_t>(EncodeMini(v, 5, 10, true)), out); break;
-    case DataType::kBfloat16: Put(static_cast<uint16_t>(EncodeMini(v, 8, 7, true)), out); break;
-    case DataType::kFp8E4M3: Put(static_cast<uint8_t>(EncodeMini(v, 4, 3, false)), out); break;
-    case DataType::kFp8E5M2: Put(static_cast<uint8_t>(EncodeMini(v, 5, 2, true)), out); break;
+    case DataType::kInt8:
+      Put(static_cast<int8_t>(v), out);
+      break;
+    case DataType::kUint8:
+      Put(static_cast<uint8_t>(v), out);
+      break;
+    case DataType::kInt32:
+      Put(static_cast<int32_t>(v), out);
+      break;
+    case DataType::kUint32:
+      Put(static_cast<uint32_t>(v), out);
+      break;
+    case DataType::kInt64:
+      Put(static_cast<int64_t>(v), out);
+      break;
+    case DataType::kUint64:
+      Put(static_cast<uint64_t>(v), out);
+      break;
+    case DataType::kFloat:
+      Put(static_cast<float>(v), out);
+      break;
+    case DataType::kDouble:
+      Put(v, out);
+      break;
+    case DataType::kHalf:
+      Put(static_cast<uint16_t>(EncodeMini(v, 5, 10, true)), out);
+      break;
+    case DataType::kBfloat16:
+      Put(static_cast<uint16_t>(EncodeMini(v, 8, 7, true)), out);
+      break;
+    case DataType::kFp8E4M3:
+      Put(static_cast<uint8_t>(EncodeMini(v, 4, 3, false)), out);
+      break;
+    case DataType::kFp8E5M2:
+      Put(static_cast<uint8_t>(EncodeMini(v, 5, 2, true)), out);
+      break;
   }
 }
 
 double DecodeValue(const void* in, DataType t) {
   switch (t) {
-    case DataType::kInt8: return Get<int8_t>(in);
-    case DataType::kUint8: return Get<uint8_t>(in);
-    case DataType::kInt32: return Get<int32_t>(in);
-    case DataType::kUint32: return Get<uint32_t>(in);
-    case DataType::kInt64: return static_cast<double>(Get<int64_t>(in));
-    case DataType::kUint64: return static_cast<double>(Get<uint64_t>(in));
-    case DataType::kFloat: return Get<float>(in);
-    case DataType::kDouble: return Get<double>(in);
-    case DataType::kHalf: return DecodeMini(Get<uint16_t>(in), 5, 10, true);
-    case DataType::kBfloat16: return DecodeMini(Get<uint16_t>(in), 8, 7, true);
-    case DataType::kFp8E4M3: return DecodeMini(Get<uint8_t>(in), 4, 3, false);
-    case DataType::kFp8E5M2: return DecodeMini(Get<uint8_t>(in), 5, 2, true);
+    case DataType::kInt8:
+      return Get<int8_t>(in);
+    case DataType::kUint8:
+      return Get<uint8_t>(in);
+    case DataType::kInt32:
+      return Get<int32_t>(in);
+    case DataType::kUint32:
+      return Get<uint32_t>(in);
+    case DataType::kInt64:
+      return static_cast<double>(Get<int64_t>(in));
+    case DataType::kUint64:
+      return static_cast<double>(Get<uint64_t>(in));
+    case DataType::kFloat:
+      return Get<float>(in);
+    case DataType::kDouble:
+      return Get<double>(in);
+    case DataType::kHalf:
+      return DecodeMini(Get<uint16_t>(in), 5, 10, true);
+    case DataType::kBfloat16:
+      return DecodeMini(Get<uint16_t>(in), 8, 7, true);
+    case DataType::kFp8E4M3:
+      return DecodeMini(Get<uint8_t>(in), 4, 3, false);
+    case DataType::kFp8E5M2:
+      return DecodeMini(Get<uint8_t>(in), 5, 2, true);
   }
   return 0;
 }

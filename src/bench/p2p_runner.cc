@@ -60,8 +60,9 @@ Result<BenchResult> RunP2p(Backend& b, Watchdog* wd, const RunOptions& o) {
   BenchResult result = NewLiveResult(b, "p2p");
   int g = info.local_ranks;
   if (info.local_ranks != info.world_size) {
-    result.notes.push_back("p2p waived: it needs one process that sees every GPU; run it without "
-                           "torchrun/mpirun variables");
+    result.notes.push_back(
+        "p2p waived: it needs one process that sees every GPU; run it without "
+        "torchrun/mpirun variables");
     return result;
   }
   if (g < 2) {
@@ -88,8 +89,9 @@ Result<BenchResult> RunP2p(Backend& b, Watchdog* wd, const RunOptions& o) {
                                 Measure(b, wd, {i, j, sm, false, o.p2p_latency_bytes}, o));
         r.latency_us = lat.median_ns[0] / 1e3;
         result.p2p.push_back(r);
-        if (o.progress) o.progress(std::string("p2p ") + method + " " + std::to_string(i) + "->" +
-                                   std::to_string(j));
+        if (o.progress)
+          o.progress(std::string("p2p ") + method + " " + std::to_string(i) + "->" +
+                     std::to_string(j));
       }
     for (int i = 0; i < g; ++i)
       for (int j = i + 1; j < g; ++j) {

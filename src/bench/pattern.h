@@ -16,7 +16,15 @@ namespace commdx::bench::pattern {
 
 // Plain ints so device code can use them. Coll: the collectives bench runs (cuda_coll.cc maps
 // CollectiveType onto it); Op and DataType: same numbering as bench::RedOp / DataType.
-enum Coll : int { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll, kSendRecv };
+enum Coll : int {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kBroadcast,
+  kReduce,
+  kAllToAll,
+  kSendRecv
+};
 enum Op : int { kSum, kProd, kMax, kMin, kAvg };
 
 struct Params {
@@ -39,10 +47,14 @@ COMMDX_HD inline double InputValue(const Params& p, int r, uint64_t i) {
 
 COMMDX_HD inline double Combine(int op, double a, double b) {
   switch (op) {
-    case kProd: return a * b;
-    case kMax: return a > b ? a : b;
-    case kMin: return a < b ? a : b;
-    default: return a + b;  // sum, avg (divided at the end)
+    case kProd:
+      return a * b;
+    case kMax:
+      return a > b ? a : b;
+    case kMin:
+      return a < b ? a : b;
+    default:
+      return a + b;  // sum, avg (divided at the end)
   }
 }
 
@@ -89,13 +101,20 @@ COMMDX_HD inline double Expected(const Params& p, uint64_t i, bool integer_type)
 COMMDX_HD inline double Tolerance(int dtype, double v) {
   double a = v < 0 ? -v : v;
   switch (dtype) {
-    case 6: return a * 1e-3 + 1e-6;    // half
-    case 9: return a * 8e-3 + 1e-6;    // bfloat16
-    case 10: return a * 0.07 + 1e-6;   // fp8 e4m3 (partial sums round)
-    case 11: return a * 0.13 + 1e-6;   // fp8 e5m2
-    case 7: return a * 1e-6;           // float
-    case 8: return a * 1e-12;          // double
-    default: return 0.5;               // integers: exact
+    case 6:
+      return a * 1e-3 + 1e-6;  // half
+    case 9:
+      return a * 8e-3 + 1e-6;  // bfloat16
+    case 10:
+      return a * 0.07 + 1e-6;  // fp8 e4m3 (partial sums round)
+    case 11:
+      return a * 0.13 + 1e-6;  // fp8 e5m2
+    case 7:
+      return a * 1e-6;  // float
+    case 8:
+      return a * 1e-12;  // double
+    default:
+      return 0.5;  // integers: exact
   }
 }
 

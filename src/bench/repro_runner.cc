@@ -32,8 +32,9 @@ Result<BenchResult> RunRepro(Backend& b, Watchdog* wd, const RunOptions& o) {
   result.repro_grad_bytes = static_cast<double>(o.grad_bytes);
   result.repro_compute_us = o.compute_ms * 1e3;
   if (!b.Info().sm_kernels) {
-    result.notes.push_back("repro waived: commdx was built without nvcc, so it has no compute "
-                           "kernel of set duration");
+    result.notes.push_back(
+        "repro waived: commdx was built without nvcc, so it has no compute "
+        "kernel of set duration");
     return result;
   }
   if (o.grad_bytes == 0 || o.bucket_bytes.empty())

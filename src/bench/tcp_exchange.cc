@@ -48,7 +48,8 @@ bool Io(int fd, void* buf, size_t n, bool write_mode, double deadline) {
 }
 
 Error Fail(const std::string& what) {
-  return MakeError(ErrorCode::kEnvironment, what + (errno ? std::string(": ") + std::strerror(errno) : ""));
+  return MakeError(ErrorCode::kEnvironment,
+                   what + (errno ? std::string(": ") + std::strerror(errno) : ""));
 }
 
 Result<std::string> Serve(const LaunchEnv& env, const std::string& blob, double deadline) {
@@ -144,8 +145,9 @@ Result<std::string> Fetch(const LaunchEnv& env, double deadline) {
     }
     if (Now() > deadline) {
       errno = 0;
-      return Fail("rank " + std::to_string(env.rank) + " could not get the NCCL id from rank 0 at " +
-                  env.master_addr + ":" + port + " before the timeout");
+      return Fail("rank " + std::to_string(env.rank) +
+                  " could not get the NCCL id from rank 0 at " + env.master_addr + ":" + port +
+                  " before the timeout");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

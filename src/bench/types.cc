@@ -14,12 +14,12 @@ struct TypeName {
   size_t bytes;
 };
 constexpr TypeName kTypes[] = {
-    {DataType::kInt8, "int8", 1},         {DataType::kUint8, "uint8", 1},
-    {DataType::kInt32, "int32", 4},       {DataType::kUint32, "uint32", 4},
-    {DataType::kInt64, "int64", 8},       {DataType::kUint64, "uint64", 8},
-    {DataType::kHalf, "half", 2},         {DataType::kFloat, "float", 4},
-    {DataType::kDouble, "double", 8},     {DataType::kBfloat16, "bfloat16", 2},
-    {DataType::kFp8E4M3, "f8e4m3", 1},    {DataType::kFp8E5M2, "f8e5m2", 1},
+    {DataType::kInt8, "int8", 1},      {DataType::kUint8, "uint8", 1},
+    {DataType::kInt32, "int32", 4},    {DataType::kUint32, "uint32", 4},
+    {DataType::kInt64, "int64", 8},    {DataType::kUint64, "uint64", 8},
+    {DataType::kHalf, "half", 2},      {DataType::kFloat, "float", 4},
+    {DataType::kDouble, "double", 8},  {DataType::kBfloat16, "bfloat16", 2},
+    {DataType::kFp8E4M3, "f8e4m3", 1}, {DataType::kFp8E5M2, "f8e5m2", 1},
 };
 
 constexpr const char* kOps[] = {"sum", "prod", "max", "min", "avg"};
@@ -145,11 +145,24 @@ Result<uint64_t> ParseSize(std::string_view text) {
     if (!s.empty()) last = s.back();
   }
   switch (last) {
-    case 'k': case 'K': mult = 1024.0; break;
-    case 'm': case 'M': mult = 1024.0 * 1024; break;
-    case 'g': case 'G': mult = 1024.0 * 1024 * 1024; break;
-    case 't': case 'T': mult = 1024.0 * 1024 * 1024 * 1024; break;
-    default: break;
+    case 'k':
+    case 'K':
+      mult = 1024.0;
+      break;
+    case 'm':
+    case 'M':
+      mult = 1024.0 * 1024;
+      break;
+    case 'g':
+    case 'G':
+      mult = 1024.0 * 1024 * 1024;
+      break;
+    case 't':
+    case 'T':
+      mult = 1024.0 * 1024 * 1024 * 1024;
+      break;
+    default:
+      break;
   }
   if (mult != 1) s.remove_suffix(1);
   auto v = ParseDouble(s);

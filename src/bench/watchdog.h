@@ -25,9 +25,10 @@ class Watchdog {
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
-  void Arm(std::string what);  // what is running now, e.g. "all_reduce 8 GiB float sum out-of-place"
+  void Arm(
+      std::string what);  // what is running now, e.g. "all_reduce 8 GiB float sum out-of-place"
   void Disarm();
-  void Beat();                 // progress was seen
+  void Beat();  // progress was seen
   // The waiting call saw the abort and is returning; cancels the hard exit.
   void Acknowledge();
 

@@ -50,7 +50,8 @@ Status Resolve(BenchCliOptions& o, CLI::App& cmd) {
   if (!dt) return MakeError(ErrorCode::kUsage, "unknown data type '" + o.dtype + "'");
   r.dtype = *dt;
   auto op = bench::ParseRedOp(o.op);
-  if (!op) return MakeError(ErrorCode::kUsage, "unknown reduction '" + o.op + "' (sum prod max min avg)");
+  if (!op)
+    return MakeError(ErrorCode::kUsage, "unknown reduction '" + o.op + "' (sum prod max min avg)");
   r.op = *op;
   r.out_of_place = o.place != "in-place";
   r.in_place = o.place != "out-of-place";
@@ -113,8 +114,10 @@ int RunBench(CLI::App& cmd, BenchCliOptions& o) {
         std::_Exit(0);
       }
     }
-    if (connected) result = c->run(b, &wd, o.run);
-    else result = connected.error();
+    if (connected)
+      result = c->run(b, &wd, o.run);
+    else
+      result = connected.error();
     b.SetWatchdog(nullptr);
   }
   if (o.run.progress) std::fprintf(stderr, "\r\x1b[2K");
@@ -142,9 +145,11 @@ void AddBenchCommand(CLI::App& app, Action& run) {
                   "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, "
                   "p2p, repro (--list)");
   cmd->add_flag("--list", o->list, "List the benchmark cases");
-  cmd->add_option("-b,--minbytes", o->min_bytes, "Smallest size (8, 64K, 8M, 1G)")->capture_default_str();
+  cmd->add_option("-b,--minbytes", o->min_bytes, "Smallest size (8, 64K, 8M, 1G)")
+      ->capture_default_str();
   cmd->add_option("-e,--maxbytes", o->max_bytes,
-                  "Largest size (default capped to 40% of GPU memory)")->capture_default_str();
+                  "Largest size (default capped to 40% of GPU memory)")
+      ->capture_default_str();
   cmd->add_option("-f,--stepfactor", o->factor, "Multiply the size by this between points")
       ->capture_default_str();
   cmd->add_option("-i,--stepbytes", o->step_bytes, "Add this many bytes between points instead");
@@ -162,9 +167,11 @@ void AddBenchCommand(CLI::App& app, Action& run) {
   cmd->add_option("--place", o->place, "Buffers: both, out-of-place, in-place")
       ->check(CLI::IsMember({"both", "out-of-place", "in-place"}))
       ->capture_default_str();
-  cmd->add_option("-c,--check", o->check, "Check results after timing (1/0)")->capture_default_str();
+  cmd->add_option("-c,--check", o->check, "Check results after timing (1/0)")
+      ->capture_default_str();
   cmd->add_option("-G,--cuda-graph", o->run.graph_iters,
-                  "Launch N operations per CUDA graph (0 = plain launches)")->capture_default_str();
+                  "Launch N operations per CUDA graph (0 = plain launches)")
+      ->capture_default_str();
   cmd->add_option("-g,--ngpus", o->backend.ngpus, "GPUs for one process (0 = all visible)")
       ->capture_default_str();
   cmd->add_option("--timeout", o->timeout_s,
@@ -179,12 +186,15 @@ void AddBenchCommand(CLI::App& app, Action& run) {
                 "Experimental: queue each timed batch behind a gate kernel before releasing it, "
                 "so times exclude CPU launch gaps");
   cmd->add_option("--p2p-size", o->p2p_size, "p2p: bytes per copy")->capture_default_str();
-  cmd->add_option("--grad-size", o->grad_size, "repro: gradient bytes per rank")->capture_default_str();
+  cmd->add_option("--grad-size", o->grad_size, "repro: gradient bytes per rank")
+      ->capture_default_str();
   cmd->add_option("--compute-ms", o->run.compute_ms, "repro: backward compute per step")
       ->capture_default_str();
   cmd->add_option("--buckets", o->buckets, "repro: bucket sizes to sweep")->capture_default_str();
   // For tests and demos without a GPU (not shown in --help).
-  cmd->add_option("--backend", o->backend.kind, "")->group("")->check(CLI::IsMember({"cuda", "fake"}));
+  cmd->add_option("--backend", o->backend.kind, "")
+      ->group("")
+      ->check(CLI::IsMember({"cuda", "fake"}));
   cmd->add_option("--fake-ranks", o->backend.fake.ranks, "")->group("");
   cmd->add_option("--fake-busbw", o->backend.fake.busbw_gbps, "")->group("");
   cmd->add_option("--fake-latency-us", o->backend.fake.latency_us, "")->group("");
@@ -196,7 +206,8 @@ void AddBenchCommand(CLI::App& app, Action& run) {
   cmd->add_option("--fault-exit-rank", o->fault_exit_rank, "")->group("");
   AddOutputFlags(*cmd, o->output);
   cmd->callback([&run, o, cmd] {
-    if (o->backend.fake.asym_src >= 0) o->backend.fake.asym_dst = (o->backend.fake.asym_src + 1) % 2;
+    if (o->backend.fake.asym_src >= 0)
+      o->backend.fake.asym_dst = (o->backend.fake.asym_src + 1) % 2;
     run = [o, cmd] { return RunBench(*cmd, *o); };
   });
 }

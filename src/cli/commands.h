@@ -2,9 +2,8 @@
 // listed here. `run` is set to the action that executes after parsing.
 #pragma once
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace commdx::cli {
 

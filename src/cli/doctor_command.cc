@@ -50,7 +50,8 @@ Status QuickBench(const DoctorOptions& o, Job& job) {
   wd.Arm("NCCL communicator init (ncclCommInitAll)");
   Status connected = backend->Connect();
   wd.Disarm();
-  Result<BenchResult> r = connected ? c->run(*backend, &wd, run) : Result<BenchResult>(connected.error());
+  Result<BenchResult> r =
+      connected ? c->run(*backend, &wd, run) : Result<BenchResult>(connected.error());
   backend->SetWatchdog(nullptr);
   if (!r) return std::move(r).error();
   job.bench.push_back(std::move(r).value());
@@ -61,13 +62,14 @@ int RunDoctor(const DoctorOptions& o) {
   Job job = ProbeThisNode({o.root, o.nccl_lib});
   std::vector<diagnose::Gap> gaps;
   if (job.topo.gpus.size() >= 2 && !o.no_bench) {
-    if (!o.output.quiet) std::fprintf(stderr, "commdx: quick all_reduce sweep on %zu GPUs...\n", job.topo.gpus.size());
+    if (!o.output.quiet)
+      std::fprintf(stderr, "commdx: quick all_reduce sweep on %zu GPUs...\n", job.topo.gpus.size());
     if (Status s = QuickBench(o, job); !s)
       gaps.push_back({"interconnect benchmark", "could not run: " + s.error().message});
   } else if (!o.no_bench) {
-    gaps.push_back({"interconnect benchmark",
-                    job.topo.gpus.empty() ? "no GPU visible (" + job.topo.nvml_error + ")"
-                                          : "needs two or more GPUs on this node"});
+    gaps.push_back({"interconnect benchmark", job.topo.gpus.empty()
+                                                  ? "no GPU visible (" + job.topo.nvml_error + ")"
+                                                  : "needs two or more GPUs on this node"});
   }
   if (!o.save_path.empty())
     if (auto st = ingest::WriteSnapshotFile(o.save_path, &job.topo, &job.env); !st)

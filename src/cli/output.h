@@ -1,9 +1,8 @@
 // Flags every subcommand shares (--format, -o, --quiet, --verbose) and writing the report.
 #pragma once
 
-#include <string>
-
 #include <CLI/CLI.hpp>
+#include <string>
 
 #include "base/result.h"
 #include "report/report.h"

@@ -41,9 +41,10 @@ Comparison Compare(const SavedResult& a, const SavedResult& b, const CompareOpti
   }
   for (const auto& [path, vb] : nb)
     if (!na.count(path)) c.only_in_b.push_back(path);
-  std::stable_sort(c.numbers.begin(), c.numbers.end(), [](const NumberChange& x, const NumberChange& y) {
-    return std::fabs(x.relative) > std::fabs(y.relative);
-  });
+  std::stable_sort(c.numbers.begin(), c.numbers.end(),
+                   [](const NumberChange& x, const NumberChange& y) {
+                     return std::fabs(x.relative) > std::fabs(y.relative);
+                   });
 
   auto sa = ToMap(a.strings), sb = ToMap(b.strings);
   for (const auto& [path, va] : sa) {

@@ -40,16 +40,16 @@ struct BenchRow {
 
 // Link facts the expectation is computed from (live: CUDA/NVML; ingested: GPU name only).
 struct BenchTopology {
-  std::string gpu_name;    // "NVIDIA H200"
-  int compute_major = 0;   // compute capability, 0 = unknown
+  std::string gpu_name;   // "NVIDIA H200"
+  int compute_major = 0;  // compute capability, 0 = unknown
   int compute_minor = 0;
-  std::string link;        // "nvlink" | "pcie" | "host" | "" (unknown)
-  int nvlink_version = 0;  // NVML NVLink version (4 = H100/H200), 0 = unknown
-  int nvlinks_per_gpu = 0; // active links on the GPU with the fewest, 0 = unknown
+  std::string link;         // "nvlink" | "pcie" | "host" | "" (unknown)
+  int nvlink_version = 0;   // NVML NVLink version (4 = H100/H200), 0 = unknown
+  int nvlinks_per_gpu = 0;  // active links on the GPU with the fewest, 0 = unknown
   int pcie_gen = 0;
   int pcie_width = 0;
   int nodes = 1;
-  bool guessed = false;    // inferred from the GPU name only
+  bool guessed = false;  // inferred from the GPU name only
 };
 
 // One directed GPU pair, one copy method (copy engine or SM kernel), one direction mode.
@@ -58,7 +58,7 @@ struct P2pResult {
   int dst = 0;
   std::string method;  // "ce" (cudaMemcpyPeerAsync) | "sm" (copy kernel)
   bool bidirectional = false;
-  uint64_t bytes = 0;       // per direction per iteration
+  uint64_t bytes = 0;         // per direction per iteration
   double bandwidth_gbps = 0;  // per direction (bidirectional: each direction's)
   double latency_us = 0;      // median time of a small copy
   double p10_gbps = 0, p90_gbps = 0;
@@ -69,23 +69,23 @@ struct P2pResult {
 struct ReproPoint {
   uint64_t bucket_bytes = 0;
   int buckets = 0;
-  double step_overlap_us = 0;     // all_reduce of each bucket as soon as its gradients are ready
-  double step_serial_us = 0;      // all buckets after the whole backward
-  double compute_only_us = 0;     // no communication
-  double comm_only_us = 0;        // the buckets alone
+  double step_overlap_us = 0;  // all_reduce of each bucket as soon as its gradients are ready
+  double step_serial_us = 0;   // all buckets after the whole backward
+  double compute_only_us = 0;  // no communication
+  double comm_only_us = 0;     // the buckets alone
 };
 
 struct BenchResult {
-  std::string case_key;     // bench case: "p2p", "repro", or a CollectiveTypeName ("all_reduce")
-  std::string source;       // "commdx" | "nccl-tests"
-  std::string file;         // ingested file path (empty when live)
-  std::string tool_version; // nccl-tests version, or commdx version
-  std::string nccl_version; // "2.28.9"
-  std::string nccl_library; // path of the libnccl that was loaded (live)
-  std::string launch;       // "single_process" | "torchrun" | "mpi" | "nccl-tests"
+  std::string case_key;      // bench case: "p2p", "repro", or a CollectiveTypeName ("all_reduce")
+  std::string source;        // "commdx" | "nccl-tests"
+  std::string file;          // ingested file path (empty when live)
+  std::string tool_version;  // nccl-tests version, or commdx version
+  std::string nccl_version;  // "2.28.9"
+  std::string nccl_library;  // path of the libnccl that was loaded (live)
+  std::string launch;        // "single_process" | "torchrun" | "mpi" | "nccl-tests"
   int nranks = 0;
   bool cuda_graph = false;
-  int event_stride = 1;     // plain launches: iterations per timing event (live commdx runs)
+  int event_stride = 1;  // plain launches: iterations per timing event (live commdx runs)
   BenchTopology topology;
   std::vector<BenchRow> rows;
   std::optional<double> reported_avg_busbw_gbps;  // nccl-tests "# Avg bus bandwidth" (a mean)
@@ -94,7 +94,7 @@ struct BenchResult {
   std::vector<ReproPoint> repro;
   double repro_grad_bytes = 0;
   double repro_compute_us = 0;
-  double wall_s = 0;  // wall time of the whole case (live)
+  double wall_s = 0;               // wall time of the whole case (live)
   std::vector<std::string> notes;  // waivers and caveats, one sentence each
 };
 

@@ -10,16 +10,16 @@
 namespace commdx {
 
 enum class InputKind {
-  kKineto,       // PyTorch profiler (Kineto) trace
-  kNsys,         // Nsight Systems report (SQLite export, or .nsys-rep converted by nsys)
-  kNcclTests,    // nccl-tests output
-  kNcclLog,      // NCCL debug log
-  kSnapshot,     // commdx machine snapshot
-  kEnvDump,      // environment dump of a process
-  kSmiTopo,      // nvidia-smi topo -m
-  kSmiP2P,       // nvidia-smi topo -p2p
-  kSmiNvlink,    // nvidia-smi nvlink -s
-  kSavedResult,  // a saved commdx JSON result (compare)
+  kKineto,          // PyTorch profiler (Kineto) trace
+  kNsys,            // Nsight Systems report (SQLite export, or .nsys-rep converted by nsys)
+  kNcclTests,       // nccl-tests output
+  kNcclLog,         // NCCL debug log
+  kSnapshot,        // commdx machine snapshot
+  kEnvDump,         // environment dump of a process
+  kSmiTopo,         // nvidia-smi topo -m
+  kSmiP2P,          // nvidia-smi topo -p2p
+  kSmiNvlink,       // nvidia-smi nvlink -s
+  kSavedResult,     // a saved commdx JSON result (compare)
   kFlightRecorder,  // PyTorch Flight Recorder dump (pickle or JSON), one per rank
   kJobLog,          // a job's stdout/stderr (torchrun, srun, mpirun): PyTorch watchdog lines
 };

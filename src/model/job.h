@@ -33,10 +33,10 @@ struct SkippedInput {
 struct Job {
   std::vector<InputFile> inputs;
   std::vector<SkippedInput> skipped;
-  NcclSetup nccl;       // from NCCL debug logs
-  TraceSet trace;       // from PyTorch profiler (Kineto) traces, one RankTrace per file
-  Topology topo;        // GPUs, links, NUMA, NICs (live probe, nvidia-smi text, snapshot)
-  EnvSnapshot env;      // environment of the node (live probe or snapshot)
+  NcclSetup nccl;   // from NCCL debug logs
+  TraceSet trace;   // from PyTorch profiler (Kineto) traces, one RankTrace per file
+  Topology topo;    // GPUs, links, NUMA, NICs (live probe, nvidia-smi text, snapshot)
+  EnvSnapshot env;  // environment of the node (live probe or snapshot)
   std::vector<BenchResult> bench;  // live `commdx bench` runs and nccl-tests outputs
   std::vector<FrDump> flight;      // PyTorch Flight Recorder dumps, one per rank
   JobLogFacts job_log;             // the job's own stdout/stderr (watchdog timeouts)

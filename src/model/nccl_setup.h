@@ -28,12 +28,12 @@ struct NcclLineRef {
 struct NcclProcess {
   std::string host;
   int64_t pid = 0;
-  std::string version;  // "2.28.9" (from "NCCL version 2.28.9+cuda13.0"), empty if not seen
+  std::string version;       // "2.28.9" (from "NCCL version 2.28.9+cuda13.0"), empty if not seen
   std::string version_full;  // "2.28.9+cuda13.0"
   SourceLoc version_loc;
   std::string version_line;
-  int cuda_driver = 0;  // "cudaDriverVersion 12040" -> 12040
-  std::string file;     // log file it was read from (first)
+  int cuda_driver = 0;       // "cudaDriverVersion 12040" -> 12040
+  std::string file;          // log file it was read from (first)
   std::vector<int> devices;  // [dev] values seen, sorted
 };
 
@@ -75,11 +75,11 @@ struct NcclConnection {
   std::string to_id;
   std::string transport;  // as written, e.g. "P2P/CUMEM/read", "NET/IB/0/GDRDMA"
   TransportKind kind = TransportKind::kUnknown;
-  bool gdr = false;       // GDRDMA in the transport string
-  int net_dev = -1;       // NET/<net>/<dev>: the NIC index
-  int proxy_rank = -1;    // NET/<net>/<dev>(<proxyRank>): PXN
-  int direction = 0;      // 0 none, 1 [send], 2 [receive]
-  std::string host;       // host of the process that printed the line
+  bool gdr = false;     // GDRDMA in the transport string
+  int net_dev = -1;     // NET/<net>/<dev>: the NIC index
+  int proxy_rank = -1;  // NET/<net>/<dev>(<proxyRank>): PXN
+  int direction = 0;    // 0 none, 1 [send], 2 [receive]
+  std::string host;     // host of the process that printed the line
   int64_t pid = 0;
   uint32_t count = 1;
   NcclLineRef ref;
@@ -110,12 +110,12 @@ struct NcclCommunicator {
   int nvls_channels = -1;             // -1 not logged
   int collnet_channels = -1;
   int p2p_channels = -1;
-  NcclLineRef channels_ref;           // a line that shows the channel count
+  NcclLineRef channels_ref;  // a line that shows the channel count
   std::vector<NcclConnection> connections;
-  std::vector<std::string> rings;     // "0 1 2 3" ring orders, one per channel, as text
-  std::vector<std::string> trees;     // "Trees [0] ..." bodies, as text
-  int init_start = 0;                 // Init START lines seen
-  int init_complete = 0;              // Init COMPLETE lines seen
+  std::vector<std::string> rings;  // "0 1 2 3" ring orders, one per channel, as text
+  std::vector<std::string> trees;  // "Trees [0] ..." bodies, as text
+  int init_start = 0;              // Init START lines seen
+  int init_complete = 0;           // Init COMPLETE lines seen
   std::vector<NcclLineRef> init_refs;
 };
 
@@ -146,7 +146,7 @@ struct NcclNetInfo {
   int64_t pid = 0;
   std::string network;  // from "Using network X": "IB", "Socket", "AWS Libfabric", ...
   NcclLineRef network_ref;
-  std::string plugin;   // "internal", "NCCL RDMA Plugin v8", ...
+  std::string plugin;  // "internal", "NCCL RDMA Plugin v8", ...
   NcclLineRef plugin_ref;
   std::string ofi_provider;  // aws-ofi-nccl "Selected Provider is X"
   NcclLineRef ofi_ref;
@@ -173,8 +173,8 @@ struct NcclWarning {
   std::string host;
   int64_t pid = 0;
   int cuda_dev = -1;
-  std::string source_file;  // "misc/shmutils.cc:112" where logged
-  int64_t time_ns = -1;     // from a timestamp prefix, ns since the epoch; -1 if none
+  std::string source_file;      // "misc/shmutils.cc:112" where logged
+  int64_t time_ns = -1;         // from a timestamp prefix, ns since the epoch; -1 if none
   bool from_framework = false;  // text after a framework's "Last error:" line
   uint32_t count = 1;           // identical warnings of one process are kept once
   NcclLineRef ref;
@@ -205,8 +205,8 @@ struct NcclSetup {
   std::vector<NcclWarning> warnings;
   std::vector<NcclNote> notes;
   std::vector<NcclCallStream> call_streams;  // COLL lines, one stream per communicator and rank
-  std::vector<std::string> files;  // log files read
-  uint64_t nccl_lines = 0;         // lines recognised as NCCL output
+  std::vector<std::string> files;            // log files read
+  uint64_t nccl_lines = 0;                   // lines recognised as NCCL output
 
   bool empty() const { return files.empty(); }
 

@@ -1,8 +1,8 @@
 #include "model/topology.h"
 
 #include <algorithm>
-#include <utility>
 #include <cctype>
+#include <utility>
 
 #include "base/text.h"
 
@@ -177,19 +177,17 @@ bool PairBefore(const GpuPair& x, int a, int b) { return x.a != a ? x.a < a : x.
 
 const GpuPair* Topology::FindPair(int a, int b) const {
   if (a > b) std::swap(a, b);
-  auto it = std::lower_bound(pairs.begin(), pairs.end(), std::pair{a, b},
-                             [](const GpuPair& x, std::pair<int, int> k) {
-                               return PairBefore(x, k.first, k.second);
-                             });
+  auto it = std::lower_bound(
+      pairs.begin(), pairs.end(), std::pair{a, b},
+      [](const GpuPair& x, std::pair<int, int> k) { return PairBefore(x, k.first, k.second); });
   return it != pairs.end() && it->a == a && it->b == b ? &*it : nullptr;
 }
 
 GpuPair& Topology::PairAt(int a, int b) {
   if (a > b) std::swap(a, b);
-  auto it = std::lower_bound(pairs.begin(), pairs.end(), std::pair{a, b},
-                             [](const GpuPair& x, std::pair<int, int> k) {
-                               return PairBefore(x, k.first, k.second);
-                             });
+  auto it = std::lower_bound(
+      pairs.begin(), pairs.end(), std::pair{a, b},
+      [](const GpuPair& x, std::pair<int, int> k) { return PairBefore(x, k.first, k.second); });
   if (it != pairs.end() && it->a == a && it->b == b) return *it;
   GpuPair p;
   p.a = a;

@@ -23,7 +23,7 @@ enum class GpuOpKind : uint8_t {
   kCommKernel,  // NCCL/RCCL kernel
   kMemcpy,
   kMemset,
-  kSync,        // cuda_sync on the GPU timeline (Stream/Event/Context Sync): a wait, not work
+  kSync,  // cuda_sync on the GPU timeline (Stream/Event/Context Sync): a wait, not work
 };
 
 enum class CopyKind : uint8_t { kNone, kHtoD, kDtoH, kDtoD, kHtoH, kPtoP, kOther };
@@ -37,9 +37,9 @@ struct GpuOp {
   uint64_t bytes = 0;        // memcpy/memset bytes where given
   uint32_t name = 0;         // index into RankTrace::names
   int32_t stream = -1;
-  int32_t collective = -1;   // index into RankTrace::collectives for comm kernels
-  int32_t launch = -1;       // index into RankTrace::runtime of the launching call
-  int32_t grid_x = 0;        // NCCL: the channel count
+  int32_t collective = -1;  // index into RankTrace::collectives for comm kernels
+  int32_t launch = -1;      // index into RankTrace::runtime of the launching call
+  int32_t grid_x = 0;       // NCCL: the channel count
   int16_t device = -1;
   GpuOpKind kind = GpuOpKind::kKernel;
   CopyKind copy = CopyKind::kNone;
@@ -109,20 +109,20 @@ struct DeviceInfo {
 
 // One collective (or point-to-point) call as one rank saw it.
 struct Collective {
-  int64_t start_ns = 0;   // its GPU kernel; 0/0 when no kernel was found
+  int64_t start_ns = 0;  // its GPU kernel; 0/0 when no kernel was found
   int64_t end_ns = 0;
   int64_t issue_ns = -1;  // CPU time it was launched (runtime call start)
   int64_t in_nelems = -1;
   int64_t out_nelems = -1;
-  uint64_t bytes = 0;     // message size as nccl-tests counts it (see trace-metrics.md); 0 = unknown
-  int64_t seq = -1;       // "Seq" arg where present
+  uint64_t bytes = 0;  // message size as nccl-tests counts it (see trace-metrics.md); 0 = unknown
+  int64_t seq = -1;    // "Seq" arg where present
   int32_t gpu_op = -1;
-  int32_t pg = -1;        // index into RankTrace::process_groups
+  int32_t pg = -1;  // index into RankTrace::process_groups
   int32_t group_size = 0;
-  int32_t peer = -1;      // the other rank of a send/recv where known
-  int32_t grid_x = 0;     // channels
-  uint32_t name = 0;      // "Collective name" as written, else the kernel name
-  uint32_t dtype = 0;     // dtype as written ("Float"), index into names; 0 = unknown
+  int32_t peer = -1;   // the other rank of a send/recv where known
+  int32_t grid_x = 0;  // channels
+  uint32_t name = 0;   // "Collective name" as written, else the kernel name
+  uint32_t dtype = 0;  // dtype as written ("Float"), index into names; 0 = unknown
   CollectiveType type = CollectiveType::kUnknown;
   bool from_args = false;  // classified from the collective args, not from the kernel name
   bool launched = true;    // its launch is in the trace (false: issued before tracing started)
@@ -171,10 +171,10 @@ struct RankTrace {
   std::vector<std::string> names;  // interned names; names[0] is ""
   std::vector<ThreadInfo> threads;
   std::vector<StreamInfo> streams;
-  std::vector<GpuOp> gpu_ops;         // sorted by start
-  std::vector<HostOp> host_ops;       // sorted by start
+  std::vector<GpuOp> gpu_ops;           // sorted by start
+  std::vector<HostOp> host_ops;         // sorted by start
   std::vector<HostOp> gpu_annotations;  // gpu_user_annotation ranges on the GPU timeline, sorted
-  std::vector<RuntimeCall> runtime;   // sorted by start
+  std::vector<RuntimeCall> runtime;     // sorted by start
   std::vector<Collective> collectives;  // in issue order
   std::vector<ProcessGroupInfo> process_groups;  // this rank's view (distributedInfo + args)
   std::vector<Step> steps;

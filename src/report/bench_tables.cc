@@ -26,7 +26,7 @@ void AddSetup(const BenchResult& r, const std::string& key, Report& rep) {
     if (!v.empty()) t.AddRow({Cell(k), Cell(v)});
   };
   add("source", r.source == "nccl-tests" ? "nccl-tests " + r.tool_version + " (" + r.file + ")"
-                                          : "commdx bench " + r.tool_version);
+                                         : "commdx bench " + r.tool_version);
   add("NCCL version", r.nccl_version);
   add("NCCL library", r.nccl_library);
   add("launch", r.launch);
@@ -36,8 +36,8 @@ void AddSetup(const BenchResult& r, const std::string& key, Report& rep) {
   if (r.topology.link == "nvlink" && r.topology.nvlinks_per_gpu)
     link += " (" + std::to_string(r.topology.nvlinks_per_gpu) + " active links per GPU)";
   if (r.topology.pcie_gen)
-    link += (link.empty() ? "" : "; ") + std::string("PCIe Gen") + std::to_string(r.topology.pcie_gen) +
-            " x" + std::to_string(r.topology.pcie_width);
+    link += (link.empty() ? "" : "; ") + std::string("PCIe Gen") +
+            std::to_string(r.topology.pcie_gen) + " x" + std::to_string(r.topology.pcie_width);
   add("link", link);
   add("CUDA graph", r.cuda_graph ? "yes" : "");
   if (r.event_stride > 1)
@@ -67,11 +67,12 @@ void AddSweep(const BenchResult& r, const std::string& key, Report& rep) {
   t.title = r.case_key + " (" + std::to_string(r.nranks) +
             " ranks): out-of-place then in-place, nccl-tests columns" +
             (live ? "; then out-of-place spread" : "");
-  t.columns = {"size(B)", "count", "type", "redop", "root", "time(us)", "algbw(GB/s)",
-               "busbw(GB/s)", "#wrong", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong"};
-  t.column_keys = {"size_bytes", "count", "type", "redop", "root", "oop_time_us", "oop_algbw_gbps",
-                   "oop_busbw_gbps", "oop_wrong", "ip_time_us", "ip_algbw_gbps", "ip_busbw_gbps",
-                   "ip_wrong"};
+  t.columns = {"size(B)",     "count",       "type",        "redop",  "root",
+               "time(us)",    "algbw(GB/s)", "busbw(GB/s)", "#wrong", "time(us)",
+               "algbw(GB/s)", "busbw(GB/s)", "#wrong"};
+  t.column_keys = {"size_bytes",    "count",          "type",           "redop",     "root",
+                   "oop_time_us",   "oop_algbw_gbps", "oop_busbw_gbps", "oop_wrong", "ip_time_us",
+                   "ip_algbw_gbps", "ip_busbw_gbps",  "ip_wrong"};
   if (live) {
     for (const char* c : {"p10(us)", "p90(us)", "iters", "slowest"}) t.columns.push_back(c);
     for (const char* c : {"oop_p10_us", "oop_p90_us", "oop_iters", "oop_slowest_rank"})
@@ -105,11 +106,11 @@ void AddSummary(const BenchResult& r, const std::string& key, Report& rep) {
   Table t;
   t.key = key;
   t.title = r.case_key + " summary";
-  t.columns = {"plateau busbw(GB/s)", "plateau from", "peak busbw(GB/s)", "latency floor(us)",
-               "alpha(us)", "beta busbw(GB/s)", "expected(GB/s)", "efficiency"};
+  t.columns = {"plateau busbw(GB/s)", "plateau from",     "peak busbw(GB/s)", "latency floor(us)",
+               "alpha(us)",           "beta busbw(GB/s)", "expected(GB/s)",   "efficiency"};
   t.column_keys = {"plateau_busbw_gbps", "plateau_from_bytes", "peak_busbw_gbps",
-                   "latency_floor_us", "alpha_us", "beta_busbw_gbps", "expected_gbps",
-                   "efficiency_percent"};
+                   "latency_floor_us",   "alpha_us",           "beta_busbw_gbps",
+                   "expected_gbps",      "efficiency_percent"};
   std::vector<Cell> row = {Cell::Num(s.plateau_busbw_gbps, 1),
                            Cell(FormatBytes(static_cast<double>(s.plateau_from_bytes))),
                            Cell::Num(s.peak_busbw_gbps, 1), Cell::Num(s.latency_floor_us, 2)};
@@ -119,10 +120,12 @@ void AddSummary(const BenchResult& r, const std::string& key, Report& rep) {
   row.push_back(s.expected.known ? Cell::Num(100 * s.efficiency, 0) : Cell("-"));
   if (s.expected.known) row.back().text += "%";
   t.AddRow(std::move(row));
-  std::string note = s.expected.known ? "expected: " + s.expected.basis
-                                      : "expected: unknown (" + (s.expected.basis.empty()
-                                                                     ? std::string("link not detected")
-                                                                     : s.expected.basis) + ")";
+  std::string note =
+      s.expected.known
+          ? "expected: " + s.expected.basis
+          : "expected: unknown (" +
+                (s.expected.basis.empty() ? std::string("link not detected") : s.expected.basis) +
+                ")";
   if (!s.saturated) note += "; busbw still rising at the largest size (use a larger -e)";
   if (s.in_place) note += "; from the in-place column";
   for (const auto& n : r.notes) note += "; " + n;
@@ -133,17 +136,17 @@ void AddSummary(const BenchResult& r, const std::string& key, Report& rep) {
 void AddP2p(const BenchResult& r, const std::string& key, Report& rep) {
   Table t;
   t.key = key;
-  t.title = "P2P copies per GPU pair (" + FormatBytes(r.p2p.empty() ? 0.0 : static_cast<double>(r.p2p[0].bytes)) +
-            " per copy)";
-  t.columns = {"src", "dst", "method", "direction", "bandwidth(GB/s)", "p10(GB/s)", "p90(GB/s)",
-               "latency(us)", "waived"};
-  t.column_keys = {"src", "dst", "method", "direction", "bandwidth_gbps", "p10_gbps", "p90_gbps",
-                   "latency_us", "waived"};
+  t.title = "P2P copies per GPU pair (" +
+            FormatBytes(r.p2p.empty() ? 0.0 : static_cast<double>(r.p2p[0].bytes)) + " per copy)";
+  t.columns = {"src",       "dst",       "method",      "direction", "bandwidth(GB/s)",
+               "p10(GB/s)", "p90(GB/s)", "latency(us)", "waived"};
+  t.column_keys = {"src",      "dst",      "method",     "direction", "bandwidth_gbps",
+                   "p10_gbps", "p90_gbps", "latency_us", "waived"};
   for (const auto& p : r.p2p) {
     bool w = !p.waived.empty();
-    t.AddRow({Cell::Int(p.src), Cell::Int(p.dst), Cell(p.method), Cell(p.bidirectional ? "bi" : "uni"),
-              w ? Cell("-") : Cell::Num(p.bandwidth_gbps, 1), w ? Cell("-") : Cell::Num(p.p10_gbps, 1),
-              w ? Cell("-") : Cell::Num(p.p90_gbps, 1),
+    t.AddRow({Cell::Int(p.src), Cell::Int(p.dst), Cell(p.method),
+              Cell(p.bidirectional ? "bi" : "uni"), w ? Cell("-") : Cell::Num(p.bandwidth_gbps, 1),
+              w ? Cell("-") : Cell::Num(p.p10_gbps, 1), w ? Cell("-") : Cell::Num(p.p90_gbps, 1),
               w || p.bidirectional ? Cell("-") : Cell::Num(p.latency_us, 2), Cell(p.waived)});
   }
   for (const auto& n : r.notes) t.note += (t.note.empty() ? "" : "; ") + n;
@@ -155,10 +158,14 @@ void AddRepro(const BenchResult& r, const std::string& key, Report& rep) {
   t.key = key;
   t.title = "Minimal repro: " + FormatBytes(r.repro_grad_bytes) + " of gradients, " +
             FormatDurationNs(r.repro_compute_us * 1e3) + " of backward compute per step";
-  t.columns = {"bucket", "buckets", "compute only(ms)", "comm only(ms)", "serial step(ms)",
-               "overlapped step(ms)", "exposed comm(ms)", "best"};
-  t.column_keys = {"bucket_bytes", "buckets", "compute_only_ms", "comm_only_ms", "serial_step_ms",
-                   "overlapped_step_ms", "exposed_comm_ms", "best"};
+  t.columns = {"bucket",           "buckets",
+               "compute only(ms)", "comm only(ms)",
+               "serial step(ms)",  "overlapped step(ms)",
+               "exposed comm(ms)", "best"};
+  t.column_keys = {"bucket_bytes",    "buckets",
+                   "compute_only_ms", "comm_only_ms",
+                   "serial_step_ms",  "overlapped_step_ms",
+                   "exposed_comm_ms", "best"};
   size_t best = 0;
   for (size_t i = 0; i < r.repro.size(); ++i)
     if (r.repro[i].step_overlap_us < r.repro[best].step_overlap_us) best = i;
@@ -170,9 +177,10 @@ void AddRepro(const BenchResult& r, const std::string& key, Report& rep) {
               Cell::Num(std::max(0.0, p.step_overlap_us - p.compute_only_us) / 1e3, 3),
               Cell(i == best ? "*" : "")});
   }
-  t.note = "overlapped: each bucket is all-reduced on a second stream as soon as its share of "
-           "the compute is done; serial: all buckets after the compute. If your training step "
-           "is much slower than the best overlapped step here, the training loop is at fault.";
+  t.note =
+      "overlapped: each bucket is all-reduced on a second stream as soon as its share of "
+      "the compute is done; serial: all buckets after the compute. If your training step "
+      "is much slower than the best overlapped step here, the training loop is at fault.";
   for (const auto& n : r.notes) t.note += "; " + n;
   rep.tables.push_back(std::move(t));
 }

@@ -18,7 +18,8 @@ std::string HostPid(const std::string& host, int64_t pid) {
 // Transports of each (from, to) pair, union over channels, in a stable order.
 std::map<std::pair<int, int>, std::set<std::string>> PairTransports(const NcclCommunicator& c) {
   std::map<std::pair<int, int>, std::set<std::string>> out;
-  for (const auto& x : c.connections) out[{x.from_rank, x.to_rank}].insert(TransportShortName(x.transport));
+  for (const auto& x : c.connections)
+    out[{x.from_rank, x.to_rank}].insert(TransportShortName(x.transport));
   return out;
 }
 
@@ -29,11 +30,14 @@ std::string Join(const std::set<std::string>& s, const char* sep) {
 }
 
 void AddCommunicators(const NcclSetup& nccl, Report& report) {
-  Table t{"communicators", "Communicators",
-          {"commId", "nranks", "nNodes", "hosts", "ranks seen", "channels", "nvls ch", "init", "transports"},
+  Table t{"communicators",
+          "Communicators",
+          {"commId", "nranks", "nNodes", "hosts", "ranks seen", "channels", "nvls ch", "init",
+           "transports"},
           {"comm_id", "nranks", "nnodes", "hosts", "ranks_seen", "channels", "nvls_channels",
            "init", "transports"},
-          {}, ""};
+          {},
+          ""};
   for (const auto& c : nccl.communicators) {
     std::set<std::string> hosts, transports;
     for (const auto& [r, info] : c.ranks)
@@ -45,20 +49,26 @@ void AddCommunicators(const NcclSetup& nccl, Report& report) {
                                  std::to_string(c.init_start) + " started"
                            : "-";
     t.AddRow({c.identified ? c.comm_id : "? (no init lines)", Cell::Int(c.nranks),
-              c.nnodes > 0 ? Cell::Int(c.nnodes) : Cell("-"), Cell::Int(static_cast<long long>(hosts.size())),
+              c.nnodes > 0 ? Cell::Int(c.nnodes) : Cell("-"),
+              Cell::Int(static_cast<long long>(hosts.size())),
               Cell::Int(static_cast<long long>(c.ranks.size())),
               channels > 0 ? Cell::Int(channels) : Cell("-"),
               c.nvls_channels >= 0 ? Cell::Int(c.nvls_channels) : Cell("-"), init,
               transports.empty() ? std::string("-") : Join(transports, ", ")});
   }
   for (const auto& c : nccl.communicators)
-    if (!c.identified) t.note = "'?' groups connection lines that no init line ties to a communicator.";
+    if (!c.identified)
+      t.note = "'?' groups connection lines that no init line ties to a communicator.";
   report.tables.push_back(std::move(t));
 }
 
 void AddRanks(const NcclSetup& nccl, Report& report) {
-  Table t{"ranks", "Ranks", {"commId", "rank", "host:pid", "cudaDev", "nvmlDev", "busId"},
-          {"comm_id", "rank", "process", "cuda_dev", "nvml_dev", "bus_id"}, {}, ""};
+  Table t{"ranks",
+          "Ranks",
+          {"commId", "rank", "host:pid", "cudaDev", "nvmlDev", "busId"},
+          {"comm_id", "rank", "process", "cuda_dev", "nvml_dev", "bus_id"},
+          {},
+          ""};
   for (const auto& c : nccl.communicators)
     for (const auto& [rank, r] : c.ranks)
       t.AddRow({c.comm_id, Cell::Int(rank), HostPid(r.host, r.pid),
@@ -94,7 +104,7 @@ void AddTransportMatrix(const NcclSetup& nccl, Report& report) {
       std::vector<Cell> row{c.comm_id, Cell::Int(from)};
       for (int to = 0; to < width; ++to) {
         auto it = pairs.find({from, to});
-        row.push_back(from == to ? std::string("x")
+        row.push_back(from == to          ? std::string("x")
                       : it == pairs.end() ? std::string(".")
                                           : Join(it->second, "+"));
       }
@@ -107,8 +117,12 @@ void AddTransportMatrix(const NcclSetup& nccl, Report& report) {
 }
 
 void AddTransportSummary(const NcclSetup& nccl, Report& report) {
-  Table t{"transport_summary", "Transports", {"commId", "transport", "peer pairs", "connection lines"},
-          {"comm_id", "transport", "pairs", "lines"}, {}, ""};
+  Table t{"transport_summary",
+          "Transports",
+          {"commId", "transport", "peer pairs", "connection lines"},
+          {"comm_id", "transport", "pairs", "lines"},
+          {},
+          ""};
   for (const auto& c : nccl.communicators) {
     std::map<std::string, std::pair<std::set<std::pair<int, int>>, uint64_t>> by;
     for (const auto& x : c.connections) {
@@ -128,29 +142,40 @@ std::string GdrSummary(const NcclNetInfo& n) {
   std::string reason;
   for (const auto& g : n.gdr) {
     if (g.net == "Socket") continue;
-    if (g.enabled) ++on;
-    else ++off, reason = g.reason;
+    if (g.enabled)
+      ++on;
+    else
+      ++off, reason = g.reason;
   }
-  if (on + off == 0 && n.network != "Socket" && n.ring_gdr) return *n.ring_gdr ? "rings: on" : "rings: off";
+  if (on + off == 0 && n.network != "Socket" && n.ring_gdr)
+    return *n.ring_gdr ? "rings: on" : "rings: off";
   if (on + off == 0) return "-";
   return std::to_string(on) + " of " + std::to_string(on + off) + " HCAs" +
          (reason.empty() ? "" : " " + reason);
 }
 
 void AddNetworks(const NcclSetup& nccl, Report& report) {
-  Table nets{"networks", "Network per process",
+  Table nets{"networks",
+             "Network per process",
              {"host:pid", "NCCL", "network", "plugin", "GDR enabled", "OFI provider"},
-             {"process", "nccl_version", "network", "plugin", "gdr", "ofi_provider"}, {}, ""};
-  Table nics{"nics", "Interfaces and NICs", {"host:pid", "role", "index", "name", "address", "link"},
-             {"process", "role", "index", "name", "address", "link_layer"}, {}, ""};
+             {"process", "nccl_version", "network", "plugin", "gdr", "ofi_provider"},
+             {},
+             ""};
+  Table nics{"nics",
+             "Interfaces and NICs",
+             {"host:pid", "role", "index", "name", "address", "link"},
+             {"process", "role", "index", "name", "address", "link_layer"},
+             {},
+             ""};
   for (const auto& n : nccl.nets) {
     const NcclProcess* p = nccl.FindProcess(n.host, n.pid);
     nets.AddRow({HostPid(n.host, n.pid), p && !p->version.empty() ? p->version : "-",
                  n.network.empty() ? "-" : n.network, n.plugin.empty() ? "-" : n.plugin,
                  GdrSummary(n), n.ofi_provider.empty() ? "-" : n.ofi_provider});
     for (const auto& nic : n.nics)
-      nics.AddRow({HostPid(n.host, n.pid), nic.role, nic.index >= 0 ? Cell::Int(nic.index) : Cell("-"),
-                   nic.name, nic.address.empty() ? "-" : nic.address,
+      nics.AddRow({HostPid(n.host, n.pid), nic.role,
+                   nic.index >= 0 ? Cell::Int(nic.index) : Cell("-"), nic.name,
+                   nic.address.empty() ? "-" : nic.address,
                    nic.link_layer.empty() ? "-" : nic.link_layer});
   }
   if (!nets.rows.empty()) report.tables.push_back(std::move(nets));
@@ -158,8 +183,12 @@ void AddNetworks(const NcclSetup& nccl, Report& report) {
 }
 
 void AddOverrides(const NcclSetup& nccl, Report& report) {
-  Table t{"overrides", "Environment overrides", {"variable", "value", "processes", "seen as", "first at"},
-          {"name", "value", "processes", "source", "first_at"}, {}, ""};
+  Table t{"overrides",
+          "Environment overrides",
+          {"variable", "value", "processes", "seen as", "first at"},
+          {"name", "value", "processes", "source", "first_at"},
+          {},
+          ""};
   std::map<std::pair<std::string, std::string>, std::vector<const NcclEnvOverride*>> by;
   for (const auto& o : nccl.overrides) by[{o.name, o.value}].push_back(&o);
   for (const auto& [k, list] : by)
@@ -170,12 +199,17 @@ void AddOverrides(const NcclSetup& nccl, Report& report) {
 }
 
 void AddWarnings(const NcclSetup& nccl, Report& report) {
-  Table t{"warnings", "NCCL warnings", {"at", "host:pid", "dev", "logged by", "count", "message"},
-          {"at", "process", "cuda_dev", "source_file", "count", "text"}, {}, ""};
+  Table t{"warnings",
+          "NCCL warnings",
+          {"at", "host:pid", "dev", "logged by", "count", "message"},
+          {"at", "process", "cuda_dev", "source_file", "count", "text"},
+          {},
+          ""};
   for (const auto& w : nccl.warnings)
     t.AddRow({w.ref.loc.ToString(), HostPid(w.host, w.pid),
               w.cuda_dev >= 0 ? Cell::Int(w.cuda_dev) : Cell("-"),
-              w.from_framework ? "framework 'Last error'" : (w.source_file.empty() ? "-" : w.source_file),
+              w.from_framework ? "framework 'Last error'"
+                               : (w.source_file.empty() ? "-" : w.source_file),
               Cell::Int(w.count), w.text.substr(0, 160)});
   report.tables.push_back(std::move(t));
 }

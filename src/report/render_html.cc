@@ -29,13 +29,15 @@ void Finding(const commdx::Finding& f, std::string& out) {
   if (!f.detail.empty()) out += "<p>" + HtmlEscape(f.detail) + "</p>";
   std::string facts;
   if (f.rank) facts += "rank " + std::to_string(*f.rank) + " · ";
-  if (f.cost_ns_per_step) facts += "costs " + FormatDurationNs(*f.cost_ns_per_step) + " per step · ";
+  if (f.cost_ns_per_step)
+    facts += "costs " + FormatDurationNs(*f.cost_ns_per_step) + " per step · ";
   for (const auto& m : f.metrics) facts += m.name + " = " + FormatMetric(m) + " · ";
   if (!facts.empty()) out += "<p>" + HtmlEscape(facts.substr(0, facts.size() - 4)) + "</p>";
   if (!f.refs.empty()) {
     out += "<div class=\"refs\">";
     for (const auto& r : f.refs)
-      out += HtmlEscape(r.where.ToString() + (r.where.ToString().empty() ? "" : ": ") + r.text) + "\n";
+      out +=
+          HtmlEscape(r.where.ToString() + (r.where.ToString().empty() ? "" : ": ") + r.text) + "\n";
     out += "</div>";
   }
   if (!f.fix.empty()) out += "<p><b>Fix:</b> " + HtmlEscape(f.fix) + "</p>";
@@ -43,8 +45,8 @@ void Finding(const commdx::Finding& f, std::string& out) {
 }
 
 void TableHtml(const Table& t, std::string& out) {
-  out += "<h2>" + HtmlEscape(t.title) + "</h2><table class=\"data\" data-key=\"" + HtmlEscape(t.key) +
-         "\"><tr>";
+  out += "<h2>" + HtmlEscape(t.title) + "</h2><table class=\"data\" data-key=\"" +
+         HtmlEscape(t.key) + "\"><tr>";
   for (const auto& c : t.columns) out += "<th>" + HtmlEscape(c) + "</th>";
   out += "</tr>";
   for (const auto& row : t.rows) {
@@ -64,12 +66,14 @@ void ChartsHtml(const Charts& c, std::string& out) {
   if (c.empty()) return;
   out += "<div id=\"charts\">";
   for (const auto& t : c.timelines) {
-    out += "<h2>" + HtmlEscape(t.title) + "</h2><div class=\"legend\">"
-           "<span style=\"color:#4c78a8\">■ compute</span><span style=\"color:#9d755d\">■ copies/sets"
-           "</span><span style=\"color:#72b7b2\">■ communication (overlapped)</span>"
-           "<span style=\"color:#e45756\">■ communication (exposed)</span>"
-           "<span style=\"color:#bab0ac\">■ idle (host)</span><span style=\"color:#f58518\">■ idle "
-           "(data loading)</span></div>";
+    out +=
+        "<h2>" + HtmlEscape(t.title) +
+        "</h2><div class=\"legend\">"
+        "<span style=\"color:#4c78a8\">■ compute</span><span style=\"color:#9d755d\">■ copies/sets"
+        "</span><span style=\"color:#72b7b2\">■ communication (overlapped)</span>"
+        "<span style=\"color:#e45756\">■ communication (exposed)</span>"
+        "<span style=\"color:#bab0ac\">■ idle (host)</span><span style=\"color:#f58518\">■ idle "
+        "(data loading)</span></div>";
     out += SvgTimeline(t);
     Note(t.note, out);
   }
@@ -88,17 +92,21 @@ void ChartsHtml(const Charts& c, std::string& out) {
 
 std::string RenderHtml(const Report& r) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
-  out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">";
-  out += "<title>commdx " + HtmlEscape(r.command) + "</title><style>" + kStyle + "</style></head><body>";
+  out +=
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+      "'unsafe-inline'\">";
+  out += "<title>commdx " + HtmlEscape(r.command) + "</title><style>" + kStyle +
+         "</style></head><body>";
   out += "<h1>commdx " + HtmlEscape(r.command) + "</h1>";
   out += "<p id=\"summary\">" + std::to_string(r.inputs.size()) + " input(s) read, " +
-         std::to_string(r.skipped.size()) + " skipped, " + std::to_string(r.diagnosis.findings.size()) +
-         " finding(s).</p>";
+         std::to_string(r.skipped.size()) + " skipped, " +
+         std::to_string(r.diagnosis.findings.size()) + " finding(s).</p>";
   if (r.include_root_cause) {
     out += "<div class=\"root\" id=\"root-cause\">";
     if (const auto& rc = r.diagnosis.root_cause)
-      out += "<b>Root cause:</b> <span class=\"id\">" + HtmlEscape(rc->id) + "</span> (confidence " +
-             FormatPercent(rc->confidence) + ")<p>" + HtmlEscape(rc->summary) + "</p>";
+      out += "<b>Root cause:</b> <span class=\"id\">" + HtmlEscape(rc->id) +
+             "</span> (confidence " + FormatPercent(rc->confidence) + ")<p>" +
+             HtmlEscape(rc->summary) + "</p>";
     else
       out += "No root cause named: nothing at error or warning level agrees on one.";
     out += "</div>";
@@ -112,13 +120,16 @@ std::string RenderHtml(const Report& r) {
   if (!r.quality.empty()) {
     out += "<h2>Input quality</h2><ul id=\"input-quality\">";
     for (const auto& e : r.quality.entries())
-      out += "<li>" + HtmlEscape(e.id + " ×" + std::to_string(e.count) + ": " + e.message + " (" +
-                                 e.first.ToString() + ")") + "</li>";
+      out += "<li>" +
+             HtmlEscape(e.id + " ×" + std::to_string(e.count) + ": " + e.message + " (" +
+                        e.first.ToString() + ")") +
+             "</li>";
     out += "</ul>";
   }
   if (!r.diagnosis.not_checked.empty()) {
     out += "<h2>Not checked</h2><ul id=\"not-checked\">";
-    for (const auto& g : r.diagnosis.not_checked) out += "<li>" + HtmlEscape(g.what + ": " + g.how) + "</li>";
+    for (const auto& g : r.diagnosis.not_checked)
+      out += "<li>" + HtmlEscape(g.what + ": " + g.how) + "</li>";
     out += "</ul>";
   }
   if (!r.skipped.empty()) {

@@ -31,8 +31,8 @@ std::string RenderMarkdown(const Report& r) {
   out += ".\n\n";
   if (r.include_root_cause && r.diagnosis.root_cause) {
     const auto& rc = *r.diagnosis.root_cause;
-    out += "**Root cause:** `" + rc.id + "` (confidence " + FormatPercent(rc.confidence) +
-           ") — " + Md(rc.summary) + "\n\n";
+    out += "**Root cause:** `" + rc.id + "` (confidence " + FormatPercent(rc.confidence) + ") — " +
+           Md(rc.summary) + "\n\n";
   }
   out += "### Findings\n\n";
   if (r.diagnosis.findings.empty()) out += NoFindingsText(r) + "\n\n";
@@ -41,7 +41,8 @@ std::string RenderMarkdown(const Report& r) {
            "\n";
     if (!f.detail.empty()) out += "  - " + Md(f.detail) + "\n";
     for (const auto& m : f.metrics) out += "  - " + Md(m.name) + ": " + Md(FormatMetric(m)) + "\n";
-    if (f.cost_ns_per_step) out += "  - cost per step: " + FormatDurationNs(*f.cost_ns_per_step) + "\n";
+    if (f.cost_ns_per_step)
+      out += "  - cost per step: " + FormatDurationNs(*f.cost_ns_per_step) + "\n";
     for (size_t i = 0; i < f.refs.size() && i < 4; ++i)
       out += "  - " + Md(f.refs[i].where.ToString()) + ": " + Md(f.refs[i].text) + "\n";
     if (!f.fix.empty()) out += "  - **Fix:** " + Md(f.fix) + "\n";
@@ -74,7 +75,8 @@ std::string RenderMarkdown(const Report& r) {
   }
   if (!r.diagnosis.not_checked.empty()) {
     out += "### Not checked\n\n";
-    for (const auto& g : r.diagnosis.not_checked) out += "- " + Md(g.what) + ": " + Md(g.how) + "\n";
+    for (const auto& g : r.diagnosis.not_checked)
+      out += "- " + Md(g.what) + ": " + Md(g.how) + "\n";
     out += "\n";
   }
   return out;

@@ -91,8 +91,10 @@ void RenderFinding(const Finding& f, size_t index, const TextOptions& o, const S
     out += "   " + st.Dim((loc.empty() ? "" : loc + ": ") + Printable(r.text)) + "\n";
   }
   if (limit < f.refs.size())
-    out += "   " + st.Dim("... and " + std::to_string(f.refs.size() - limit) +
-                          " more (--verbose shows all)") + "\n";
+    out +=
+        "   " +
+        st.Dim("... and " + std::to_string(f.refs.size() - limit) + " more (--verbose shows all)") +
+        "\n";
   if (!f.fix.empty()) out += "   fix: " + Printable(f.fix, true) + "\n";
   out += "\n";
 }
@@ -134,12 +136,14 @@ std::string RenderText(const Report& r, const TextOptions& o) {
   }
   if (!r.diagnosis.not_checked.empty()) {
     out += st.Bold("Not checked") + "\n";
-    for (const auto& g : r.diagnosis.not_checked) out += "  - " + Printable(g.what) + ": " + Printable(g.how) + "\n";
+    for (const auto& g : r.diagnosis.not_checked)
+      out += "  - " + Printable(g.what) + ": " + Printable(g.how) + "\n";
     out += "\n";
   }
   if (!r.skipped.empty()) {
     out += st.Bold("Skipped inputs") + "\n";
-    for (const auto& s : r.skipped) out += "  " + Printable(s.path) + ": " + Printable(s.reason) + "\n";
+    for (const auto& s : r.skipped)
+      out += "  " + Printable(s.path) + ": " + Printable(s.reason) + "\n";
     out += "\n";
   }
   return out;

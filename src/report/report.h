@@ -23,14 +23,14 @@ struct Cell {
 
   Cell() = default;
   Cell(std::string t) : text(std::move(t)) {}  // NOLINT
-  Cell(const char* t) : text(t) {}            // NOLINT
+  Cell(const char* t) : text(t) {}             // NOLINT
   static Cell Num(double v, int decimals = 0);
   static Cell Int(long long v);
 };
 
 struct Table {
-  std::string key;    // JSON key, snake_case, units in the name where numeric
-  std::string title;  // heading for people
+  std::string key;                       // JSON key, snake_case, units in the name where numeric
+  std::string title;                     // heading for people
   std::vector<std::string> columns;      // headers for people
   std::vector<std::string> column_keys;  // JSON keys, same length as columns
   std::vector<std::vector<Cell>> rows;
@@ -47,7 +47,7 @@ struct Report {
   std::vector<Table> tables;
   diagnose::Diagnosis diagnosis;
   Diagnostics quality;
-  Charts charts;  // drawn by the HTML renderer only
+  Charts charts;                   // drawn by the HTML renderer only
   bool include_root_cause = true;  // from Diagnosis::root_cause_named
 };
 

@@ -8,8 +8,10 @@
 namespace commdx::report {
 
 void AddSourceTables(const Job& job, const analysis::TraceFacts& facts, Report& report) {
-  Table inputs{"inputs", "Inputs", {"file", "recognised as", "bytes"}, {"path", "kind", "bytes"}, {}, ""};
-  for (const auto& in : job.inputs) inputs.AddRow({in.path, InputKindsName(in.kinds), Cell::Int(static_cast<long long>(in.bytes))});
+  Table inputs{"inputs", "Inputs", {"file", "recognised as", "bytes"}, {"path", "kind", "bytes"},
+               {},       ""};
+  for (const auto& in : job.inputs)
+    inputs.AddRow({in.path, InputKindsName(in.kinds), Cell::Int(static_cast<long long>(in.bytes))});
   report.tables.push_back(std::move(inputs));
   if (!job.nccl.empty()) AddNcclTables(job.nccl, report);
   if (!job.trace.empty()) AddTraceTables(job, facts, report);

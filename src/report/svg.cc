@@ -107,7 +107,8 @@ std::string SvgTimeline(const Timeline& t) {
   const double axis_y = y + 2;
   int height = static_cast<int>(axis_y) + axis_h;
   std::string out = "<svg class=\"timeline\" width=\"" + std::to_string(kWidth) + "\" height=\"" +
-                    std::to_string(height) + "\" role=\"img\" aria-label=\"" + HtmlEscape(t.title) + "\">";
+                    std::to_string(height) + "\" role=\"img\" aria-label=\"" + HtmlEscape(t.title) +
+                    "\">";
   double scale = plot_w / static_cast<double>(t1 - t0);
   for (size_t i = 0; i < t.lanes.size(); ++i) {
     const auto& lane = t.lanes[i];
@@ -149,7 +150,8 @@ std::string SvgHistogram(const Histogram& h) {
   // One label per `every` bars so that labels (about 30 px wide) never touch.
   size_t every = std::max<size_t>(1, static_cast<size_t>(std::ceil(34.0 / bar_w)));
   std::string out = "<svg class=\"histogram\" width=\"" + std::to_string(kWidth) + "\" height=\"" +
-                    std::to_string(height) + "\" role=\"img\" aria-label=\"" + HtmlEscape(h.title) + "\">";
+                    std::to_string(height) + "\" role=\"img\" aria-label=\"" + HtmlEscape(h.title) +
+                    "\">";
   const double axis_w = std::min(plot_w, bar_w * static_cast<double>(h.values.size()) + 10);
   for (int k = 0; k * ystep <= vmax * 1.0001 && k <= 20; ++k) {
     double yv = k * ystep, yy = top + plot_h - plot_h * yv / vmax;
@@ -197,7 +199,8 @@ std::string SvgXY(const XYChart& c) {
   auto px = [&](double x) { return left + (tx(x) - xmin) / (xmax - xmin) * pw; };
   auto py = [&](double y) { return top + ph - y / ymax * ph; };
   std::string out = "<svg class=\"xy\" width=\"" + std::to_string(kWidth) + "\" height=\"" +
-                    std::to_string(height) + "\" role=\"img\" aria-label=\"" + HtmlEscape(c.title) + "\">";
+                    std::to_string(height) + "\" role=\"img\" aria-label=\"" + HtmlEscape(c.title) +
+                    "\">";
   for (int k = 0; k * ystep <= ymax * 1.0001 && k <= 20; ++k) {
     double yv = k * ystep;
     out += Line(left, py(yv), left + pw, py(yv), k == 0 ? "#333" : "#e5e5e5");

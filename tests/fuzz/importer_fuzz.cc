@@ -18,9 +18,9 @@
 #include "diagnose/diagnosis.h"
 #include "ingest/registry.h"
 #include "ingest/saved_result/saved_result_reader.h"
+#include "report/job_charts.h"
 #include "report/render.h"
 #include "report/report.h"
-#include "report/job_charts.h"
 #include "report/sources.h"
 
 namespace {

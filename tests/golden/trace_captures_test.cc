@@ -12,10 +12,10 @@
 #include <sstream>
 #include <string>
 
+#include "analysis/analysis_input.h"
 #include "analysis/catalogue.h"
 #include "analysis/hta_compat.h"
 #include "analysis/registry.h"
-#include "analysis/analysis_input.h"
 #include "analysis/trace_facts.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/load_inputs.h"
@@ -69,12 +69,14 @@ std::string Summary(const Loaded& l) {
                   f.rank ? std::to_string(*f.rank).c_str() : "-", cost);
     out << buf;
   }
-  out << "step breakdown, mean ms (rank step compute overlapped exposed wait other idle_host idle_data):\n";
+  out << "step breakdown, mean ms (rank step compute overlapped exposed wait other idle_host "
+         "idle_data):\n";
   for (const auto& m : l.facts.rank_means) {
     auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
     std::snprintf(buf, sizeof buf, "  %d %.1f %.1f %.1f %.1f %.1f %.1f %.1f %.1f\n", m.rank,
-                  ms(m.total_ns()), ms(m.compute_ns), ms(m.comm_overlapped_ns), ms(m.comm_exposed_ns),
-                  ms(m.comm_exposed_wait_ns), ms(m.other_gpu_ns), ms(m.idle_host_ns), ms(m.idle_data_ns));
+                  ms(m.total_ns()), ms(m.compute_ns), ms(m.comm_overlapped_ns),
+                  ms(m.comm_exposed_ns), ms(m.comm_exposed_wait_ns), ms(m.other_gpu_ns),
+                  ms(m.idle_host_ns), ms(m.idle_data_ns));
     out << buf;
   }
   out << "hta_compat (rank idle compute non_compute overlap %):\n";
@@ -94,12 +96,16 @@ struct Expect {
   int rank;
 };
 constexpr Expect kInjected[] = {
-    {"ddp_straggler", "trace.arrival_skew", 1},   {"ddp_data_stall", "trace.data_stall", 1},
-    {"ddp_data_stall", "trace.arrival_skew", 1},  {"ddp_item_sync", "trace.host_sync", -1},
-    {"ddp_cuda_sync", "trace.host_sync", -1},     {"ddp_no_overlap", "trace.exposed_comm", -1},
+    {"ddp_straggler", "trace.arrival_skew", 1},
+    {"ddp_data_stall", "trace.data_stall", 1},
+    {"ddp_data_stall", "trace.arrival_skew", 1},
+    {"ddp_item_sync", "trace.host_sync", -1},
+    {"ddp_cuda_sync", "trace.host_sync", -1},
+    {"ddp_no_overlap", "trace.exposed_comm", -1},
     {"ddp_small_buckets", "trace.small_collectives", -1},
     // NCCL environment causes: the logs name them (comm.*); the trace sees slow transfers.
-    {"ddp_p2p_disable", "trace.slow_collective_bw", -1}, {"ddp_socket", "trace.slow_collective_bw", -1},
+    {"ddp_p2p_disable", "trace.slow_collective_bw", -1},
+    {"ddp_socket", "trace.slow_collective_bw", -1},
     {"ddp_one_channel", "trace.slow_collective_bw", -1},
 };
 
@@ -143,14 +149,14 @@ TEST(TraceCaptures, StragglerIsBusyWithComputeAndDataStallWithData) {
 
 TEST(TraceCaptures, HealthyRunsRaiseNothingLoud) {
   int checked = 0;
-  for (const char* s : {"ddp_healthy", "ddp_healthy_b64", "fsdp_healthy", "pipeline_healthy",
-                        "alltoall_healthy"}) {
+  for (const char* s :
+       {"ddp_healthy", "ddp_healthy_b64", "fsdp_healthy", "pipeline_healthy", "alltoall_healthy"}) {
     if (!HasTraces(s)) continue;
     Loaded l = Load(s);
     for (const auto& f : l.findings) {
       EXPECT_NE(f.severity, Severity::kError) << s << " " << f.id;
-      for (const char* id : {"trace.slow_collective_bw", "trace.small_collectives", "trace.host_sync",
-                             "trace.data_stall"})
+      for (const char* id : {"trace.slow_collective_bw", "trace.small_collectives",
+                             "trace.host_sync", "trace.data_stall"})
         if (f.id == id) {
           EXPECT_EQ(f.severity, Severity::kInfo) << s << " " << f.id;
         }

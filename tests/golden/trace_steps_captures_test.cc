@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <string>
 
-#include "analysis/registry.h"
 #include "analysis/analysis_input.h"
+#include "analysis/registry.h"
 #include "analysis/trace_facts.h"
 #include "diagnose/diagnosis.h"
 #include "ingest/kineto/kineto_importer.h"

@@ -16,15 +16,15 @@ namespace commdx::bench {
 namespace {
 
 // No GPU, driver or NCCL: the test is skipped. A GPU whose communicators fail: the test fails.
-#define BACKEND_OR_SKIP(var, ...)                                              \
-  auto var##_made = CreateBackend(BackendOptions{__VA_ARGS__});                 \
-  if (!var##_made) {                                                           \
-    GTEST_SKIP() << var##_made.error().message;                                \
-  }                                                                            \
-  std::unique_ptr<Backend> var = std::move(var##_made).value();               \
-  if (Status c_ = var->Connect(); !c_) {                                      \
-    FAIL() << c_.error().ToString();                                           \
-  }                                                                            \
+#define BACKEND_OR_SKIP(var, ...)                               \
+  auto var##_made = CreateBackend(BackendOptions{__VA_ARGS__}); \
+  if (!var##_made) {                                            \
+    GTEST_SKIP() << var##_made.error().message;                 \
+  }                                                             \
+  std::unique_ptr<Backend> var = std::move(var##_made).value(); \
+  if (Status c_ = var->Connect(); !c_) {                        \
+    FAIL() << c_.error().ToString();                            \
+  }                                                             \
   static_assert(true)
 
 RunOptions Quick(uint64_t max_bytes) {
@@ -72,7 +72,8 @@ TEST(BenchGpu, EveryDtypeAndReductionIsCorrect) {
       }
       ASSERT_TRUE(r) << DataTypeName(t) << " " << RedOpName(op) << ": " << r.error().ToString();
       for (const auto& row : r->rows)
-        EXPECT_EQ(row.out_of_place.wrong, 0) << DataTypeName(t) << " " << RedOpName(op) << " " << row.bytes;
+        EXPECT_EQ(row.out_of_place.wrong, 0)
+            << DataTypeName(t) << " " << RedOpName(op) << " " << row.bytes;
     }
   }
 }

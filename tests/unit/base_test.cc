@@ -143,8 +143,7 @@ TEST(JsonWriter, EscapesAndNests) {
   w.Key("nan").Double(0.0 / 0.0);
   w.Key("l").BeginArray().Int(1).Int(2).EndArray();
   w.EndObject();
-  EXPECT_EQ(w.str(),
-            R"({"s":"a\"b\u003c/script>\n","n":0.33,"nan":null,"l":[1,2]})");
+  EXPECT_EQ(w.str(), R"({"s":"a\"b\u003c/script>\n","n":0.33,"nan":null,"l":[1,2]})");
 }
 
 }  // namespace

@@ -14,7 +14,9 @@ namespace {
 
 using ExecResult = test_util::RunResult;
 
-ExecResult Exec(const std::string& args) { return test_util::RunCommdx(args, /*with_stderr=*/true); }
+ExecResult Exec(const std::string& args) {
+  return test_util::RunCommdx(args, /*with_stderr=*/true);
+}
 
 TEST(BenchCli, PrintsNcclTestsColumnsAndSummary) {
   ExecResult r = Exec("bench all_reduce --backend fake -b 8 -e 64M -f 16");
@@ -24,8 +26,9 @@ TEST(BenchCli, PrintsNcclTestsColumnsAndSummary) {
   ASSERT_NE(at, std::string::npos) << r.out;
   std::string header = r.out.substr(at, r.out.find('\n', at) - at);
   size_t pos = 0;
-  for (const char* col : {"size(B)", "count", "type", "redop", "root", "time(us)", "algbw(GB/s)",
-                          "busbw(GB/s)", "#wrong", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong"}) {
+  for (const char* col :
+       {"size(B)", "count", "type", "redop", "root", "time(us)", "algbw(GB/s)", "busbw(GB/s)",
+        "#wrong", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong"}) {
     size_t next = header.find(col, pos);
     ASSERT_NE(next, std::string::npos) << col << " after " << pos << " in " << header;
     pos = next + 1;
@@ -57,7 +60,8 @@ TEST(BenchCli, OneRankIsNotJudgedAgainstALink) {
 }
 
 TEST(BenchCli, WatchdogEndsAHungCollective) {
-  ExecResult r = Exec("bench all_reduce --backend fake -b 8 -e 1K -f 2 --fake-hang-bytes 64 --timeout 0.3");
+  ExecResult r =
+      Exec("bench all_reduce --backend fake -b 8 -e 1K -f 2 --fake-hang-bytes 64 --timeout 0.3");
   EXPECT_EQ(r.code, 4) << r.out;
   EXPECT_NE(r.out.find("all_reduce 64 B float sum out-of-place"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("made no progress"), std::string::npos);

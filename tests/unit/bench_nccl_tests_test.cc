@@ -83,16 +83,22 @@ TEST(NcclTests, SendRecvInPlaceWrongIsNotApplicableAndGraphIsSeen) {
 TEST(NcclTests, OldLayoutWithErrorColumnAndNoRoot) {
   // nccl-tests 1.x/2.0: no version line, no root column, "error" instead of "#wrong".
   Job job = FromText(
-      "# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 "
+      "validation: 1\n"
       "#\n# Using devices\n"
       "#   Rank  0 Pid  25375 on    dgx1v device  0 [0x06] Tesla V100-SXM2-16GB\n"
       "#   Rank  1 Pid  25375 on    dgx1v device  1 [0x07] Tesla V100-SXM2-16GB\n"
       "#\n"
-      "#                                                     out-of-place                       in-place\n"
-      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
-      "#        (B)    (elements)                     (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
-      "           8             2   float     sum    42.42    0.00    0.00  1e-07    41.49    0.00    0.00  1e-07\n"
-      "   134217728      33554432   float     sum   1473.8   91.07  159.37  1e-07   1472.5   91.15  159.51  1e-07\n"
+      "#                                                     out-of-place                       "
+      "in-place\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw "
+      "  busbw  error\n"
+      "#        (B)    (elements)                     (us)  (GB/s)  (GB/s)            (us)  (GB/s) "
+      " (GB/s)\n"
+      "           8             2   float     sum    42.42    0.00    0.00  1e-07    41.49    0.00 "
+      "   0.00  1e-07\n"
+      "   134217728      33554432   float     sum   1473.8   91.07  159.37  1e-07   1472.5   91.15 "
+      " 159.51  1e-07\n"
       "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 50.4\n");
   ASSERT_EQ(job.bench.size(), 1u);
   const BenchResult& r = job.bench[0];
@@ -107,12 +113,15 @@ TEST(NcclTests, OldLayoutWithErrorColumnAndNoRoot) {
 
 TEST(NcclTests, BadRowsAreCountedAndTwoTablesGiveTwoResults) {
   std::string table =
-      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
-      "        1024           256     float     sum      -1    12.00    0.09    0.09       0    12.10    0.08    0.08       0\n";
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     "
+      "time   algbw   busbw  #wrong\n"
+      "        1024           256     float     sum      -1    12.00    0.09    0.09       0    "
+      "12.10    0.08    0.08       0\n";
   Job job = FromText("# Collective test starting: all_reduce_perf\n" + table +
                      "        2048           512     float     sum      -1    13.00    0.16\n"
                      "# Collective test concluded: all_reduce_perf\n"
-                     "# Collective test starting: reduce_scatter_perf\n" + table);
+                     "# Collective test starting: reduce_scatter_perf\n" +
+                     table);
   ASSERT_EQ(job.bench.size(), 2u);
   EXPECT_EQ(job.bench[0].case_key, "all_reduce");
   EXPECT_EQ(job.bench[1].case_key, "reduce_scatter");
@@ -123,7 +132,8 @@ TEST(NcclTests, BadRowsAreCountedAndTwoTablesGiveTwoResults) {
 
 TEST(NcclTests, SniffsByContentAndRejectsTablelessText) {
   EXPECT_TRUE(ingest::SniffNcclTests("# nccl-tests version 2.13.8 nccl-headers=21903"));
-  EXPECT_FALSE(ingest::SniffNcclTests("node1:2045:2101 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P"));
+  EXPECT_FALSE(
+      ingest::SniffNcclTests("node1:2045:2101 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P"));
   Job job;
   FileText f{"x.txt", "# nccl-tests version 2.19.6\nnothing else\n", false, 0};
   auto st = ingest::ParseNcclTests(f, job);

@@ -55,27 +55,33 @@ TEST(BenchMeasure, FixedCountIsExactAndAdaptiveStopsWhenStable) {
   // A budget smaller than one batch still gives min_iters samples.
   o.budget_ms = 0.001;
   calls = 0;
-  auto slow = MeasureAdaptive([&](int n) -> Result<TimeMatrix> {
-    ++calls;
-    return TimeMatrix{std::vector<double>(static_cast<size_t>(n), 1e9 * (calls % 2 + 1))};
-  }, o);
+  auto slow = MeasureAdaptive(
+      [&](int n) -> Result<TimeMatrix> {
+        ++calls;
+        return TimeMatrix{std::vector<double>(static_cast<size_t>(n), 1e9 * (calls % 2 + 1))};
+      },
+      o);
   EXPECT_EQ((*slow)[0].size(), static_cast<size_t>(o.min_iters));
   // Graph batches are always the graph size.
   o = RunOptions{};
   o.iters = 45;
   std::vector<int> sizes;
-  auto g = MeasureAdaptive([&](int n) -> Result<TimeMatrix> {
-    sizes.push_back(n);
-    return TimeMatrix{std::vector<double>(static_cast<size_t>(n), 5.0)};
-  }, o, 20);
+  auto g = MeasureAdaptive(
+      [&](int n) -> Result<TimeMatrix> {
+        sizes.push_back(n);
+        return TimeMatrix{std::vector<double>(static_cast<size_t>(n), 5.0)};
+      },
+      o, 20);
   EXPECT_EQ(sizes, (std::vector<int>{20, 20, 20}));
   // A backend with a batch limit (gated launches) gets fixed counts in pieces.
   sizes.clear();
   o.iters = 300;
-  auto capped = MeasureAdaptive([&](int n) -> Result<TimeMatrix> {
-    sizes.push_back(n);
-    return TimeMatrix{std::vector<double>(static_cast<size_t>(n), 5.0)};
-  }, o, 0, 128);
+  auto capped = MeasureAdaptive(
+      [&](int n) -> Result<TimeMatrix> {
+        sizes.push_back(n);
+        return TimeMatrix{std::vector<double>(static_cast<size_t>(n), 5.0)};
+      },
+      o, 0, 128);
   EXPECT_EQ(sizes, (std::vector<int>{128, 128, 44}));
   EXPECT_EQ((*capped)[0].size(), 300u);
 }
@@ -266,8 +272,9 @@ TEST(BenchRepro, OverlapHidesCommunicationAndSmallBucketsCostLatency) {
 TEST(BenchCases, RegistryHasStableKeys) {
   std::vector<std::string> keys;
   for (const auto& c : Cases()) keys.push_back(c.key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"all_reduce", "all_gather", "reduce_scatter", "broadcast",
-                                            "reduce", "alltoall", "sendrecv", "p2p", "repro"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"all_reduce", "all_gather", "reduce_scatter", "broadcast",
+                                      "reduce", "alltoall", "sendrecv", "p2p", "repro"}));
   EXPECT_FALSE(FindCase("p2p")->needs_nccl);
   EXPECT_EQ(FindCase("nope"), nullptr);
 }

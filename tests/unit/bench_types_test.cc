@@ -1,16 +1,16 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <string>
+
 #include "bench/event_groups.h"
 #include "bench/host_codec.h"
 #include "bench/launch.h"
 #include "bench/pattern.h"
 #include "bench/types.h"
 #include "model/bench_result.h"
-
-#include <cmath>
-#include <cstring>
-#include <map>
-#include <string>
 
 namespace commdx::bench {
 namespace {
@@ -127,13 +127,26 @@ TEST(BenchPattern, ExpectedMatchesASimulatedCollective) {
         for (uint64_t i = 0; i < out; ++i) {
           double want = 0;
           switch (coll) {
-            case pattern::kAllReduce: case pattern::kReduce: want = reduce(i); break;
-            case pattern::kReduceScatter: want = reduce(rank * c + i); break;
-            case pattern::kBroadcast: want = in(1, i); break;
-            case pattern::kAllGather: want = in(static_cast<int>(i / c), i % c); break;
+            case pattern::kAllReduce:
+            case pattern::kReduce:
+              want = reduce(i);
+              break;
+            case pattern::kReduceScatter:
+              want = reduce(rank * c + i);
+              break;
+            case pattern::kBroadcast:
+              want = in(1, i);
+              break;
+            case pattern::kAllGather:
+              want = in(static_cast<int>(i / c), i % c);
+              break;
             // rank j's send chunk for `rank` lands in chunk j
-            case pattern::kAllToAll: want = in(static_cast<int>(i / c), rank * c + i % c); break;
-            case pattern::kSendRecv: want = in((rank + n - 1) % n, i); break;
+            case pattern::kAllToAll:
+              want = in(static_cast<int>(i / c), rank * c + i % c);
+              break;
+            case pattern::kSendRecv:
+              want = in((rank + n - 1) % n, i);
+              break;
           }
           EXPECT_DOUBLE_EQ(pattern::Expected(p, i, false), want) << coll << " " << op << " " << i;
         }
@@ -148,7 +161,8 @@ TEST(BenchPattern, ProductsStayExactAndInputsVary) {
   EXPECT_NE(pattern::InputValue(s, 0, 0), pattern::InputValue(s, 0, 1));
   EXPECT_NE(pattern::InputValue(s, 0, 0), pattern::InputValue(s, 1, 0));
   s.op = pattern::kAvg;  // integer average truncates like NCCL's
-  EXPECT_EQ(pattern::Reduced(s, 0, true), static_cast<double>(static_cast<int>(pattern::Reduced(s, 0, false))));
+  EXPECT_EQ(pattern::Reduced(s, 0, true),
+            static_cast<double>(static_cast<int>(pattern::Reduced(s, 0, false))));
 }
 
 TEST(BenchLaunch, DetectsTorchrunAndMpiVariables) {
@@ -171,8 +185,10 @@ TEST(BenchLaunch, DetectsTorchrunAndMpiVariables) {
   EXPECT_EQ(t->port, 29501);  // torchrun's store owns MASTER_PORT
   env["COMMDX_PORT"] = "40000";
   EXPECT_EQ(DetectLaunch(get)->port, 40000);
-  env = {{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "4"},
-         {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"MASTER_ADDR", "node0"}};
+  env = {{"OMPI_COMM_WORLD_RANK", "3"},
+         {"OMPI_COMM_WORLD_SIZE", "4"},
+         {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+         {"MASTER_ADDR", "node0"}};
   auto m = DetectLaunch(get);
   ASSERT_TRUE(m);
   EXPECT_EQ(m->mode, "mpi");

@@ -1,6 +1,7 @@
+#include "diagnose/compare.h"
+
 #include <gtest/gtest.h>
 
-#include "diagnose/compare.h"
 #include "ingest/saved_result/saved_result_reader.h"
 
 namespace commdx {
@@ -38,8 +39,10 @@ TEST(SavedResult, RejectsForeignJsonAndGarbage) {
 
 TEST(Compare, FindsAddedResolvedAndMovedNumbers) {
   SavedResult a, b;
-  a.findings = {{"comm.p2p_disabled", Severity::kError, "", -1}, {"trace.host_sync", Severity::kWarning, "", 1}};
-  b.findings = {{"trace.host_sync", Severity::kWarning, "", 1}, {"bench.low_busbw", Severity::kError, "", -1}};
+  a.findings = {{"comm.p2p_disabled", Severity::kError, "", -1},
+                {"trace.host_sync", Severity::kWarning, "", 1}};
+  b.findings = {{"trace.host_sync", Severity::kWarning, "", 1},
+                {"bench.low_busbw", Severity::kError, "", -1}};
   a.numbers = {{"busbw", 27.8}, {"lat", 13.0}, {"gone", 1}};
   b.numbers = {{"busbw", 346.2}, {"lat", 13.2}, {"new", 2}};
   a.strings = {{"transport", "SHM"}};

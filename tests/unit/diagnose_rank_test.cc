@@ -17,9 +17,9 @@ Finding F(std::string id, Severity s, std::optional<double> cost = std::nullopt,
 }
 
 TEST(RankFindings, SeverityThenCostThenConfidence) {
-  std::vector<Finding> v = {F("a", Severity::kInfo), F("b", Severity::kWarning, 1e6),
-                            F("c", Severity::kWarning, 5e6), F("d", Severity::kError, std::nullopt, 0.5),
-                            F("e", Severity::kWarning, 5e6, 0.9)};
+  std::vector<Finding> v = {
+      F("a", Severity::kInfo), F("b", Severity::kWarning, 1e6), F("c", Severity::kWarning, 5e6),
+      F("d", Severity::kError, std::nullopt, 0.5), F("e", Severity::kWarning, 5e6, 0.9)};
   RankFindings(v);
   std::vector<std::string> ids;
   for (auto& f : v) ids.push_back(f.id);

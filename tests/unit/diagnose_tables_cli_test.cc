@@ -22,8 +22,8 @@ TEST(DiagnoseTables, NcclTestsOutputGetsTheBenchTablesAndSummary) {
       std::string(COMMDX_SOURCE_DIR) + "/tests/data/h200x2_reference/nccl-tests-allreduce-base.txt";
   ASSERT_TRUE(std::filesystem::exists(f)) << "missing test data " << f;
   std::string j = Json("diagnose " + f);
-  for (const char* key : {"\"bench_all_reduce_setup\"", "\"bench_all_reduce\"",
-                          "\"bench_all_reduce_summary\""})
+  for (const char* key :
+       {"\"bench_all_reduce_setup\"", "\"bench_all_reduce\"", "\"bench_all_reduce_summary\""})
     EXPECT_NE(j.find(key), std::string::npos) << key;
   // The plateau of the real 2xH200 run (median of the points within 5% of 346.2 GB/s).
   EXPECT_NE(j.find("\"plateau_busbw_gbps\": 343.8"), std::string::npos) << j.substr(0, 3000);
@@ -33,8 +33,8 @@ TEST(DiagnoseTables, NcclTestsOutputGetsTheBenchTablesAndSummary) {
 TEST(DiagnoseTables, SnapshotsGetTheTopologyAndEnvironmentTables) {
   std::string dir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/snapshot/";
   std::string j = Json("diagnose " + dir + "h200x2-topo.json " + dir + "h200x2-env.json");
-  for (const char* key : {"\"gpus\"", "\"matrix\"", "\"pairs\"", "\"nccl_libraries\"",
-                          "\"variables\""})
+  for (const char* key :
+       {"\"gpus\"", "\"matrix\"", "\"pairs\"", "\"nccl_libraries\"", "\"variables\""})
     EXPECT_NE(j.find(key), std::string::npos) << key;
   EXPECT_NE(j.find("NV18"), std::string::npos);
   EXPECT_NE(j.find("2.28.9"), std::string::npos);

@@ -31,10 +31,13 @@ const char* kHealthy2xH200 =
     "vm:656:667 [0] NCCL INFO NET/IB : No device found.\n"
     "vm:656:667 [0] NCCL INFO NET/Socket : Using [0]eth0:192.0.2.2<0>\n"
     "vm:656:667 [0] NCCL INFO Using network Socket\n"
-    "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0xa rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60 commId 0x88 - Init START\n"
-    "vm:656:668 [1] NCCL INFO ncclCommInitRankConfig comm 0xb rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 70 commId 0x88 - Init START\n"
+    "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0xa rank 0 nranks 2 cudaDev 0 nvmlDev 0 "
+    "busId 60 commId 0x88 - Init START\n"
+    "vm:656:668 [1] NCCL INFO ncclCommInitRankConfig comm 0xb rank 1 nranks 2 cudaDev 1 nvmlDev 1 "
+    "busId 70 commId 0x88 - Init START\n"
     "vm:656:667 [0] NCCL INFO comm 0xa rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n"
-    "vm:656:667 [0] NCCL INFO 24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer\n"
+    "vm:656:667 [0] NCCL INFO 24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p "
+    "channels, 32 p2p channels per peer\n"
     "vm:656:667 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
     "vm:656:668 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/CUMEM/read\n";
 
@@ -44,10 +47,11 @@ TEST(NcclLogAnalysis, HealthyNodeRaisesNothingAboveInfo) {
 }
 
 TEST(NcclLogAnalysis, SocketBetweenGpusOfOneNode) {
-  std::string log = std::string(kHealthy2xH200) +
-                    "vm:656:667 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1.\n"
-                    "vm:656:667 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.\n"
-                    "vm:656:667 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] [send] via NET/Socket/0\n";
+  std::string log =
+      std::string(kHealthy2xH200) +
+      "vm:656:667 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1.\n"
+      "vm:656:667 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.\n"
+      "vm:656:667 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] [send] via NET/Socket/0\n";
   auto fs = All(Parse(log));
   const Finding* f = Find(fs, "comm.socket_fallback");
   ASSERT_NE(f, nullptr);
@@ -59,7 +63,9 @@ TEST(NcclLogAnalysis, SocketBetweenGpusOfOneNode) {
 }
 
 TEST(NcclLogAnalysis, ShmWithoutStatedCauseIsShmTransport) {
-  auto fs = All(Parse("gpu2-ru7:2144:2556 [2] NCCL INFO Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory\n"));
+  auto fs =
+      All(Parse("gpu2-ru7:2144:2556 [2] NCCL INFO Ring 00 : 2[3d000] -> 3[3e000] via direct shared "
+                "memory\n"));
   const Finding* f = Find(fs, "comm.shm_transport");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kWarning);
@@ -67,8 +73,9 @@ TEST(NcclLogAnalysis, ShmWithoutStatedCauseIsShmTransport) {
 }
 
 TEST(NcclLogAnalysis, P2pLevelIsAStatedCause) {
-  auto fs = All(Parse("a:1:1 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC\n"
-                      "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n"));
+  auto fs =
+      All(Parse("a:1:1 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC\n"
+                "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n"));
   const Finding* f = Find(fs, "comm.p2p_disabled");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kError);
@@ -76,20 +83,26 @@ TEST(NcclLogAnalysis, P2pLevelIsAStatedCause) {
 }
 
 TEST(NcclLogAnalysis, IbWithoutGdrdma) {
-  auto fs = All(Parse("s:1:2 [5] NCCL INFO Channel 03/0 : 5[5] -> 12[4] [send] via NET/IB/3\n"
-                      "s:1:2 [5] NCCL INFO Channel 07/0 : 5[5] -> 12[4] [send] via NET/IB/3\n"));
+  auto fs =
+      All(Parse("s:1:2 [5] NCCL INFO Channel 03/0 : 5[5] -> 12[4] [send] via NET/IB/3\n"
+                "s:1:2 [5] NCCL INFO Channel 07/0 : 5[5] -> 12[4] [send] via NET/IB/3\n"));
   ASSERT_NE(Find(fs, "comm.gdr_disabled"), nullptr);
-  auto ok = All(Parse("s:1:2 [5] NCCL INFO Channel 03/0 : 5[5] -> 12[4] [send] via NET/IB/3/GDRDMA\n"));
+  auto ok =
+      All(Parse("s:1:2 [5] NCCL INFO Channel 03/0 : 5[5] -> 12[4] [send] via NET/IB/3/GDRDMA\n"));
   EXPECT_EQ(Find(ok, "comm.gdr_disabled"), nullptr);
   // Sockets never do GDR: NCCL's "Disabled for HCA 0 'eth0'" on NET/Socket is not a finding.
-  auto sock = All(Parse("vm:656:667 [0] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 0 'eth0'\n"));
+  auto sock = All(
+      Parse("vm:656:667 [0] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 0 'eth0'\n"));
   EXPECT_EQ(Find(sock, "comm.gdr_disabled"), nullptr);
 }
 
 TEST(NcclLogAnalysis, FewChannelsNamesTheOverride) {
-  auto fs = All(Parse("v:1:1 [0] NCCL INFO NCCL_MAX_NCHANNELS set by environment to 1.\n"
-                      "v:1:1 [0] NCCL INFO ncclCommInitRank comm 0xa rank 0 nranks 2 cudaDev 0 busId 60 commId 0x9 - Init START\n"
-                      "v:1:1 [0] NCCL INFO 1 coll channels, 1 collnet channels, 0 nvls channels, 2 p2p channels, 2 p2p channels per peer\n"));
+  auto fs =
+      All(Parse("v:1:1 [0] NCCL INFO NCCL_MAX_NCHANNELS set by environment to 1.\n"
+                "v:1:1 [0] NCCL INFO ncclCommInitRank comm 0xa rank 0 nranks 2 cudaDev 0 busId 60 "
+                "commId 0x9 - Init START\n"
+                "v:1:1 [0] NCCL INFO 1 coll channels, 1 collnet channels, 0 nvls channels, 2 p2p "
+                "channels, 2 p2p channels per peer\n"));
   const Finding* f = Find(fs, "comm.few_channels");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kWarning);
@@ -97,10 +110,11 @@ TEST(NcclLogAnalysis, FewChannelsNamesTheOverride) {
 }
 
 TEST(NcclLogAnalysis, EnvOverrideSeverities) {
-  auto fs = All(Parse("a:1:1 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
-                      "a:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n"
-                      "a:1:1 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n"
-                      "a:1:1 [0] NCCL INFO NCCL_DEBUG_SUBSYS set by environment to INIT\n"));
+  auto fs =
+      All(Parse("a:1:1 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
+                "a:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n"
+                "a:1:1 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n"
+                "a:1:1 [0] NCCL INFO NCCL_DEBUG_SUBSYS set by environment to INIT\n"));
   int harmful = 0, info = 0;
   for (const auto& f : fs) {
     if (f.id != "comm.env_override") continue;
@@ -112,8 +126,9 @@ TEST(NcclLogAnalysis, EnvOverrideSeverities) {
 }
 
 TEST(NcclLogAnalysis, VersionMismatchAcrossHosts) {
-  auto fs = All(Parse("a:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n"
-                      "b:2:2 [0] NCCL INFO NCCL version 2.14.3+cuda11.7\n"));
+  auto fs =
+      All(Parse("a:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n"
+                "b:2:2 [0] NCCL INFO NCCL version 2.14.3+cuda11.7\n"));
   const Finding* f = Find(fs, "comm.version_mismatch");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->title.find("2.14.3 on b, 2.18.1 on a"), std::string::npos) << f->title;
@@ -121,9 +136,9 @@ TEST(NcclLogAnalysis, VersionMismatchAcrossHosts) {
 }
 
 TEST(NcclLogAnalysis, SameBusIdForTwoRanks) {
-  auto fs = All(Parse(
-      "h:1:1 [0] NCCL INFO comm 0xa rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n"
-      "h:2:2 [0] NCCL INFO comm 0xb rank 1 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n"));
+  auto fs = All(
+      Parse("h:1:1 [0] NCCL INFO comm 0xa rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n"
+            "h:2:2 [0] NCCL INFO comm 0xb rank 1 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n"));
   const Finding* f = Find(fs, "comm.duplicate_gpu");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->refs.size(), 2u);
@@ -131,11 +146,14 @@ TEST(NcclLogAnalysis, SameBusIdForTwoRanks) {
 
 TEST(NcclLogAnalysis, WrongInterfaceSeverityFollowsHostSpan) {
   std::string docker = "a:1:1 [0] NCCL INFO NET/Socket : Using [0]docker0:172.17.0.1<0>\n";
-  auto multi = All(Parse(docker + "a:1:1 [0] NCCL INFO comm 0xa rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"));
+  auto multi = All(Parse(
+      docker +
+      "a:1:1 [0] NCCL INFO comm 0xa rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"));
   ASSERT_NE(Find(multi, "comm.wrong_interface"), nullptr);
   EXPECT_EQ(Find(multi, "comm.wrong_interface")->severity, Severity::kError);
-  auto lo = All(Parse("a:1:1 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"
-                      "a:2:2 [1] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"));
+  auto lo =
+      All(Parse("a:1:1 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"
+                "a:2:2 [1] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"));
   ASSERT_NE(Find(lo, "comm.wrong_interface"), nullptr);
   EXPECT_EQ(Find(lo, "comm.wrong_interface")->severity, Severity::kInfo);  // one host
   auto good = All(Parse("a:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"));
@@ -147,21 +165,27 @@ TEST(NcclLogAnalysis, WarnCatalogue) {
     const char* line;
     const char* id;
   } cases[] = {
-      {"u:1:2 [3] misc/shmutils.cc:112 NCCL WARN Error: failed to extend /dev/shm/nccl-abc to 9637892 bytes",
+      {"u:1:2 [3] misc/shmutils.cc:112 NCCL WARN Error: failed to extend /dev/shm/nccl-abc to "
+       "9637892 bytes",
        "comm.shm_too_small"},
-      {"h:1:2 [0] bootstrap.cc:37 NCCL WARN Bootstrap : no socket interface found", "comm.bootstrap_failure"},
+      {"h:1:2 [0] bootstrap.cc:37 NCCL WARN Bootstrap : no socket interface found",
+       "comm.bootstrap_failure"},
       {"h:1:2 [0] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer x<47861>",
        "comm.remote_exited"},
-      {"h:1:2 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with "
+      {"h:1:2 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> "
+       "with "
        "error 12, opcode 0, len 0, vendor err 129",
        "comm.ib_error"},
-      {"[2025-07-21 19:05:29] node004:27907:27907 [1] transport/nvls.cc:254 NCCL WARN Cuda failure 401 "
+      {"[2025-07-21 19:05:29] node004:27907:27907 [1] transport/nvls.cc:254 NCCL WARN Cuda failure "
+       "401 "
        "'the operation cannot be performed in the present state'",
        "comm.nvls_failure"},
       {"h:1:2 [0] enqueue.cc:100 NCCL WARN Cuda failure 'out of memory'", "comm.cuda_error"},
-      {"h:1:2 [0] init.cc:748 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1a000",
+      {"h:1:2 [0] init.cc:748 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA "
+       "device 1a000",
        "comm.duplicate_gpu"},
-      {"> DESKTOP:36629:36635 [0] graph/xml.cc:332 NCCL WARN Could not find real path of /sys/bus/pci/x",
+      {"> DESKTOP:36629:36635 [0] graph/xml.cc:332 NCCL WARN Could not find real path of "
+       "/sys/bus/pci/x",
        "comm.topology_error"},
       {"h:1:2 [0] x.cc:1 NCCL WARN Something nobody has seen before", "comm.nccl_warn"},
   };
@@ -170,13 +194,15 @@ TEST(NcclLogAnalysis, WarnCatalogue) {
     EXPECT_NE(Find(fs, c.id), nullptr) << c.line;
   }
   // Benign: rdma-core missing on a host without RDMA.
-  auto benign = All(Parse("h:1:2 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"));
+  auto benign =
+      All(Parse("h:1:2 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"));
   EXPECT_TRUE(benign.empty());
 }
 
 TEST(NcclLogAnalysis, CompletionStatusIsExplained) {
-  auto fs = All(Parse("w:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, "
-                      "opcode 1, len 0, vendor err 129\n"));
+  auto fs = All(Parse(
+      "w:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, "
+      "opcode 1, len 0, vendor err 129\n"));
   const Finding* f = Find(fs, "comm.ib_error");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->fix.find("NCCL_IB_GID_INDEX"), std::string::npos);
@@ -203,35 +229,44 @@ TEST(NcclLogAnalysis, SuspiciousInterfaceNames) {
   EXPECT_EQ(CompareVersions("2.28.9", "2.28.9"), 0);
 }
 
-
 TEST(NcclLogAnalysis, NetworkStacksDifferAcrossHosts) {
-  auto fs = All(Parse("a:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)\n"
-                      "a:1:1 [0] NCCL INFO Using network IBext_v8\n"
-                      "b:2:2 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation\n"
-                      "b:2:2 [0] NCCL INFO Using network IB\n"));
+  auto fs =
+      All(Parse("a:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)\n"
+                "a:1:1 [0] NCCL INFO Using network IBext_v8\n"
+                "b:2:2 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal "
+                "implementation\n"
+                "b:2:2 [0] NCCL INFO Using network IB\n"));
   ASSERT_NE(Find(fs, "comm.net_plugin_mismatch"), nullptr);
   // A line missing on one host (an excerpt) is not a mismatch.
-  auto partial = All(Parse("a:1:1 [0] NCCL INFO Using network IB\n"
-                           "b:2:2 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so)\n"));
+  auto partial =
+      All(Parse("a:1:1 [0] NCCL INFO Using network IB\n"
+                "b:2:2 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so)\n"));
   EXPECT_EQ(Find(partial, "comm.net_plugin_mismatch"), nullptr);
 }
 
 TEST(NcclLogAnalysis, OneNicUsedNeedsTwoRanksOfAHost) {
-  std::string lists = "h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0> [1]eth1:10.0.1.1<0>\n";
-  auto one_rank = All(Parse(lists + "h:1:1 [0] NCCL INFO Ring 00 : 3[b01000] -> 4[201000] [send] via NET/Socket/0\n"
-                                    "h:1:1 [0] NCCL INFO Ring 01 : 3[b01000] -> 4[201000] [send] via NET/Socket/0\n"));
+  std::string lists =
+      "h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0> [1]eth1:10.0.1.1<0>\n";
+  auto one_rank =
+      All(Parse(lists +
+                "h:1:1 [0] NCCL INFO Ring 00 : 3[b01000] -> 4[201000] [send] via NET/Socket/0\n"
+                "h:1:1 [0] NCCL INFO Ring 01 : 3[b01000] -> 4[201000] [send] via NET/Socket/0\n"));
   EXPECT_EQ(Find(one_rank, "comm.multi_nic_underused"), nullptr);
-  auto two_ranks = All(Parse(lists + "h:1:1 [0] NCCL INFO Ring 00 : 3[b01000] -> 4[201000] [send] via NET/Socket/0\n"
-                                     "h:1:2 [2] NCCL INFO Ring 01 : 0[201000] -> 2[a01000] [send] via NET/Socket/0\n"));
+  auto two_ranks =
+      All(Parse(lists +
+                "h:1:1 [0] NCCL INFO Ring 00 : 3[b01000] -> 4[201000] [send] via NET/Socket/0\n"
+                "h:1:2 [2] NCCL INFO Ring 01 : 0[201000] -> 2[a01000] [send] via NET/Socket/0\n"));
   ASSERT_NE(Find(two_ranks, "comm.multi_nic_underused"), nullptr);
 }
 
 TEST(NcclLogAnalysis, GraphFallbackAndOldNcclWithoutPeermem) {
-  auto fs = All(Parse("x:1:1 [0] NCCL INFO Could not find a path for pattern 4, falling back to simple order\n"));
+  auto fs = All(Parse(
+      "x:1:1 [0] NCCL INFO Could not find a path for pattern 4, falling back to simple order\n"));
   ASSERT_NE(Find(fs, "comm.topology_error"), nullptr);
   EXPECT_EQ(Find(fs, "comm.topology_error")->severity, Severity::kWarning);
-  auto old = All(Parse("x:1:1 [0] NCCL INFO NCCL version 2.10.3+cuda11.4\n"
-                       "x:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)\n"));
+  auto old = All(Parse(
+      "x:1:1 [0] NCCL INFO NCCL version 2.10.3+cuda11.4\n"
+      "x:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)\n"));
   ASSERT_NE(Find(old, "comm.gdr_disabled"), nullptr);
   ASSERT_NE(Find(old, "comm.nccl_too_old"), nullptr);
 }

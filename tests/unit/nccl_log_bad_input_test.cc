@@ -7,7 +7,6 @@
 
 #include "analysis/registry.h"
 #include "base/file.h"
-
 #include "ingest/nccl_log/nccl_log_importer.h"
 
 namespace commdx {
@@ -25,7 +24,8 @@ Job Parse(const std::string& text) {
 TEST(NcclLogBadInput, EmptyAndNoNcclLine) {
   EXPECT_EQ(Parse("").nccl.nccl_lines, 0u);
   EXPECT_FALSE(ingest::SniffNcclLog(""));
-  std::string app = "epoch 1 loss 0.5\nINFO root: saving checkpoint\n2024-01-01 WARN disk 90% full\n";
+  std::string app =
+      "epoch 1 loss 0.5\nINFO root: saving checkpoint\n2024-01-01 WARN disk 90% full\n";
   EXPECT_EQ(Parse(app).nccl.nccl_lines, 0u);
   EXPECT_FALSE(ingest::SniffNcclLog(app));
   EXPECT_FALSE(ingest::SniffNcclLog("{\"traceEvents\": [\"NCCL INFO\"]}"));
@@ -57,8 +57,8 @@ TEST(NcclLogBadInput, TruncatedLinesAreCounted) {
 
 TEST(NcclLogBadInput, TenMegabyteLine) {
   std::string line(10 << 20, 'x');
-  Job j = Parse("vm:1:1 [0] NCCL INFO Using network IB\n" + line + "\nvm:1:1 [0] NCCL WARN " + line +
-                "\n");
+  Job j = Parse("vm:1:1 [0] NCCL INFO Using network IB\n" + line + "\nvm:1:1 [0] NCCL WARN " +
+                line + "\n");
   EXPECT_EQ(j.quality.Count("nccl_log.long_line"), 2u);
   ASSERT_EQ(j.nccl.warnings.size(), 1u);
   EXPECT_LE(j.nccl.warnings[0].ref.line.size(), 410u);  // evidence text is capped
@@ -66,11 +66,11 @@ TEST(NcclLogBadInput, TenMegabyteLine) {
 }
 
 TEST(NcclLogBadInput, NoTrailingNewlineAndCrLf) {
-  Job j = Parse("vm:1:1 [0] NCCL INFO Using network IB\r\nvm:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1");
+  Job j = Parse(
+      "vm:1:1 [0] NCCL INFO Using network IB\r\nvm:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1");
   EXPECT_EQ(j.nccl.FindNet("vm", 1)->network, "IB");
   EXPECT_EQ(j.nccl.processes.at(0).version, "2.18.1");
 }
-
 
 // A deterministic mini-fuzz over real lines: every fixture line cut at every position and with
 // random bytes flipped, parsed and analysed. Nothing may crash (the ASan build checks bounds).

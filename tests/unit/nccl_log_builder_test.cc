@@ -24,8 +24,10 @@ const NcclCommunicator* Comm(const Job& j, std::string_view id) {
 TEST(NcclLogBuilder, LazyConnectionsAfterCompleteGoToTheStartedComm) {
   // 2.28: connections are made at the first collective, after Init COMPLETE.
   Job j = Parse(
-      "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0xa rank 0 nranks 2 cudaDev 0 busId 60 commId 0x1 - Init START\n"
-      "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0xa rank 0 nranks 2 cudaDev 0 busId 60 commId 0x1 - Init COMPLETE\n"
+      "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0xa rank 0 nranks 2 cudaDev 0 busId 60 "
+      "commId 0x1 - Init START\n"
+      "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0xa rank 0 nranks 2 cudaDev 0 busId 60 "
+      "commId 0x1 - Init COMPLETE\n"
       "vm:656:676 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n");
   ASSERT_EQ(j.nccl.communicators.size(), 1u);
   EXPECT_EQ(Comm(j, "0x1")->connections.size(), 1u);
@@ -49,8 +51,10 @@ TEST(NcclLogBuilder, OldEraConnectionsBeforeCompleteGoToTheNextComplete) {
 
 TEST(NcclLogBuilder, InterleavedProcessesMergeByCommId) {
   Job j = Parse(
-      "a:10:11 [0] NCCL INFO ncclCommInitRank comm 0xa rank 0 nranks 2 cudaDev 0 busId 1000 commId 0x77 - Init START\n"
-      "b:20:21 [0] NCCL INFO ncclCommInitRank comm 0xa rank 1 nranks 2 cudaDev 0 busId 1000 commId 0x77 - Init START\n"
+      "a:10:11 [0] NCCL INFO ncclCommInitRank comm 0xa rank 0 nranks 2 cudaDev 0 busId 1000 commId "
+      "0x77 - Init START\n"
+      "b:20:21 [0] NCCL INFO ncclCommInitRank comm 0xa rank 1 nranks 2 cudaDev 0 busId 1000 commId "
+      "0x77 - Init START\n"
       "b:20:22 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [send] via NET/IB/0/GDRDMA\n"
       "a:10:12 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0/GDRDMA\n");
   ASSERT_EQ(j.nccl.communicators.size(), 1u);
@@ -64,8 +68,10 @@ TEST(NcclLogBuilder, InterleavedProcessesMergeByCommId) {
 
 TEST(NcclLogBuilder, IdenticalLinesAreCountedOnce) {
   std::string text =
-      "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0xa rank 0 nranks 2 cudaDev 0 busId 60 commId 0x1 - Init START\n";
-  for (int i = 0; i < 5; ++i) text += "vm:656:676 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n";
+      "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0xa rank 0 nranks 2 cudaDev 0 busId 60 "
+      "commId 0x1 - Init START\n";
+  for (int i = 0; i < 5; ++i)
+    text += "vm:656:676 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n";
   Job j = Parse(text);
   ASSERT_EQ(j.nccl.communicators.at(0).connections.size(), 1u);
   EXPECT_EQ(j.nccl.communicators.at(0).connections[0].count, 5u);
@@ -73,7 +79,8 @@ TEST(NcclLogBuilder, IdenticalLinesAreCountedOnce) {
 
 TEST(NcclLogBuilder, ConnectionOutsideTheCommIsLeftUnowned) {
   Job j = Parse(
-      "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0xa rank 0 nranks 2 cudaDev 0 busId 60 commId 0x1 - Init START\n"
+      "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0xa rank 0 nranks 2 cudaDev 0 busId 60 "
+      "commId 0x1 - Init START\n"
       "vm:656:676 [0] NCCL INFO Channel 00/0 : 0[0] -> 5[5] via P2P/CUMEM/read\n");
   EXPECT_TRUE(Comm(j, "0x1")->connections.empty());
   ASSERT_NE(Comm(j, "?"), nullptr);

@@ -17,14 +17,16 @@ Job Parse(const std::string& text, const std::string& path = "t.log") {
 }
 
 TEST(NcclLogKinds, VersionInfoLineAndBareBanner) {
-  Job a = Parse("vm:656:656 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n"
-                "vm:656:656 [0] NCCL INFO cudaDriverVersion 13000\n");
+  Job a = Parse(
+      "vm:656:656 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n"
+      "vm:656:656 [0] NCCL INFO cudaDriverVersion 13000\n");
   ASSERT_EQ(a.nccl.processes.size(), 1u);
   EXPECT_EQ(a.nccl.processes[0].version, "2.28.9");
   EXPECT_EQ(a.nccl.processes[0].cuda_driver, 13000);
   // A bare banner in a file of one process belongs to that process.
-  Job b = Parse("ds-ml-01-0:17754:17754 [0] NCCL INFO NET/IB : No device found.\n"
-                "NCCL version 2.4.8+cuda10.1\n");
+  Job b = Parse(
+      "ds-ml-01-0:17754:17754 [0] NCCL INFO NET/IB : No device found.\n"
+      "NCCL version 2.4.8+cuda10.1\n");
   ASSERT_EQ(b.nccl.processes.size(), 1u);
   EXPECT_EQ(b.nccl.processes[0].version, "2.4.8");
   // Prose is not a banner.
@@ -34,11 +36,14 @@ TEST(NcclLogKinds, VersionInfoLineAndBareBanner) {
 
 TEST(NcclLogKinds, CommInitEveryEra) {
   Job j = Parse(
-      "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0x55fa4b963350 rank 0 nranks 2 cudaDev 0 "
+      "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0x55fa4b963350 rank 0 nranks 2 cudaDev "
+      "0 "
       "nvmlDev 0 busId 60 commId 0x88a86db28df0013a - Init START\n"
-      "vm:656:667 [0] NCCL INFO comm 0x55fa4b963350 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 "
+      "vm:656:667 [0] NCCL INFO comm 0x55fa4b963350 rank 0 nRanks 2 nNodes 1 localRanks 2 "
+      "localRank 0 "
       "MNNVL 0\n"
-      "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0x55fa4b963350 rank 0 nranks 2 cudaDev 0 "
+      "vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0x55fa4b963350 rank 0 nranks 2 cudaDev "
+      "0 "
       "nvmlDev 0 busId 60 commId 0x88a86db28df0013a - Init COMPLETE\n");
   ASSERT_EQ(j.nccl.communicators.size(), 1u);
   const auto& c = j.nccl.communicators[0];
@@ -53,8 +58,9 @@ TEST(NcclLogKinds, CommInitEveryEra) {
   EXPECT_EQ(c.ranks.at(0).local_rank, 0);
 
   // 2.5 - 2.16: no commId; the identity is size + order on the device.
-  Job old = Parse("swat1-04:2017630:2017630 [2] NCCL INFO comm 0x8dd01c0 rank 2 nranks 16 cudaDev 2 "
-                  "busId 48000 - Init COMPLETE\n");
+  Job old = Parse(
+      "swat1-04:2017630:2017630 [2] NCCL INFO comm 0x8dd01c0 rank 2 nranks 16 cudaDev 2 "
+      "busId 48000 - Init COMPLETE\n");
   ASSERT_EQ(old.nccl.communicators.size(), 1u);
   EXPECT_EQ(old.nccl.communicators[0].comm_id, "nranks=16#0");
   EXPECT_EQ(old.nccl.communicators[0].ranks.at(2).bus_id, "48000");
@@ -64,7 +70,8 @@ TEST(NcclLogKinds, ConnectionLines) {
   Job j = Parse(
       "vm:656:675 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/CUMEM/read\n"
       "swat1-04:2017630:2017699 [5] NCCL INFO Channel 03/0 : 5[5] -> 12[4] [send] via NET/IB/3\n"
-      "swat1-04:2017630:2017700 [4] NCCL INFO Channel 03/0 : 13[5] -> 4[4] [receive] via NET/IB/0(1)/GDRDMA\n"
+      "swat1-04:2017630:2017700 [4] NCCL INFO Channel 03/0 : 13[5] -> 4[4] [receive] via "
+      "NET/IB/0(1)/GDRDMA\n"
       "gpu2-ru7:2144:2556 [2] NCCL INFO Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory\n"
       "host:1:2 [0] NCCL INFO Ring 00 : 1 -> 0 [receive] via NET/Socket/0\n");
   ASSERT_EQ(j.nccl.communicators.size(), 1u);  // no init lines: the unidentified "?"
@@ -140,7 +147,8 @@ TEST(NcclLogKinds, NicListsOfEveryEra) {
   Job j = Parse(
       "NvYt:97:221 [0] NCCL INFO Bootstrap : Using [0]ip6tnl0:fe80::e866:19ff:fe1e:a688%ip6tnl0<0> "
       "[1]veth0:2a02:6b8:fc1d:3606:0:4457:edef:600a<0>\n"
-      "NvYt:97:221 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB ib0:192.168.11.1<0>\n"
+      "NvYt:97:221 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB "
+      "ib0:192.168.11.1<0>\n"
       "NvYt:97:221 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.34<0> [1]eth1:10.0.1.34<0>\n");
   ASSERT_EQ(j.nccl.nets.size(), 1u);
   const auto& nics = j.nccl.nets[0].nics;
@@ -159,8 +167,9 @@ TEST(NcclLogKinds, NicListsOfEveryEra) {
 }
 
 TEST(NcclLogKinds, NicListRewrappedOnePerLine) {
-  Job j = Parse("INFO NET/Socket : Using\n[0]bond0:192.168.1.161<0>\n[1]br-05ab815fa14e:172.19.0.1<0>\n"
-                "[12]veth6163fba:fe80::b878:6cff:fe52:abe2%veth6163fba<0> \n");
+  Job j = Parse(
+      "INFO NET/Socket : Using\n[0]bond0:192.168.1.161<0>\n[1]br-05ab815fa14e:172.19.0.1<0>\n"
+      "[12]veth6163fba:fe80::b878:6cff:fe52:abe2%veth6163fba<0> \n");
   ASSERT_EQ(j.nccl.nets.size(), 1u);
   ASSERT_EQ(j.nccl.nets[0].nics.size(), 3u);
   EXPECT_EQ(j.nccl.nets[0].nics[2].name, "veth6163fba");
@@ -195,12 +204,14 @@ TEST(NcclLogKinds, NetworkPluginGdrNvlsP2p) {
 
 TEST(NcclLogKinds, WarningsErrorReturnsAndFrameworkErrors) {
   Job j = Parse(
-      "gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n"
+      "gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space "
+      "left on device\n"
       "gpu2-ru7:2143:2561 [1] NCCL INFO include/shm.h:41 -> 2\n"
       "gpu2-ru7:2143:2561 [1] NCCL INFO include/shm.h:41 -> 2\n"
       "[trainer0|0]:ncclInternalError: Internal check failed.\n"
       "[trainer0|0]:Last error:\n"
-      "[trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor AF_INET6(10)\n");
+      "[trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) "
+      "nor AF_INET6(10)\n");
   ASSERT_EQ(j.nccl.warnings.size(), 2u);
   EXPECT_EQ(j.nccl.warnings[0].source_file, "include/shm.h:28");
   EXPECT_EQ(j.nccl.warnings[0].cuda_dev, 1);
@@ -217,9 +228,10 @@ TEST(NcclLogKinds, WarningsErrorReturnsAndFrameworkErrors) {
 }
 
 TEST(NcclLogKinds, CommandLineAssignmentsAndPastedLspci) {
-  Job j = Parse("root@ds-ml-01-0:~/nccl-tests# mpirun -x NCCL_SOCKET_IFNAME=lo -x NCCL_DEBUG=INFO -np 2 "
-                "./build/all_reduce_perf\n"
-                "                ACSCtl: SrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd-\n");
+  Job j = Parse(
+      "root@ds-ml-01-0:~/nccl-tests# mpirun -x NCCL_SOCKET_IFNAME=lo -x NCCL_DEBUG=INFO -np 2 "
+      "./build/all_reduce_perf\n"
+      "                ACSCtl: SrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd-\n");
   ASSERT_EQ(j.nccl.overrides.size(), 1u);  // NCCL_DEBUG is not an override of behaviour
   EXPECT_EQ(j.nccl.overrides[0].value, "lo");
   EXPECT_TRUE(j.nccl.overrides[0].from_command_line);
@@ -247,11 +259,11 @@ TEST(NcclLogKinds, BenignLinesAreKnown) {
   EXPECT_TRUE(j.quality.empty());
 }
 
-
 TEST(NcclLogKinds, FrameworkErrorLineKeepsVersionAndCode) {
-  Job j = Parse("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3780, "
-                "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.14.3\n"
-                "x:1:1 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n");
+  Job j = Parse(
+      "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3780, "
+      "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.14.3\n"
+      "x:1:1 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n");
   // The only process of the file takes the version of a banner that names no process.
   ASSERT_EQ(j.nccl.processes.size(), 1u);
   EXPECT_EQ(j.nccl.processes[0].version, "2.14.3");

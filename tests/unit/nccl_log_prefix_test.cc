@@ -36,8 +36,9 @@ TEST(NcclLogPrefix, DigitRunsTooLongForAPidAreNotAPrefix) {
 }
 
 TEST(NcclLogPrefix, WarnWithSourceLocation) {
-  auto li = Split("ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared "
-                  "memory segment /dev/shm/nccl-x (size 9637888)");
+  auto li = Split(
+      "ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared "
+      "memory segment /dev/shm/nccl-x (size 9637888)");
   EXPECT_EQ(li.level, Level::kWarn);
   EXPECT_EQ(li.source, "misc/shmutils.cc:112");
   EXPECT_EQ(li.dev, 3);
@@ -46,12 +47,14 @@ TEST(NcclLogPrefix, WarnWithSourceLocation) {
 }
 
 TEST(NcclLogPrefix, PreNccl23FormWithoutTheWordNccl) {
-  auto info = Split("gpu-bql-144-103:18553:18553 [0] INFO NET : Using interface enp3s0:192.168.144.103<0>");
+  auto info =
+      Split("gpu-bql-144-103:18553:18553 [0] INFO NET : Using interface enp3s0:192.168.144.103<0>");
   EXPECT_EQ(info.level, Level::kInfo);
   EXPECT_EQ(info.host, "gpu-bql-144-103");
   EXPECT_EQ(info.msg, "NET : Using interface enp3s0:192.168.144.103<0>");
-  auto warn = Split("gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : "
-                    "Connection timed out");
+  auto warn = Split(
+      "gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : "
+      "Connection timed out");
   EXPECT_EQ(warn.level, Level::kWarn);
   EXPECT_EQ(warn.source, "include/socket.h:360");
   EXPECT_EQ(warn.tid, 18611);
@@ -68,7 +71,8 @@ TEST(NcclLogPrefix, LauncherWrappers) {
   auto mpi = Split("[1,3]<stdout>:smc-gpu-03:29881:30401 [0] NCCL INFO init.cc:903 -> 5");
   EXPECT_EQ(mpi.host, "smc-gpu-03");
   EXPECT_EQ(mpi.pid, 29881);
-  auto trainer = Split("[trainer3]:twshared1016:1958:1958 [3] NCCL INFO NCCL_SOCKET_IFNAME set to eth2");
+  auto trainer =
+      Split("[trainer3]:twshared1016:1958:1958 [3] NCCL INFO NCCL_SOCKET_IFNAME set to eth2");
   EXPECT_EQ(trainer.host, "twshared1016");
   EXPECT_EQ(trainer.dev, 3);
   auto slurm = Split("0: node01:106:196 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>");
@@ -76,14 +80,16 @@ TEST(NcclLogPrefix, LauncherWrappers) {
   auto editor = Split("451 tj1-asr-train-v100-11:41449:41449 [6] NCCL INFO Using network IB");
   EXPECT_EQ(editor.host, "tj1-asr-train-v100-11");
   EXPECT_EQ(editor.dev, 6);
-  auto quote = Split("> DESKTOP:36629:36635 [0] graph/xml.cc:332 NCCL WARN Could not find real path");
+  auto quote =
+      Split("> DESKTOP:36629:36635 [0] graph/xml.cc:332 NCCL WARN Could not find real path");
   EXPECT_EQ(quote.host, "DESKTOP");
   EXPECT_EQ(quote.source, "graph/xml.cc:332");
 }
 
 TEST(NcclLogPrefix, TimestampBecomesNanoseconds) {
-  auto li = Split("[2025-07-21 19:05:29] node004:27907:27907 [1] transport/nvls.cc:254 NCCL WARN Cuda "
-                  "failure 401 'the operation cannot be performed in the present state'");
+  auto li = Split(
+      "[2025-07-21 19:05:29] node004:27907:27907 [1] transport/nvls.cc:254 NCCL WARN Cuda "
+      "failure 401 'the operation cannot be performed in the present state'");
   EXPECT_EQ(li.host, "node004");
   EXPECT_EQ(li.source, "transport/nvls.cc:254");
   // 2025-07-21T19:05:29Z
@@ -93,7 +99,8 @@ TEST(NcclLogPrefix, TimestampBecomesNanoseconds) {
 }
 
 TEST(NcclLogPrefix, StrippedPrefixes) {
-  auto dev_only = Split("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device");
+  auto dev_only = Split(
+      "[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device");
   EXPECT_EQ(dev_only.dev, 3);
   EXPECT_TRUE(dev_only.host.empty());
   EXPECT_EQ(dev_only.source, "include/shm.h:28");

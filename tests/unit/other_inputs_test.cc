@@ -156,7 +156,8 @@ TEST(EnvDump, FactsTheDumpDoesNotCarryAreNotFindings) {
 }
 
 TEST(OtherDevices, MtiaActivityIsCountedNotDroppedSilently) {
-  auto job = ingest::LoadInputs({kData + "public_traces/mtia_inference_rank0/mtia_inference_rank_0.json.gz"}, {});
+  auto job = ingest::LoadInputs(
+      {kData + "public_traces/mtia_inference_rank0/mtia_inference_rank_0.json.gz"}, {});
   ASSERT_TRUE(job.has_value());
   const DiagEntry* seen = nullptr;
   for (const auto& e : job->quality.entries())

@@ -68,7 +68,8 @@ TEST(ChartsCli, QuietLeavesChartsOutAsItLeavesTablesOut) {
 }
 
 TEST(ChartsCli, TextAndJsonCarryNoCharts) {
-  test_util::RunResult r = test_util::RunCommdx("bench all_reduce --backend fake -b 8 -e 1M -f 16 --format json");
+  test_util::RunResult r =
+      test_util::RunCommdx("bench all_reduce --backend fake -b 8 -e 1M -f 16 --format json");
   ASSERT_EQ(r.code, 0);
   const std::string& out = r.out;
   EXPECT_NE(out.find("\"schema_version\""), std::string::npos);

@@ -29,7 +29,8 @@ inline RunResult RunShell(const std::string& command) {
 
 // The commdx binary (COMMDX_BINARY) with `args`; standard error dropped unless `with_stderr`.
 inline RunResult RunCommdx(const std::string& args, bool with_stderr = false) {
-  return RunShell(std::string(COMMDX_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null"));
+  return RunShell(std::string(COMMDX_BINARY) + " " + args +
+                  (with_stderr ? " 2>&1" : " 2>/dev/null"));
 }
 
 }  // namespace commdx::test_util

@@ -18,7 +18,8 @@ namespace {
 
 Job Load(const std::vector<std::string>& names) {
   std::vector<std::string> in;
-  for (const auto& n : names) in.push_back(std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/" + n);
+  for (const auto& n : names)
+    in.push_back(std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/" + n);
   auto job = ingest::LoadInputs(in, ingest::ForcedKind(InputKind::kKineto));
   EXPECT_TRUE(job) << (job ? "" : job.error().ToString());
   return job ? std::move(*job) : Job{};
@@ -76,10 +77,12 @@ TEST(TraceHtaCompat, AsHtaComputesIt) {
   EXPECT_NEAR(h.compute_pct, 100.0 * 7.0 / 7.5, 1e-9);
   EXPECT_NEAR(h.non_compute_pct, 100.0 * 0.5 / 7.5, 1e-9);
   EXPECT_NEAR(h.comm_comp_overlap_pct, 50.0, 1e-9);
-  EXPECT_EQ(HtaClassify("ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)"), HtaKernelType::kCommunication);
+  EXPECT_EQ(HtaClassify("ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)"),
+            HtaKernelType::kCommunication);
   EXPECT_EQ(HtaClassify("Memcpy DtoH (Device -> Pinned)"), HtaKernelType::kMemory);
   EXPECT_EQ(HtaClassify("Stream Sync"), HtaKernelType::kOther);
-  EXPECT_EQ(HtaClassify("void at::native::vectorized_elementwise_kernel<4>"), HtaKernelType::kComputation);
+  EXPECT_EQ(HtaClassify("void at::native::vectorized_elementwise_kernel<4>"),
+            HtaKernelType::kComputation);
 }
 
 TEST(TraceCrossRank, AlignsClocksAndSplitsWaitFromTransfer) {

@@ -151,12 +151,19 @@ TEST(KinetoBadInput, BadRecordsAreCountedAndSkipped) {
 
 TEST(KinetoBadInput, GarbageNeverCrashes) {
   const char* cases[] = {
-      "{", "{\"traceEvents\"", "{\"traceEvents\": [", "{\"traceEvents\": [{\"ph\": \"X\"",
-      "{\"traceEvents\": [}]}", "{\"traceEvents\": []} trailing", "[1, 2, 3]",
-      "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"cat\": \"kernel\", \"args\": 5}]}",
+      "{",
+      "{\"traceEvents\"",
+      "{\"traceEvents\": [",
+      "{\"traceEvents\": [{\"ph\": \"X\"",
+      "{\"traceEvents\": [}]}",
+      "{\"traceEvents\": []} trailing",
+      "[1, 2, 3]",
+      "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"dur\": 1, \"cat\": \"kernel\", \"args\": "
+      "5}]}",
       "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1e400, \"dur\": 1, \"cat\": \"cpu_op\"}]}",
       "{\"a\": \"\\\"}\", \"traceEvents\": [{\"name\": \"x\\\"\", \"ph\": \"i\"}]}",
-      "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_Generic\", "
+      "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+      "\"ncclDevKernel_Generic\", "
       "\"ts\": 1, \"dur\": 2, \"args\": {\"Process Group Ranks\": [0, \"x\", {}]}}]}",
   };
   int i = 0;

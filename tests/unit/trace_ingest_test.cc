@@ -12,9 +12,9 @@
 #include "ingest/kineto/json/interner.h"
 #include "ingest/kineto/json/json_values.h"
 #include "ingest/kineto/kineto_importer.h"
-#include "ingest/load_inputs.h"
 #include "ingest/kineto/names.h"
 #include "ingest/kineto/rank_builder.h"
+#include "ingest/load_inputs.h"
 #include "ingest/registry.h"
 
 namespace commdx {

@@ -8,15 +8,15 @@
 #include <fstream>
 #include <string>
 
+#include "analysis/analysis_input.h"
 #include "analysis/catalogue.h"
 #include "analysis/registry.h"
-#include "analysis/analysis_input.h"
 #include "analysis/trace_facts.h"
 #include "analysis/trace_pattern.h"
 #include "base/file.h"
 #include "ingest/kineto/kineto_importer.h"
-#include "ingest/load_inputs.h"
 #include "ingest/kineto/names.h"
+#include "ingest/load_inputs.h"
 #include "run_commdx.h"
 
 namespace commdx {

@@ -76,8 +76,8 @@ TEST(TraceSet, SameProcessGroupNameDifferentMembers) {
 
 TEST(TraceSet, NoCollectiveKindInCommonIsAnotherJob) {
   RankTrace a = Rank(0, 0, kSec), b = Rank(1, 0, kSec);
-  AddCollectives(a, CollectiveType::kAllReduce, 6);       // DDP
-  AddCollectives(b, CollectiveType::kAllGather, 6);       // FSDP
+  AddCollectives(a, CollectiveType::kAllReduce, 6);  // DDP
+  AddCollectives(b, CollectiveType::kAllGather, 6);  // FSDP
   AddCollectives(b, CollectiveType::kReduceScatter, 6);
   Job job = SetOf({a, b});
   EXPECT_NE(MixedNote(job).find("no collective of the same kind"), std::string::npos)

@@ -58,9 +58,9 @@ Status CudaBackend::Init(const BackendOptions& o) {
   std::vector<int> ordinals;
   if (launch_.multi_process()) {
     if (launch_.local_rank >= count)
-      return MakeError(ErrorCode::kEnvironment,
-                       "LOCAL_RANK " + std::to_string(launch_.local_rank) + " but only " +
-                           std::to_string(count) + " GPU(s) are visible to this process");
+      return MakeError(ErrorCode::kEnvironment, "LOCAL_RANK " + std::to_string(launch_.local_rank) +
+                                                    " but only " + std::to_string(count) +
+                                                    " GPU(s) are visible to this process");
     ordinals.push_back(launch_.local_rank);
     info_.launch = launch_.mode;
     info_.world_size = launch_.world_size;
@@ -107,7 +107,8 @@ Status CudaBackend::Init(const BackendOptions& o) {
   info_.cuda_driver = VersionString(drv);
   info_.sm_kernels = kernels::Available();
   if (o.gate && info_.sm_kernels &&
-      cudaHostAlloc(&gate_, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable) == cudaSuccess) {
+      cudaHostAlloc(&gate_, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable) ==
+          cudaSuccess) {
     *gate_ = 0;
     info_.gated = true;
     info_.max_batch = 128;  // queued launches must fit the stream's queue while gated
@@ -151,8 +152,8 @@ Status CudaBackend::Connect() {
   COMMDX_CUDA(cudaSetDevice(d.dev));
   ncclResult_t r = api.CommInitRank(&d.comm, launch_.world_size, id, launch_.rank);
   if (r != ncclSuccess)
-    return MakeError(ErrorCode::kEnvironment,
-                     nccl_->Describe("ncclCommInitRank", r) + " on rank " + std::to_string(launch_.rank));
+    return MakeError(ErrorCode::kEnvironment, nccl_->Describe("ncclCommInitRank", r) + " on rank " +
+                                                  std::to_string(launch_.rank));
   return Ok{};
 }
 
@@ -183,13 +184,12 @@ Status CudaBackend::Alloc(Dev& d, char** ptr, uint64_t bytes, const char* what) 
   cudaGetLastError();
   size_t free_b = 0, total_b = 0;
   cudaMemGetInfo(&free_b, &total_b);
-  return MakeError(ErrorCode::kEnvironment,
-                   "CUDA out of memory on GPU " + std::to_string(d.dev) + " (rank " +
-                       std::to_string(d.global) + "): the " + what + " buffer needs " +
-                       FormatBytes(static_cast<double>(bytes)) + ", " +
-                       FormatBytes(static_cast<double>(free_b)) + " free of " +
-                       FormatBytes(static_cast<double>(total_b)) +
-                       "; lower -e/--maxbytes (or free the GPU)");
+  return MakeError(
+      ErrorCode::kEnvironment,
+      "CUDA out of memory on GPU " + std::to_string(d.dev) + " (rank " + std::to_string(d.global) +
+          "): the " + what + " buffer needs " + FormatBytes(static_cast<double>(bytes)) + ", " +
+          FormatBytes(static_cast<double>(free_b)) + " free of " +
+          FormatBytes(static_cast<double>(total_b)) + "; lower -e/--maxbytes (or free the GPU)");
 }
 
 Status CudaBackend::Reserve(uint64_t send_bytes, uint64_t recv_bytes) {
@@ -263,9 +263,9 @@ Status CudaBackend::Wait(const std::vector<WaitItem>& items) {
     if (progressed && watchdog_) watchdog_->Beat();
     if (aborted_) {
       if (watchdog_) watchdog_->Acknowledge();
-      result = MakeError(ErrorCode::kEnvironment,
-                         watchdog_ && watchdog_->fired() ? watchdog_->message()
-                                                         : std::string("communicators aborted"));
+      result = MakeError(ErrorCode::kEnvironment, watchdog_ && watchdog_->fired()
+                                                      ? watchdog_->message()
+                                                      : std::string("communicators aborted"));
       break;
     }
     auto now = std::chrono::steady_clock::now();
@@ -316,20 +316,22 @@ Result<TimeMatrix> CudaBackend::Gather(const TimeMatrix& local) {
     COMMDX_CUDA(cudaMalloc(&d.d_xchg, std::max<uint64_t>(need, 16) * sizeof(double)));
     d.xchg_cap = need;
   }
-  COMMDX_CUDA(cudaMemcpyAsync(d.d_xchg, local[0].data(), n * sizeof(double),
-                              cudaMemcpyHostToDevice, d.stream));
+  COMMDX_CUDA(cudaMemcpyAsync(d.d_xchg, local[0].data(), n * sizeof(double), cudaMemcpyHostToDevice,
+                              d.stream));
   ncclResult_t r = nccl_->api().AllGather(d.d_xchg, d.d_xchg + n, n, ncclFloat64, d.comm, d.stream);
   if (r != ncclSuccess)
-    return MakeError(ErrorCode::kEnvironment, nccl_->Describe("ncclAllGather (results)", r, d.comm));
+    return MakeError(ErrorCode::kEnvironment,
+                     nccl_->Describe("ncclAllGather (results)", r, d.comm));
   COMMDX_TRY(EnsureEvents(d.ev, d, 2));
   COMMDX_CUDA(cudaEventRecord(d.ev[1], d.stream));
   COMMDX_TRY(Wait({{0, &d.ev, 1, 1}}));
   std::vector<double> all(n * world);
-  COMMDX_CUDA(cudaMemcpy(all.data(), d.d_xchg + n, all.size() * sizeof(double),
-                         cudaMemcpyDeviceToHost));
+  COMMDX_CUDA(
+      cudaMemcpy(all.data(), d.d_xchg + n, all.size() * sizeof(double), cudaMemcpyDeviceToHost));
   TimeMatrix out(world);
   for (uint64_t r2 = 0; r2 < world; ++r2)
-    out[r2].assign(all.begin() + static_cast<int64_t>(r2 * n), all.begin() + static_cast<int64_t>((r2 + 1) * n));
+    out[r2].assign(all.begin() + static_cast<int64_t>(r2 * n),
+                   all.begin() + static_cast<int64_t>((r2 + 1) * n));
   return out;
 }
 

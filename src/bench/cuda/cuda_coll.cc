@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "bench/event_groups.h"
 #include "bench/cuda/cuda_backend.h"
 #include "bench/cuda/cuda_util.h"
 #include "bench/cuda/kernels.h"
+#include "bench/event_groups.h"
 #include "bench/host_codec.h"
 
 namespace commdx::bench {
@@ -104,7 +104,8 @@ Result<int64_t> CudaBackend::CountWrong(Dev& d, const void* ptr, uint64_t elems,
     for (uint64_t i = 0; i < n; ++i) {
       double want = pattern::Expected(p, s + i, integer);
       double diff = DecodeValue(host.data() + i * ts, type) - want;
-      if (!(diff <= pattern::Tolerance(p.dtype, want) && -diff <= pattern::Tolerance(p.dtype, want)))
+      if (!(diff <= pattern::Tolerance(p.dtype, want) &&
+            -diff <= pattern::Tolerance(p.dtype, want)))
         ++wrong;
     }
     if (elems <= kSampleElems) break;
@@ -221,7 +222,8 @@ Status CudaBackend::Capture(const CollSpec& spec, int iters) {
   for (auto& d : devs_) {
     cudaGraph_t g = nullptr;
     cudaError_t e = cudaStreamEndCapture(d.stream, &g);
-    if (launched && e != cudaSuccess) return CudaError("cudaStreamEndCapture", e, __FILE__, __LINE__, d.dev);
+    if (launched && e != cudaSuccess)
+      return CudaError("cudaStreamEndCapture", e, __FILE__, __LINE__, d.dev);
     if (g) {
       if (launched) COMMDX_CUDA(cudaGraphInstantiate(&d.graph, g, 0));
       cudaGraphDestroy(g);
@@ -275,12 +277,14 @@ Result<TimeMatrix> CudaBackend::Time(const CollSpec& spec, int iters, bool graph
   for (auto& d : devs_) COMMDX_CUDA(cudaEventRecord(d.ev[0], d.stream));
   Status launched = Ok{};
   const int stride = std::min(event_stride_, std::max(iters, 1));
-  int recorded = 0;  // events after ev[0]: one per group of `stride` iterations (the last may be short)
+  int recorded =
+      0;  // events after ev[0]: one per group of `stride` iterations (the last may be short)
   for (int k = 0; k < iters && launched; ++k) {
     launched = LaunchColl(spec);
     if (!launched || ((k + 1) % stride != 0 && k + 1 != iters)) continue;
     ++recorded;
-    for (auto& d : devs_) COMMDX_CUDA(cudaEventRecord(d.ev[static_cast<size_t>(recorded)], d.stream));
+    for (auto& d : devs_)
+      COMMDX_CUDA(cudaEventRecord(d.ev[static_cast<size_t>(recorded)], d.stream));
   }
   if (ticket) __atomic_store_n(gate_, ticket, __ATOMIC_SEQ_CST);  // release the batch
   COMMDX_TRY(launched);

@@ -9,7 +9,8 @@
 namespace commdx::bench {
 
 Result<TimeMatrix> CudaBackend::TimeCopy(const CopySpec& spec, int iters) {
-  if (spec.src < 0 || spec.dst < 0 || static_cast<size_t>(std::max(spec.src, spec.dst)) >= devs_.size())
+  if (spec.src < 0 || spec.dst < 0 ||
+      static_cast<size_t>(std::max(spec.src, spec.dst)) >= devs_.size())
     return MakeError(ErrorCode::kUsage, "p2p: GPU index out of range");
   if (spec.bytes > devs_[0].send_cap || spec.bytes > devs_[0].recv_cap)
     return MakeError(ErrorCode::kInternal, "p2p: buffers not reserved");
@@ -66,7 +67,8 @@ Result<TimeMatrix> CudaBackend::TimeRepro(const ReproSpec& spec, int iters) {
     ncclResult_t r = api.GroupStart();
     for (auto& d : devs_)
       if (r == ncclSuccess)
-        r = api.AllReduce(d.send + off, d.send + off, count, ncclFloat32, ncclSum, d.comm, d.stream2);
+        r = api.AllReduce(d.send + off, d.send + off, count, ncclFloat32, ncclSum, d.comm,
+                          d.stream2);
     ncclResult_t e = api.GroupEnd();
     if (r == ncclSuccess) r = e;
     if (r != ncclSuccess)

@@ -11,9 +11,9 @@ namespace commdx::bench {
 
 Error CudaError(const char* call, cudaError_t e, const char* file, int line, int device = -1);
 
-#define COMMDX_CUDA(call)                                                        \
-  do {                                                                           \
-    cudaError_t e_ = (call);                                                     \
+#define COMMDX_CUDA(call)                                                                    \
+  do {                                                                                       \
+    cudaError_t e_ = (call);                                                                 \
     if (e_ != cudaSuccess) return ::commdx::bench::CudaError(#call, e_, __FILE__, __LINE__); \
   } while (0)
 

@@ -28,8 +28,8 @@ struct Nvml {
     Shutdown = reinterpret_cast<int (*)()>(dlsym(h, "nvmlShutdown"));
     ByBusId = reinterpret_cast<int (*)(const char*, NvmlDevice*)>(
         dlsym(h, "nvmlDeviceGetHandleByPciBusId_v2"));
-    LinkState = reinterpret_cast<int (*)(NvmlDevice, unsigned, int*)>(
-        dlsym(h, "nvmlDeviceGetNvLinkState"));
+    LinkState =
+        reinterpret_cast<int (*)(NvmlDevice, unsigned, int*)>(dlsym(h, "nvmlDeviceGetNvLinkState"));
     LinkVersion = reinterpret_cast<int (*)(NvmlDevice, unsigned, unsigned*)>(
         dlsym(h, "nvmlDeviceGetNvLinkVersion"));
     PcieGen = reinterpret_cast<int (*)(NvmlDevice, unsigned*)>(

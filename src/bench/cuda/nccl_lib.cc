@@ -61,8 +61,8 @@ Result<std::unique_ptr<NcclLib>> NcclLib::Load(const std::string& explicit_path)
   };
   std::vector<Candidate> tries;
   if (!explicit_path.empty())
-    tries.push_back({IsDir(explicit_path) ? explicit_path + "/libnccl.so.2" : explicit_path,
-                     "--nccl-lib"});
+    tries.push_back(
+        {IsDir(explicit_path) ? explicit_path + "/libnccl.so.2" : explicit_path, "--nccl-lib"});
   else {
     if (const char* env = std::getenv("COMMDX_NCCL_LIB"); env && *env)
       tries.push_back({IsDir(env) ? std::string(env) + "/libnccl.so.2" : env, "COMMDX_NCCL_LIB"});
@@ -82,15 +82,16 @@ Result<std::unique_ptr<NcclLib>> NcclLib::Load(const std::string& explicit_path)
     lib->path_ = LoadedPath(h, c.path);
     lib->found_by_ = c.how;
     NcclApi& a = lib->api_;
-    bool ok = Sym(h, "ncclGetVersion", a.GetVersion) && Sym(h, "ncclGetUniqueId", a.GetUniqueId) &&
-              Sym(h, "ncclCommInitRank", a.CommInitRank) && Sym(h, "ncclCommInitAll", a.CommInitAll) &&
-              Sym(h, "ncclCommDestroy", a.CommDestroy) && Sym(h, "ncclCommAbort", a.CommAbort) &&
-              Sym(h, "ncclCommGetAsyncError", a.CommGetAsyncError) &&
-              Sym(h, "ncclGetErrorString", a.GetErrorString) && Sym(h, "ncclAllReduce", a.AllReduce) &&
-              Sym(h, "ncclAllGather", a.AllGather) && Sym(h, "ncclReduceScatter", a.ReduceScatter) &&
-              Sym(h, "ncclBroadcast", a.Broadcast) && Sym(h, "ncclReduce", a.Reduce) &&
-              Sym(h, "ncclSend", a.Send) && Sym(h, "ncclRecv", a.Recv) &&
-              Sym(h, "ncclGroupStart", a.GroupStart) && Sym(h, "ncclGroupEnd", a.GroupEnd);
+    bool ok =
+        Sym(h, "ncclGetVersion", a.GetVersion) && Sym(h, "ncclGetUniqueId", a.GetUniqueId) &&
+        Sym(h, "ncclCommInitRank", a.CommInitRank) && Sym(h, "ncclCommInitAll", a.CommInitAll) &&
+        Sym(h, "ncclCommDestroy", a.CommDestroy) && Sym(h, "ncclCommAbort", a.CommAbort) &&
+        Sym(h, "ncclCommGetAsyncError", a.CommGetAsyncError) &&
+        Sym(h, "ncclGetErrorString", a.GetErrorString) && Sym(h, "ncclAllReduce", a.AllReduce) &&
+        Sym(h, "ncclAllGather", a.AllGather) && Sym(h, "ncclReduceScatter", a.ReduceScatter) &&
+        Sym(h, "ncclBroadcast", a.Broadcast) && Sym(h, "ncclReduce", a.Reduce) &&
+        Sym(h, "ncclSend", a.Send) && Sym(h, "ncclRecv", a.Recv) &&
+        Sym(h, "ncclGroupStart", a.GroupStart) && Sym(h, "ncclGroupEnd", a.GroupEnd);
     Sym(h, "ncclGetLastError", a.GetLastError);
     if (!ok) {
       tried += "\n  " + c.how + ": " + lib->path_ +

@@ -31,12 +31,12 @@ struct NcclApi {
                             cudaStream_t) = nullptr;
   ncclResult_t (*AllGather)(const void*, void*, size_t, ncclDataType_t, ncclComm_t,
                             cudaStream_t) = nullptr;
-  ncclResult_t (*ReduceScatter)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t,
-                                ncclComm_t, cudaStream_t) = nullptr;
+  ncclResult_t (*ReduceScatter)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+                                cudaStream_t) = nullptr;
   ncclResult_t (*Broadcast)(const void*, void*, size_t, ncclDataType_t, int, ncclComm_t,
                             cudaStream_t) = nullptr;
-  ncclResult_t (*Reduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, int,
-                         ncclComm_t, cudaStream_t) = nullptr;
+  ncclResult_t (*Reduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t,
+                         cudaStream_t) = nullptr;
   ncclResult_t (*Send)(const void*, size_t, ncclDataType_t, int, ncclComm_t,
                        cudaStream_t) = nullptr;
   ncclResult_t (*Recv)(void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) = nullptr;
@@ -55,10 +55,10 @@ class NcclLib {
   static Result<std::unique_ptr<NcclLib>> Load(const std::string& explicit_path);
 
   const NcclApi& api() const { return api_; }
-  const std::string& path() const { return path_; }      // the file that was loaded
+  const std::string& path() const { return path_; }          // the file that was loaded
   const std::string& found_by() const { return found_by_; }  // "--nccl-lib", "loader path", ...
-  int version_code() const { return version_code_; }     // 22809
-  std::string version() const;                            // "2.28.9"
+  int version_code() const { return version_code_; }         // 22809
+  std::string version() const;                               // "2.28.9"
 
   // "ncclAllReduce: unhandled cuda error (run with NCCL_DEBUG=WARN for details); last error: ..."
   std::string Describe(const char* call, ncclResult_t r, ncclComm_t comm = nullptr) const;

@@ -101,7 +101,7 @@ constexpr KeyWord kPh = Key("ph"), kPid = Key("pid"), kTid = Key("tid"), kTs = K
                   kId = Key("id");
 //   "ph": "X", "cat": "cpu_op", "name": "aten::div", "pid": 653, "tid": 675,
 //   "ts": 5160728064615.551, "dur": 72.853, "args": {...}
-constexpr std::array<const KeyWord*, 8> kKinetoOrder = {&kPh, &kCat, &kName, &kPid,
+constexpr std::array<const KeyWord*, 8> kKinetoOrder = {&kPh,  &kCat, &kName, &kPid,
                                                         &kTid, &kTs,  &kDur,  &kArgs};
 
 }  // namespace
@@ -122,7 +122,7 @@ EventScanner::Need EventScanner::NeedOf(const RawEvent& ev) {
       return ev.name == "record_param_comms" ? Need::kAll : Need::kExternalId;
     case EventCat::kKernel:
       return ev.name.substr(0, 4) == "nccl" || ev.name.substr(0, 4) == "rccl" ? Need::kAll
-                                                                            : Need::kLaunchIds;
+                                                                              : Need::kLaunchIds;
     case EventCat::kMemcpy:
     case EventCat::kMemset:
       return Need::kCopyBytes;
@@ -162,14 +162,29 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
       hit = kKinetoOrder[member];
     } else {
       switch (k[0]) {
-        case 'p': hit = Is(w, kPh) ? &kPh : Is(w, kPid) ? &kPid : nullptr; break;
-        case 't': hit = Is(w, kTs) ? &kTs : Is(w, kTid) ? &kTid : nullptr; break;
-        case 'd': hit = Is(w, kDur) ? &kDur : nullptr; break;
-        case 'c': hit = Is(w, kCat) ? &kCat : nullptr; break;
-        case 'n': hit = Is(w, kName) ? &kName : nullptr; break;
-        case 'a': hit = Is(w, kArgs) ? &kArgs : nullptr; break;
-        case 'i': hit = Is(w, kId) ? &kId : nullptr; break;
-        default: break;
+        case 'p':
+          hit = Is(w, kPh) ? &kPh : Is(w, kPid) ? &kPid : nullptr;
+          break;
+        case 't':
+          hit = Is(w, kTs) ? &kTs : Is(w, kTid) ? &kTid : nullptr;
+          break;
+        case 'd':
+          hit = Is(w, kDur) ? &kDur : nullptr;
+          break;
+        case 'c':
+          hit = Is(w, kCat) ? &kCat : nullptr;
+          break;
+        case 'n':
+          hit = Is(w, kName) ? &kName : nullptr;
+          break;
+        case 'a':
+          hit = Is(w, kArgs) ? &kArgs : nullptr;
+          break;
+        case 'i':
+          hit = Is(w, kId) ? &kId : nullptr;
+          break;
+        default:
+          break;
       }
     }
     ++member;
@@ -182,8 +197,8 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
     if (hit == &kPh) {
       std::string_view ph;
       unsigned char c1 = static_cast<unsigned char>(v[1]);  // readable: the part is padded
-      if (v + 2 < s.end() && v[0] == '"' && v[2] == '"' && c1 >= 0x20 && c1 < 0x7f &&
-          c1 != '\\' && c1 != '"') {
+      if (v + 2 < s.end() && v[0] == '"' && v[2] == '"' && c1 >= 0x20 && c1 < 0x7f && c1 != '\\' &&
+          c1 != '"') {
         ph = std::string_view(v + 1, 1);  // "X": the usual one-letter phase
         after = v + 3;
       } else {

@@ -17,12 +17,18 @@ simdjson::error_code Device(od::object obj, const char* end, DeviceInfo& d) {
     if (auto err = std::move(f).get(field)) return err;
     const char* k = field.key().raw();
     od::value v = field.value();
-    if (KeyIs(k, "id")) d.id = static_cast<int>(Int(v, end));
-    else if (KeyIs(k, "name")) d.name = SanitizeUtf8(Str(v, end));
-    else if (KeyIs(k, "totalGlobalMem")) d.total_memory_bytes = Int(v, end, 0);
-    else if (KeyIs(k, "computeMajor")) d.compute_major = static_cast<int>(Int(v, end, 0));
-    else if (KeyIs(k, "computeMinor")) d.compute_minor = static_cast<int>(Int(v, end, 0));
-    else if (KeyIs(k, "numSms") || KeyIs(k, "multiProcessorCount")) d.sm_count = static_cast<int>(Int(v, end, 0));
+    if (KeyIs(k, "id"))
+      d.id = static_cast<int>(Int(v, end));
+    else if (KeyIs(k, "name"))
+      d.name = SanitizeUtf8(Str(v, end));
+    else if (KeyIs(k, "totalGlobalMem"))
+      d.total_memory_bytes = Int(v, end, 0);
+    else if (KeyIs(k, "computeMajor"))
+      d.compute_major = static_cast<int>(Int(v, end, 0));
+    else if (KeyIs(k, "computeMinor"))
+      d.compute_minor = static_cast<int>(Int(v, end, 0));
+    else if (KeyIs(k, "numSms") || KeyIs(k, "multiProcessorCount"))
+      d.sm_count = static_cast<int>(Int(v, end, 0));
   }
   return simdjson::SUCCESS;
 }
@@ -48,7 +54,8 @@ simdjson::error_code PgEntry(od::object obj, const char* end, std::string_view n
       std::string_view list = ListText(v, end, scratch);
       for (std::string_view part : Split(list, ',')) {
         part = Trim(part);
-        while (!part.empty() && (part.front() == '[' || IsSpace(part.front()))) part.remove_prefix(1);
+        while (!part.empty() && (part.front() == '[' || IsSpace(part.front())))
+          part.remove_prefix(1);
         while (!part.empty() && (part.back() == ']' || IsSpace(part.back()))) part.remove_suffix(1);
         if (auto r = ParseInt(part)) pg.ranks.push_back(static_cast<int>(*r));
       }
@@ -170,9 +177,8 @@ Status ParseHeaderValue(od::parser& parser, std::string_view key, std::string_vi
     return Ok{};
   if (auto err = Parse(parser, key, value_json, builder)) {
     builder.quality().Add("kineto.bad_header", DiagSeverity::kWarning,
-                          "top-level \"" + std::string(key) +
-                              "\" could not be read (" + simdjson::error_message(err) +
-                              "); its facts are missing",
+                          "top-level \"" + std::string(key) + "\" could not be read (" +
+                              simdjson::error_message(err) + "); its facts are missing",
                           SourceLoc{file, 0, 0, offset, true});
   }
   return Ok{};

@@ -8,11 +8,11 @@
 //   "baseTimeNanoseconds": 1727000000000000000, "displayTimeUnit": "ms", "traceName": "..."
 #pragma once
 
+#include <simdjson.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include <simdjson.h>
 
 #include "base/result.h"
 #include "ingest/kineto/rank_builder.h"

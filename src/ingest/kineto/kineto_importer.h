@@ -26,5 +26,4 @@ Result<Streamed> StreamKineto(const std::string& path, const StreamOptions& opti
 // Registry entry: the same reader over a file already in memory (tests, fuzzers).
 Status ParseKineto(const FileText& file, Job& job);
 
-
 }  // namespace commdx::ingest

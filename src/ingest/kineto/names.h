@@ -16,7 +16,8 @@ namespace commdx::ingest::kineto {
 bool IsCommKernelName(std::string_view name);
 
 // The collective a kernel name says, kUnknown for Generic kernels. The name does not tell the
-// algorithm or protocol that ran (NCCL >= 2.19 runs every non-tree algorithm in the RING_LL kernel).
+// algorithm or protocol that ran (NCCL >= 2.19 runs every non-tree algorithm in the RING_LL
+// kernel).
 CollectiveType CollectiveFromKernelName(std::string_view name);
 
 // The collective of a "Collective name" arg: "allreduce", "_allgather_base",

@@ -30,9 +30,9 @@ void RankBuilder::Note(std::string_view id, DiagSeverity sev, std::string messag
 }
 
 void RankBuilder::Checkpoint() {
-  checkpoint_ = {trace_.gpu_ops.size(), trace_.host_ops.size(), trace_.runtime.size(),
-                 flows_.size(),         colls_.size(),          ext_args_.size(),
-                 trace_.gpu_annotations.size(), trace_.events};
+  checkpoint_ = {
+      trace_.gpu_ops.size(), trace_.host_ops.size(), trace_.runtime.size(),         flows_.size(),
+      colls_.size(),         ext_args_.size(),       trace_.gpu_annotations.size(), trace_.events};
   quality_checkpoint_ = quality_;
 }
 
@@ -271,7 +271,7 @@ void RankBuilder::AddGpu(const RawEvent& ev) {
       break;
     default:
       op.kind = ((ev.coll && ev.coll->present) || Info(op.name).comm) ? GpuOpKind::kCommKernel
-                                                         : GpuOpKind::kKernel;
+                                                                      : GpuOpKind::kKernel;
   }
   if (op.kind == GpuOpKind::kCommKernel) {
     PendingColl p = MakePending(ev);

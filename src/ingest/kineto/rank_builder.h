@@ -53,7 +53,7 @@ class RankBuilder {
     size_t gpu, host, runtime, flows, colls, ext_args, gpu_annotations;
     uint64_t events;
   };
-  struct PendingColl {  // collective args seen on a kernel or on record_param_comms
+  struct PendingColl {    // collective args seen on a kernel or on record_param_comms
     int32_t gpu_op = -1;  // -1 for args from a CPU op
     int64_t external_id = -1;
     int64_t start_ns = 0, end_ns = 0;

@@ -50,13 +50,13 @@ struct RawEvent {
   EventCat cat = EventCat::kNone;
   std::string_view cat_text;
   std::string_view name;  // raw: JSON escapes as written (RankBuilder unescapes when interning)
-  std::string_view pid;  // as written, quotes removed
+  std::string_view pid;   // as written, quotes removed
   std::string_view tid;
   int64_t ts_ns = 0;  // µs in the file, ns here; relative to baseTimeNanoseconds if the file is
   int64_t dur_ns = 0;
   bool has_ts = false;
   bool has_dur = false;
-  bool bad_ts = false;   // present but not a number
+  bool bad_ts = false;  // present but not a number
   bool bad_dur = false;
   // args
   int64_t device = -1;

@@ -7,7 +7,8 @@ namespace commdx::ingest {
 
 // Orders job.trace.ranks by rank, numbers traces whose rank is unknown after the known ones,
 // notes duplicate ranks, traces of different jobs and missing ranks, and unions the process
-// groups. Called after the traces are loaded (once, by ingest::LoadInputs; tests that call ParseKineto call it themselves).
+// groups. Called after the traces are loaded (once, by ingest::LoadInputs; tests that call
+// ParseKineto call it themselves).
 void FinishTraceSet(Job& job);
 
 }  // namespace commdx::ingest

@@ -48,8 +48,8 @@ void Builder::CountNcclLine(const LineInfo& li) {
   ++nccl_lines_;
   if (li.host.empty() && li.pid == 0 && li.dev < 0) return;
   if (impl_->last_state != kNone &&
-      (li.dev < 0 || (li.dev == impl_->last_counted_dev &&
-                      impl_->last_state == impl_->last_counted_state))) {
+      (li.dev < 0 ||
+       (li.dev == impl_->last_counted_dev && impl_->last_state == impl_->last_counted_state))) {
     const NcclProcess& p = impl_->procs[impl_->states[impl_->last_state].proc];
     if (p.pid == li.pid && p.host == li.host) return;
   }
@@ -88,8 +88,10 @@ void Builder::AddCommInit(const LineInfo& li, const CommInit& init) {
   rec.nranks = init.nranks;
   if (!init.comm_id.empty()) rec.comm_id = std::string(init.comm_id);
   rec.rank.rank = init.rank;
-  if (init.cuda_dev >= 0) rec.rank.cuda_dev = init.cuda_dev;
-  else if (rec.rank.cuda_dev < 0) rec.rank.cuda_dev = li.dev;
+  if (init.cuda_dev >= 0)
+    rec.rank.cuda_dev = init.cuda_dev;
+  else if (rec.rank.cuda_dev < 0)
+    rec.rank.cuda_dev = li.dev;
   if (init.nvml_dev >= 0) rec.rank.nvml_dev = init.nvml_dev;
   if (!init.bus_id.empty()) rec.rank.bus_id = ToLower(init.bus_id);
   rec.rank.host = std::string(li.host);
@@ -290,8 +292,7 @@ void Builder::Quality(std::string_view id, DiagSeverity severity, std::string_vi
   }
   SourceLoc loc = Loc(li);
   loc.col = li.col;
-  impl_->quality.push_back(
-      QualityCount{std::string(id), severity, std::string(message), loc, 1});
+  impl_->quality.push_back(QualityCount{std::string(id), severity, std::string(message), loc, 1});
 }
 
 }  // namespace commdx::ingest::nccl_log

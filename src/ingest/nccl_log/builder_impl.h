@@ -82,9 +82,9 @@ struct Builder::Impl {
   std::unordered_set<std::string_view> hosts;
   std::set<size_t> host_lengths;  // the lengths of those hosts
   size_t last_state = kNone;
-  int last_counted_dev = -2;  // device registered by the last CountNcclLine ...
+  int last_counted_dev = -2;          // device registered by the last CountNcclLine ...
   size_t last_counted_state = kNone;  // ... for this process
-  std::vector<CommRec> comms;  // comms[0] is the orphan record ("?")
+  std::vector<CommRec> comms;         // comms[0] is the orphan record ("?")
   std::map<std::pair<size_t, std::string>, size_t> comm_by_ptr;
   std::vector<NcclVersionSeen> loose_versions;
   std::vector<NcclEnvOverride> overrides;

@@ -19,10 +19,14 @@ Parsed ParseChannelCounts(const LineInfo& li, Builder& b) {
     auto n = ConsumeInt(field);
     if (!n) return Parsed::kMalformed;
     int v = static_cast<int>(*n);
-    if (field == " coll channels") c.coll = v;
-    else if (field == " collnet channels") c.collnet = v;
-    else if (field == " nvls channels") c.nvls = v;
-    else if (field == " p2p channels") c.p2p = v;
+    if (field == " coll channels")
+      c.coll = v;
+    else if (field == " collnet channels")
+      c.collnet = v;
+    else if (field == " nvls channels")
+      c.nvls = v;
+    else if (field == " p2p channels")
+      c.p2p = v;
   }
   if (c.coll < 0) return Parsed::kMalformed;
   b.AddChannelCounts(li, c);

@@ -56,7 +56,7 @@ Parsed ParseConnection(const LineInfo& li, Builder& b) {
       break;
     }
   }
-  if (via == std::string_view::npos) return Parsed::kNo;  // a ring order line, not a connection
+  if (via == std::string_view::npos) return Parsed::kNo;    // a ring order line, not a connection
   if (b.CountDuplicateConnection(li)) return Parsed::kYes;  // long logs repeat these lines
   NcclConnection c;
   auto chan = ConsumeInt(s);
@@ -70,8 +70,10 @@ Parsed ParseConnection(const LineInfo& li, Builder& b) {
   if (!ReadPeer(s, c.from_rank, c.from_id)) return Parsed::kMalformed;
   if (!ConsumePrefix(s, " -> ")) return Parsed::kMalformed;
   if (!ReadPeer(s, c.to_rank, c.to_id)) return Parsed::kMalformed;
-  if (ConsumePrefix(s, " [send]")) c.direction = 1;
-  else if (ConsumePrefix(s, " [receive]")) c.direction = 2;
+  if (ConsumePrefix(s, " [send]"))
+    c.direction = 1;
+  else if (ConsumePrefix(s, " [receive]"))
+    c.direction = 2;
   if (!ConsumePrefix(s, " via ")) return Parsed::kMalformed;
   std::string_view transport = Trim(s);
   if (transport.empty()) return Parsed::kMalformed;

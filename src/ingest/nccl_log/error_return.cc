@@ -19,7 +19,8 @@ Parsed ParseErrorReturn(const LineInfo& li, Builder& b) {
   if (arrow == std::string_view::npos || arrow == 0 || arrow > 80) return Parsed::kNo;
   std::string_view loc = s.substr(0, arrow);
   size_t colon = loc.rfind(':');
-  if (colon == std::string_view::npos || loc.find(' ') != std::string_view::npos) return Parsed::kNo;
+  if (colon == std::string_view::npos || loc.find(' ') != std::string_view::npos)
+    return Parsed::kNo;
   if (!ParseInt(loc.substr(colon + 1))) return Parsed::kNo;
   std::string_view rest = s.substr(arrow + 4);
   auto code = ConsumeInt(rest);

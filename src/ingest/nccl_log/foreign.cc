@@ -5,7 +5,8 @@
 //   [trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is neither ...  text)
 //   root@ds-ml-01-0:~/nccl-tests# mpirun -x NCCL_SOCKET_IFNAME=lo -np 2 ./build/all_reduce_perf
 //   export NCCL_P2P_DISABLE=1
-//                   ACSCtl: SrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- ...  (lspci -vvv)
+//                   ACSCtl: SrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- ...  (lspci
+//                   -vvv)
 #include "base/text.h"
 #include "ingest/nccl_log/kinds.h"
 
@@ -18,9 +19,14 @@ struct ErrorName {
   int code;
 };
 constexpr ErrorName kErrorNames[] = {
-    {"ncclUnhandledCudaError", 1}, {"ncclSystemError", 2},    {"ncclInternalError", 3},
-    {"ncclInvalidArgument", 4},    {"ncclInvalidUsage", 5},   {"ncclRemoteError", 6},
-    {"unhandled cuda error", 1},   {"unhandled system error", 2},
+    {"ncclUnhandledCudaError", 1},
+    {"ncclSystemError", 2},
+    {"ncclInternalError", 3},
+    {"ncclInvalidArgument", 4},
+    {"ncclInvalidUsage", 5},
+    {"ncclRemoteError", 6},
+    {"unhandled cuda error", 1},
+    {"unhandled system error", 2},
     {"remote process exited or there was a network error", 6},
 };
 
@@ -73,8 +79,10 @@ bool ParseForeign(const LineInfo& li, Builder& b, ForeignState& state) {
     size_t last = s.find("Last error:");
     if (last != std::string_view::npos) {
       std::string_view rest = Trim(s.substr(last + 11));
-      if (rest.empty()) state.expect_last_error = true;
-      else b.AddWarning(li, rest, true);
+      if (rest.empty())
+        state.expect_last_error = true;
+      else
+        b.AddWarning(li, rest, true);
       any = true;
     }
     for (const auto& e : kErrorNames) {

@@ -36,9 +36,12 @@ Parsed ParseGdr(const LineInfo& li, Builder& b) {
     g.net = std::string(Trim(head.substr(0, head.find(':'))));
   }
   std::string_view rest = s.substr(at + 16);
-  if (ConsumePrefix(rest, "Enabled")) g.enabled = true;
-  else if (ConsumePrefix(rest, "Disabled")) g.enabled = false;
-  else return Parsed::kMalformed;
+  if (ConsumePrefix(rest, "Enabled"))
+    g.enabled = true;
+  else if (ConsumePrefix(rest, "Disabled"))
+    g.enabled = false;
+  else
+    return Parsed::kMalformed;
   size_t hca = rest.find("HCA ");
   if (hca != std::string_view::npos) {
     std::string_view h = rest.substr(hca + 4);

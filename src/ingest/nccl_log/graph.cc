@@ -1,7 +1,8 @@
 // Topology-search results that matter (grammar §2.8, GRAPH subsystem):
 //
 //   x:1:1 [0] NCCL INFO Could not find a path for pattern 4, falling back to simple order
-//   x:1:1 [0] NCCL INFO Topology detection : could not read /sys/devices/.../max_link_speed, ignoring
+//   x:1:1 [0] NCCL INFO Topology detection : could not read /sys/devices/.../max_link_speed,
+//   ignoring
 // The first means NCCL could not build the rings/trees it searched for; the second is benign in
 // VMs but is how the < 2.20 ring-inconsistency bug starts.
 #include "base/text.h"

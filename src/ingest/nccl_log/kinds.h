@@ -12,23 +12,23 @@ namespace commdx::ingest::nccl_log {
 
 enum class Parsed { kNo, kYes, kMalformed };
 
-Parsed ParseVersion(const LineInfo& li, Builder& b);        // version.cc
-Parsed ParseCommInit(const LineInfo& li, Builder& b);       // comm_init.cc
-Parsed ParseConnection(const LineInfo& li, Builder& b);     // connection.cc
-Parsed ParseRingsTrees(const LineInfo& li, Builder& b);     // rings_trees.cc
-Parsed ParseChannelCounts(const LineInfo& li, Builder& b);  // channel_counts.cc
-Parsed ParseNetwork(const LineInfo& li, Builder& b);        // network.cc
-Parsed ParseNicList(const LineInfo& li, Builder& b);        // nic_list.cc
+Parsed ParseVersion(const LineInfo& li, Builder& b);          // version.cc
+Parsed ParseCommInit(const LineInfo& li, Builder& b);         // comm_init.cc
+Parsed ParseConnection(const LineInfo& li, Builder& b);       // connection.cc
+Parsed ParseRingsTrees(const LineInfo& li, Builder& b);       // rings_trees.cc
+Parsed ParseChannelCounts(const LineInfo& li, Builder& b);    // channel_counts.cc
+Parsed ParseNetwork(const LineInfo& li, Builder& b);          // network.cc
+Parsed ParseNicList(const LineInfo& li, Builder& b);          // nic_list.cc
 Parsed ParseNicContinuation(const LineInfo& li, Builder& b);  // nic_list.cc
-Parsed ParseGdr(const LineInfo& li, Builder& b);            // gdr.cc
-Parsed ParseEnv(const LineInfo& li, Builder& b);            // env.cc
-Parsed ParseWarn(const LineInfo& li, Builder& b);           // warn.cc
-Parsed ParseErrorReturn(const LineInfo& li, Builder& b);    // error_return.cc
-Parsed ParseNvls(const LineInfo& li, Builder& b);           // nvls.cc
-Parsed ParseP2p(const LineInfo& li, Builder& b);            // p2p.cc
-Parsed ParseGraph(const LineInfo& li, Builder& b);          // graph.cc
-Parsed ParseColl(const LineInfo& li, Builder& b);           // coll.cc: COLL and TUNING
-Parsed ParseBenign(const LineInfo& li);                     // benign.cc: known, nothing to keep
+Parsed ParseGdr(const LineInfo& li, Builder& b);              // gdr.cc
+Parsed ParseEnv(const LineInfo& li, Builder& b);              // env.cc
+Parsed ParseWarn(const LineInfo& li, Builder& b);             // warn.cc
+Parsed ParseErrorReturn(const LineInfo& li, Builder& b);      // error_return.cc
+Parsed ParseNvls(const LineInfo& li, Builder& b);             // nvls.cc
+Parsed ParseP2p(const LineInfo& li, Builder& b);              // p2p.cc
+Parsed ParseGraph(const LineInfo& li, Builder& b);            // graph.cc
+Parsed ParseColl(const LineInfo& li, Builder& b);             // coll.cc: COLL and TUNING
+Parsed ParseBenign(const LineInfo& li);                       // benign.cc: known, nothing to keep
 
 // Lines that are not NCCL output but carry NCCL evidence (foreign.cc): a framework's
 // "Last error:" followed by the WARN text, "ncclSystemError: ..." lines, a pasted command with

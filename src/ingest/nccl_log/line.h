@@ -22,7 +22,7 @@ struct LineInfo {
   std::string_view host;  // "" when stripped
   int64_t pid = 0;        // 0 when stripped
   int64_t tid = -1;
-  int dev = -1;           // [dev]: the CUDA device index as the process sees it
+  int dev = -1;  // [dev]: the CUDA device index as the process sees it
   Level level = Level::kInfo;
   std::string_view source;  // "misc/shmutils.cc:112" before WARN, "" otherwise
   std::string_view msg;     // text after the level word

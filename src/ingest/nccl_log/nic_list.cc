@@ -59,7 +59,8 @@ bool ParseIbDevice(std::string_view tok, NcclNic& nic) {
 // Each process prints its lists once per communicator: keep each NIC once.
 void AddNic(NcclNetInfo& net, NcclNic nic) {
   for (const auto& n : net.nics)
-    if (n.role == nic.role && n.name == nic.name && n.address == nic.address && n.index == nic.index)
+    if (n.role == nic.role && n.name == nic.name && n.address == nic.address &&
+        n.index == nic.index)
       return;
   net.nics.push_back(std::move(nic));
 }

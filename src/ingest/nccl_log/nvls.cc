@@ -11,9 +11,12 @@ namespace commdx::ingest::nccl_log {
 Parsed ParseNvls(const LineInfo& li, Builder& b) {
   std::string_view s = li.msg;
   if (ConsumePrefix(s, "NVLS multicast support is ")) {
-    if (StartsWith(s, "not available")) b.AddNote(li, "nvls_unavailable", li.msg);
-    else if (StartsWith(s, "available")) b.AddNote(li, "nvls_available", li.msg);
-    else return Parsed::kMalformed;
+    if (StartsWith(s, "not available"))
+      b.AddNote(li, "nvls_unavailable", li.msg);
+    else if (StartsWith(s, "available"))
+      b.AddNote(li, "nvls_available", li.msg);
+    else
+      return Parsed::kMalformed;
     return Parsed::kYes;
   }
   if (StartsWith(s, "NVLS ") || StartsWith(s, "Connected NVLS") || StartsWith(s, "NVLS:") ||

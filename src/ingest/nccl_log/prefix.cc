@@ -1,7 +1,7 @@
 // The line prefix of NCCL debug output, every era (grammar §1):
 //
 //   gpu-bql-144-103:18553:18553 [0] INFO NET : Using interface enp3s0:192.168.144.103<0>   (<= 2.2)
-//   gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : ...  (<= 2.2)
+//   gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : ... (<= 2.2)
 //   vm:656:667 [0] NCCL INFO Channel 00/24 : 0 1                                            (2.3+)
 //   ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory ...
 //   host  pid  tid   dev  file:line (WARN only)  level  message

@@ -2,7 +2,7 @@
 // means is decided by the analysis (comm_warn_catalogue), not here.
 //
 //   ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory ...
-//   gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : ...  (<= 2.2)
+//   gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : ... (<= 2.2)
 //   [2025-07-21 19:05:29] node004:27907:27907 [1] transport/nvls.cc:254 NCCL WARN Cuda failure 401
 //   [3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device
 //   NCCL WARN Connect to fe80::745d:60ff:fef9:e1dd%ip6tnl0<46681> failed : Connection timed out

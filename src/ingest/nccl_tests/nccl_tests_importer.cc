@@ -66,9 +66,10 @@ struct State {
 };
 
 // # nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809
-// # nThread 1 nGpus 2 minBytes 8 maxBytes 8589934592 step: 4(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0
-// #  Rank  0 Group  0 Pid    656 on         vm device  0 [0000:00:06] NVIDIA H200
-// #   Rank  0 Pid  25375 on    dgx1v device  0 [0x06] Tesla V100-SXM2-16GB      (old)
+// # nThread 1 nGpus 2 minBytes 8 maxBytes 8589934592 step: 4(factor) warmup iters: 1 iters: 20 agg
+// iters: 1 validation: 1 graph: 0 unalign: 0 #  Rank  0 Group  0 Pid    656 on         vm device  0
+// [0000:00:06] NVIDIA H200 #   Rank  0 Pid  25375 on    dgx1v device  0 [0x06] Tesla V100-SXM2-16GB
+// (old)
 void ParsePreamble(std::string_view body, State& st) {
   auto words = SplitWhitespace(body);
   if (words.size() >= 3 && words[0] == "nccl-tests" && words[1] == "version") {
@@ -104,7 +105,8 @@ void ParsePreamble(std::string_view body, State& st) {
   }
 }
 
-// #       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong
+// #       size         count      type   redop    root     time   algbw   busbw  #wrong     time
+// algbw   busbw  #wrong
 bool ParseColumnHeader(std::string_view body, State& st) {
   auto words = SplitWhitespace(body);
   bool has_size = false, has_busbw = false;
@@ -118,7 +120,8 @@ bool ParseColumnHeader(std::string_view body, State& st) {
   st.columns.clear();
   for (auto w : words) st.columns.emplace_back(w);
   st.key_columns = 0;
-  while (st.key_columns < st.columns.size() && st.columns[st.key_columns] != "time") ++st.key_columns;
+  while (st.key_columns < st.columns.size() && st.columns[st.key_columns] != "time")
+    ++st.key_columns;
   st.old_error_column = false;
   for (const auto& c : st.columns) st.old_error_column = st.old_error_column || c == "error";
   return true;
@@ -143,8 +146,10 @@ bool ParsePoint(const std::vector<std::string_view>& w, size_t at, bool old_erro
   return true;
 }
 
-//      8388608       2097152     float     sum      -1    49.59  169.16  169.16       0    48.82  171.82  171.82       0
-//   ^size (B)    ^count (elements) ^type  ^redop  ^root  ^out-of-place: time algbw busbw #wrong, then in-place
+//      8388608       2097152     float     sum      -1    49.59  169.16  169.16       0    48.82
+//      171.82  171.82       0
+//   ^size (B)    ^count (elements) ^type  ^redop  ^root  ^out-of-place: time algbw busbw #wrong,
+//   then in-place
 void ParseRow(std::string_view line, uint64_t offset, State& st) {
   auto w = SplitWhitespace(line);
   size_t groups = st.columns.size() > st.key_columns ? (st.columns.size() - st.key_columns) / 4 : 0;
@@ -198,7 +203,8 @@ void ParseTrailer(std::string_view body, uint64_t offset, State& st) {
       st.current.reported_out_of_bounds = *v;
       if (*v > 0)
         st.job.quality.Add("nccl_tests.out_of_bounds", DiagSeverity::kWarning,
-                           "nccl-tests reports out-of-bounds values (wrong results)", st.Loc(offset));
+                           "nccl-tests reports out-of-bounds values (wrong results)",
+                           st.Loc(offset));
     }
   } else if (StartsWith(key, "Collective test concluded")) {
     st.Flush();
@@ -250,10 +256,11 @@ Status ParseNcclTests(const FileText& file, Job& job) {
   }
   st.Flush();
   if (job.bench.size() == before)
-    return MakeError(ErrorCode::kBadInput,
-                     "no nccl-tests result table found (expected a '#  size  count  type ... busbw' "
-                     "header followed by rows)",
-                     {file.path});
+    return MakeError(
+        ErrorCode::kBadInput,
+        "no nccl-tests result table found (expected a '#  size  count  type ... busbw' "
+        "header followed by rows)",
+        {file.path});
   return Ok{};
 }
 

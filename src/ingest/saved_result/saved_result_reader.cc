@@ -14,17 +14,19 @@ using simdjson::dom::element_type;
 // Array elements are named by an identifying field when they have one, so that two results whose
 // arrays differ in order or length still line up ("busbw[size_bytes=1048576]", not "busbw[7]").
 constexpr std::array<const char*, 12> kIdentityKeys = {
-    "id", "key", "name", "rank", "size_bytes", "bytes", "pair", "gpu", "comm_id", "path",
-    "collective", "index"};
+    "id",   "key", "name",    "rank", "size_bytes", "bytes",
+    "pair", "gpu", "comm_id", "path", "collective", "index"};
 
 std::string ElementName(element e, size_t index) {
   if (e.type() == element_type::OBJECT) {
     for (const char* k : kIdentityKeys) {
       element v;
       if (e[k].get(v) != simdjson::SUCCESS) continue;
-      if (v.type() == element_type::STRING) return std::string(k) + "=" + std::string(std::string_view(v));
+      if (v.type() == element_type::STRING)
+        return std::string(k) + "=" + std::string(std::string_view(v));
       if (v.type() == element_type::INT64) return std::string(k) + "=" + std::to_string(int64_t(v));
-      if (v.type() == element_type::UINT64) return std::string(k) + "=" + std::to_string(uint64_t(v));
+      if (v.type() == element_type::UINT64)
+        return std::string(k) + "=" + std::to_string(uint64_t(v));
     }
   }
   return std::to_string(index);
@@ -36,7 +38,8 @@ void Flatten(element e, const std::string& path, SavedResult& out) {
       simdjson::dom::object obj;
       if (e.get(obj) != simdjson::SUCCESS) break;
       for (auto field : obj)
-        Flatten(field.value, path.empty() ? std::string(field.key) : path + "." + std::string(field.key), out);
+        Flatten(field.value,
+                path.empty() ? std::string(field.key) : path + "." + std::string(field.key), out);
       break;
     }
     case element_type::ARRAY: {

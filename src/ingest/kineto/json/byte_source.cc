@@ -306,8 +306,8 @@ Result<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path, bool
     if (auto m = TryMap(path)) return m;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f)
-    return MakeError(ErrorCode::kBadInput,
-                     std::string("cannot open file: ") + std::strerror(errno), {path});
+    return MakeError(ErrorCode::kBadInput, std::string("cannot open file: ") + std::strerror(errno),
+                     {path});
   uint64_t size = 0;
   if (std::fseek(f, 0, SEEK_END) == 0) {
     long s = std::ftell(f);
@@ -330,7 +330,8 @@ LineColResult LocateByRereading(ByteSource& src, uint64_t offset) {
   std::vector<char> buf(1 << 20);
   uint64_t pos = 0;
   while (pos < offset) {
-    auto got = src.Read(buf.data(), static_cast<size_t>(std::min<uint64_t>(buf.size(), offset - pos)));
+    auto got =
+        src.Read(buf.data(), static_cast<size_t>(std::min<uint64_t>(buf.size(), offset - pos)));
     if (!got || *got == 0) break;
     for (size_t i = 0; i < *got; ++i) {
       if (buf[i] == '\n') {

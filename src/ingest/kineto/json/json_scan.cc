@@ -10,17 +10,28 @@ namespace commdx::ingest::kineto {
 
 const char* ScanErrorText(ScanError e) {
   switch (e) {
-    case ScanError::kNone: return "no error";
-    case ScanError::kEnd: return "the part ends inside a value";
-    case ScanError::kUnterminated: return "unterminated string";
-    case ScanError::kControlChar: return "unescaped control character in a string";
-    case ScanError::kBadUtf8: return "the input is not valid UTF-8";
-    case ScanError::kExpectedValue: return "expected a JSON value";
-    case ScanError::kExpectedColon: return "expected ':' after an object key";
-    case ScanError::kExpectedKey: return "expected a '\"' key in an object";
-    case ScanError::kExpectedComma: return "expected ',' or the end of the object or array";
-    case ScanError::kBracketMismatch: return "a closing bracket does not match its opening one";
-    case ScanError::kTooDeep: return "nested deeper than 1024 levels";
+    case ScanError::kNone:
+      return "no error";
+    case ScanError::kEnd:
+      return "the part ends inside a value";
+    case ScanError::kUnterminated:
+      return "unterminated string";
+    case ScanError::kControlChar:
+      return "unescaped control character in a string";
+    case ScanError::kBadUtf8:
+      return "the input is not valid UTF-8";
+    case ScanError::kExpectedValue:
+      return "expected a JSON value";
+    case ScanError::kExpectedColon:
+      return "expected ':' after an object key";
+    case ScanError::kExpectedKey:
+      return "expected a '\"' key in an object";
+    case ScanError::kExpectedComma:
+      return "expected ',' or the end of the object or array";
+    case ScanError::kBracketMismatch:
+      return "a closing bracket does not match its opening one";
+    case ScanError::kTooDeep:
+      return "nested deeper than 1024 levels";
   }
   return "invalid JSON";
 }
@@ -111,8 +122,8 @@ __attribute__((target("avx2"))) Block ClassifyAvx2(const char* p) {
     __m256i folded = _mm256_or_si256(v, bit5);
     b.quote |= Mask32(_mm256_cmpeq_epi8(v, quote), i);
     b.bslash |= Mask32(_mm256_cmpeq_epi8(v, bslash), i);
-    b.bracket |= Mask32(_mm256_or_si256(_mm256_cmpeq_epi8(folded, open_b),
-                                        _mm256_cmpeq_epi8(folded, close_b)), i);
+    b.bracket |= Mask32(
+        _mm256_or_si256(_mm256_cmpeq_epi8(folded, open_b), _mm256_cmpeq_epi8(folded, close_b)), i);
     b.ctl |= Mask32(_mm256_cmpeq_epi8(_mm256_min_epu8(v, ctl), v), i);
     b.hi |= Mask32(v, i);
   }
@@ -197,9 +208,9 @@ const char* JsonScan::SkipRest(const char* p, char open) {
     while (p < end_) {
       __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
       __m128i folded = _mm_or_si128(v, bit5);
-      __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote),
-                                 _mm_or_si128(_mm_cmpeq_epi8(folded, open_b),
-                                              _mm_cmpeq_epi8(folded, close_b)));
+      __m128i hit = _mm_or_si128(
+          _mm_cmpeq_epi8(v, quote),
+          _mm_or_si128(_mm_cmpeq_epi8(folded, open_b), _mm_cmpeq_epi8(folded, close_b)));
       unsigned m = static_cast<unsigned>(_mm_movemask_epi8(hit) | _mm_movemask_epi8(v));
       if (m) {
         p += __builtin_ctz(m);

@@ -180,7 +180,10 @@ std::string JsonUnescape(std::string_view raw) {
     int64_t v = 0;
     for (size_t k = at; k < at + 4; ++k) {
       char c = raw[k];
-      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      int d = c >= '0' && c <= '9'   ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                     : -1;
       if (d < 0) return -1;
       v = v * 16 + d;
     }
@@ -194,11 +197,21 @@ std::string JsonUnescape(std::string_view raw) {
     }
     char e = raw[++i];
     switch (e) {
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
       case 'u': {
         int64_t cp = hex4(i + 1);
         if (cp < 0) {
@@ -206,7 +219,8 @@ std::string JsonUnescape(std::string_view raw) {
           break;
         }
         i += 4;
-        if (cp >= 0xD800 && cp < 0xDC00 && i + 2 < raw.size() && raw[i + 1] == '\\' && raw[i + 2] == 'u') {
+        if (cp >= 0xD800 && cp < 0xDC00 && i + 2 < raw.size() && raw[i + 1] == '\\' &&
+            raw[i + 2] == 'u') {
           int64_t lo = hex4(i + 3);
           if (lo >= 0xDC00 && lo < 0xE000) {
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -230,7 +244,8 @@ std::string JsonUnescape(std::string_view raw) {
         }
         break;
       }
-      default: out += e;  // \" \\ \/ and anything else as itself
+      default:
+        out += e;  // \" \\ \/ and anything else as itself
     }
   }
   return out;
