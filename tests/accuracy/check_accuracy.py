@@ -86,6 +86,9 @@ def main():
     ap.add_argument("commdx")
     ap.add_argument("examples")
     ap.add_argument("--write-doc")
+    ap.add_argument("--skip-profiler", action="append", default=[],
+                    help="leave out examples recorded with this profiler (e.g. nsys, for a "
+                         "commdx built without SQLite)")
     a = ap.parse_args()
     known = common.read_known("known_wrong.txt")
     rows, metas = [], {}
@@ -93,7 +96,11 @@ def main():
         folder = os.path.join(a.examples, name)
         mp = os.path.join(folder, "meta.json")
         if os.path.isfile(mp):
-            metas[name] = json.load(open(mp))
+            meta = json.load(open(mp))
+            if (meta.get("recorded_with") or {}).get("profiler") in a.skip_profiler:
+                print(f"{name}: left out (recorded with {meta['recorded_with']['profiler']})")
+                continue
+            metas[name] = meta
     if not metas:
         print("no examples with meta.json found", file=sys.stderr)
         return 1
