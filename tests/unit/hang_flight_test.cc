@@ -174,6 +174,10 @@ TEST(FlightRecorderBadInput, CodeIsNeverCalledAndCyclesAreHarmless) {
                           "N0.",
                           "t")
                    .has_value());  // empty stack at STOP
+  // A MARK whose items a POP already took (found by fuzzing: it crashed the reader).
+  auto popped = ReadPickle(std::string("\x80\x02](0l.", 7), "t");
+  ASSERT_FALSE(popped.has_value());
+  EXPECT_NE(popped.error().ToString().find("without MARK"), std::string::npos);
 }
 
 }  // namespace

@@ -73,9 +73,10 @@ class Reader {
     return o;
   }
 
-  // Pops everything above the last MARK into `out`; false without a mark.
+  // Pops everything above the last MARK into `out`; false without a mark, or when a POP or a
+  // TUPLE has already taken items from below it (a broken pickle; found by fuzzing).
   bool PopMark(std::vector<uint32_t>& out) {
-    if (marks_.empty()) return false;
+    if (marks_.empty() || marks_.back() > stack_.size()) return false;
     size_t m = marks_.back();
     marks_.pop_back();
     out.assign(stack_.begin() + static_cast<std::ptrdiff_t>(m), stack_.end());
