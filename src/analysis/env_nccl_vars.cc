@@ -284,4 +284,12 @@ VarVerdict ClassifyVariable(std::string_view name, std::string_view value, const
   return v;
 }
 
+VarVerdict ClassifyVariable(const EnvVar& var, const Job& job) {
+  VarVerdict v = ClassifyVariable(var.name, var.value, job);
+  if (v.known || var.source.empty()) return v;
+  v.risk = VarRisk::kNeutral;
+  v.what = "a setting PyTorch reports in effect; not in commdx's table";
+  return v;
+}
+
 }  // namespace commdx::analysis

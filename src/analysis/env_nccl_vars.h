@@ -22,6 +22,10 @@ struct VarVerdict {
 // `job` gives context: InfiniBand present, NVLink present, GPU count.
 VarVerdict ClassifyVariable(std::string_view name, std::string_view value, const Job& job);
 
+// The same for a variable of the job's environment: one that PyTorch printed itself (a
+// ProcessGroupNCCL line, EnvVar::source set) is spelt right even when commdx does not know it.
+VarVerdict ClassifyVariable(const EnvVar& var, const Job& job);
+
 // Whether the variable is one the env report lists (NCCL_*, TORCH_NCCL_*, CUDA_* that matter).
 bool IsCommVariable(std::string_view name);
 

@@ -39,14 +39,20 @@ std::vector<Finding> FindEnvVariables(const Job& job, const Options&) {
   std::vector<Finding> out;
   for (const auto& v : e.vars) {
     if (!IsCommVariable(v.name)) continue;
-    VarVerdict verdict = ClassifyVariable(v.name, v.value, job);
+    VarVerdict verdict = ClassifyVariable(v, job);
     if (verdict.risk == VarRisk::kNeutral) continue;
     Finding f = NewFinding("env.nccl_override");
     f.severity = verdict.risk == VarRisk::kHarmful ? Severity::kWarning : Severity::kInfo;
     f.title = v.name + "=" + v.value + " (" + VarRiskName(verdict.risk) + "): " + verdict.what;
     f.detail = "Set in the environment commdx ran in; a job launched from it inherits it.";
-    f.refs.push_back(Ref({}, v.name + "=" + v.value));
     f.fix = "Unset " + v.name + " unless it was set on purpose for a measured reason.";
+    if (!v.source.empty()) {
+      f.detail = "In effect in the job, as printed by " + v.source +
+                 "; the value may come from the variable itself or from a setting that implies "
+                 "it (TORCH_DISTRIBUTED_DEBUG=DETAIL turns on desync debugging and timing).";
+      f.fix = "Unset " + v.name + " (or what implies it) unless it is on for a measured reason.";
+    }
+    f.refs.push_back(Ref({}, v.name + "=" + v.value));
     out.push_back(std::move(f));
   }
   const EnvVar* omp = e.Find("OMP_NUM_THREADS");

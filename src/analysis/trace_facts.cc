@@ -13,6 +13,12 @@ TraceFacts ComputeTraceFacts(const Job& job) {
     f.rank_means.push_back(MeanOfRank(f.steps, static_cast<int>(i)));
   f.link = ExpectLink(set);
   f.bandwidth = MeasureBandwidth(set, f.cross, f.link);
+  for (const DdpInit& d : job.job_log.ddp) {
+    if (d.bucket_cap_bytes < 0 || (f.ddp_bucket_cap_bytes >= 0 && d.rank != 0)) continue;
+    f.ddp_bucket_cap_bytes = d.bucket_cap_bytes;
+    f.ddp_source =
+        d.loc.file + ":" + std::to_string(d.loc.line) + " (rank " + std::to_string(d.rank) + ")";
+  }
   return f;
 }
 

@@ -2,6 +2,8 @@
 // cross-rank match of collectives, the step breakdown, and per-collective bandwidth.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "analysis/trace_busbw.h"
@@ -19,6 +21,9 @@ struct TraceFacts {
   std::vector<StepBreakdown> rank_means;  // per trace index (MeanOfRank)
   std::vector<CollectiveBw> bandwidth;    // per matched or single-rank collective instance
   LinkExpectation link;
+  // DDP's bucket cap as the job log printed it (rank 0's, else the first rank's); -1: unknown.
+  int64_t ddp_bucket_cap_bytes = -1;
+  std::string ddp_source;  // "job.log:110 (rank 0)"
 };
 
 TraceFacts ComputeTraceFacts(const Job& job);

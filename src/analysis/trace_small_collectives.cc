@@ -118,6 +118,10 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
       "wrap bigger units, or coalesce manual all-reduces (torch.distributed "
       "all_reduce_coalesced / flatten into one buffer).",
       bucket / (1 << 20));
+  if (f.ddp_bucket_cap_bytes >= 0)
+    fix += StrFormat(" The job's DDP bucket cap was %s (bucket_cap_mb=%g, %s).",
+                     FormatBytes(static_cast<double>(f.ddp_bucket_cap_bytes)).c_str(),
+                     static_cast<double>(f.ddp_bucket_cap_bytes) / (1 << 20), f.ddp_source.c_str());
   x.fix = fix;
   x.cost_ns_per_step = cost;
   x.confidence = 0.75;

@@ -14,6 +14,7 @@ namespace commdx {
 struct EnvVar {
   std::string name;
   std::string value;
+  std::string source = {};  // where it was read when not from an environment: "job.log:53 (rank 0)"
 };
 
 // A libnccl.so.2 a process could load, in the search order of DESIGN.md §6.

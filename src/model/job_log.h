@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "model/environment.h"
 
 namespace commdx {
 
@@ -40,11 +41,44 @@ struct WatchdogStatus {
   std::string line;
 };
 
+// One process group on one rank as ProcessGroupNCCL describes it when it starts:
+// "ProcessGroupNCCL initialization options: size: 2, global rank: 0, TIMEOUT(ms): 600000, ...,
+// PG Name: 0" and the "... environments: NCCL version: 2.28.9, TORCH_NCCL_ASYNC_ERROR_HANDLING:
+// 3, ..." lines of the same group. The settings are the values in effect (defaults included),
+// not only what the environment set.
+struct ProcessGroupInit {
+  int rank = -1;   // global rank
+  std::string pg;  // PG ID ("0" for the default group), "" when not printed
+  std::string pg_name;
+  std::string pg_desc;  // "default_pg" where printed
+  int size = -1;
+  int64_t timeout_ms = -1;
+  std::string nccl_version;
+  std::vector<EnvVar> settings;  // TORCH_NCCL_*, NCCL_*, TORCH_DISTRIBUTED_DEBUG as printed
+  SourceLoc loc;
+};
+
+// DDP's own account of its gradient buckets: "DDP Initialized with:" (bucket_cap_bytes,
+// find_unused_parameters, bucket_sizes), "Reducer initialized with bucket_bytes_cap: ...",
+// "2 buckets rebuilt with size limits: 4194304, 4194304 bytes.". -1 / empty: not printed.
+struct DdpInit {
+  int rank = -1;
+  int64_t bucket_cap_bytes = -1;
+  int find_unused_parameters = -1;  // 0 / 1
+  std::vector<int64_t> bucket_sizes;
+  std::vector<int64_t> rebuilt_limits;
+  SourceLoc loc;
+};
+
 struct JobLogFacts {
   std::vector<WatchdogTimeout> timeouts;
   std::vector<WatchdogStatus> statuses;
+  std::vector<ProcessGroupInit> process_groups;
+  std::vector<DdpInit> ddp;  // one per rank that printed it
   std::vector<std::string> files;
-  bool empty() const { return timeouts.empty() && statuses.empty(); }
+  bool empty() const {
+    return timeouts.empty() && statuses.empty() && process_groups.empty() && ddp.empty();
+  }
 };
 
 }  // namespace commdx

@@ -375,7 +375,7 @@ void AddEnvironmentTables(const Job& job, Report& report) {
       vars.AddRow({v.name, v.value, "see findings", "threads per rank / ranks on this node"});
       continue;
     }
-    analysis::VarVerdict verdict = analysis::ClassifyVariable(v.name, v.value, job);
+    analysis::VarVerdict verdict = analysis::ClassifyVariable(v, job);
     vars.AddRow({v.name, v.value, verdict.known ? analysis::VarRiskName(verdict.risk) : "unknown",
                  verdict.what});
   }

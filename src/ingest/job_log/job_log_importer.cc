@@ -21,62 +21,21 @@
 #include <tuple>
 
 #include "base/text.h"
+#include "ingest/job_log/job_log_setup.h"
+#include "ingest/job_log/job_log_text.h"
 
 namespace commdx::ingest {
 
 namespace {
 
+using job_log::LineAround;
+using job_log::LineCounter;
+using job_log::NumberAfter;
+using job_log::PgOf;
+using job_log::RankOf;
+
 constexpr std::string_view kTimeout = "Watchdog caught collective operation timeout: WorkNCCL(";
 constexpr std::string_view kEnqueued = "last enqueued ";
-
-std::string_view LineAround(std::string_view data, size_t at, size_t& start) {
-  start = data.rfind('\n', at);
-  start = start == std::string_view::npos ? 0 : start + 1;
-  size_t end = data.find('\n', at);
-  std::string_view line = data.substr(start, end == std::string_view::npos ? end : end - start);
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  return line;
-}
-
-// The integer after the first `key` in s; -1 if none.
-int64_t NumberAfter(std::string_view s, std::string_view key) {
-  size_t at = s.find(key);
-  if (at == std::string_view::npos) return -1;
-  std::string_view rest = s.substr(at + key.size());
-  auto v = ConsumeInt(rest);
-  return v && *v >= 0 ? *v : -1;
-}
-
-// "[Rank 3]" / "Rank 3]" inside PyTorch's own prefix, else the launcher's "[rank3]:".
-int RankOf(std::string_view line) {
-  int64_t r = NumberAfter(line, " Rank ");
-  if (r < 0) r = NumberAfter(line, "[Rank ");
-  if (r < 0) r = NumberAfter(line, "[rank");
-  return r >= 0 && r < (1 << 24) ? static_cast<int>(r) : -1;
-}
-
-// Line numbers for matches found in increasing offset order: one pass over the file in all.
-class LineCounter {
- public:
-  explicit LineCounter(std::string_view data) : data_(data) {}
-  SourceLoc At(const std::string& path, size_t start) {
-    if (start < pos_) pos_ = 0, line_ = 1;
-    line_ +=
-        static_cast<uint32_t>(std::count(data_.begin() + static_cast<std::ptrdiff_t>(pos_),
-                                         data_.begin() + static_cast<std::ptrdiff_t>(start), '\n'));
-    pos_ = start;
-    SourceLoc loc{path};
-    loc.line = line_;
-    loc.offset = start;
-    loc.has_offset = true;
-    return loc;
-  }
-
- private:
-  std::string_view data_;
-  size_t pos_ = 0;
-  uint32_t line_ = 1;
-};
 
 void ReadTimeouts(const FileText& f, JobLogFacts& out) {
   std::string_view data = f.data;
@@ -124,15 +83,7 @@ void ReadStatuses(const FileText& f, JobLogFacts& out) {
     if (s.last_enqueued < 0) s.last_enqueued = NumberAfter(line, "last enqueued work: ");
     s.last_completed = NumberAfter(line, "last completed NCCL work: ");
     if (s.last_completed < 0) s.last_completed = NumberAfter(line, "last completed work: ");
-    int64_t pg = NumberAfter(line, "[PG ID ");
-    if (pg < 0) pg = NumberAfter(line, "[PG ");
-    if (pg >= 0) s.pg = std::to_string(pg);
-    if (size_t p = line.find("GUID "); p != std::string_view::npos) {
-      std::string_view g = line.substr(p);
-      size_t open = g.find('('), close = g.find(')');
-      if (open < close && close < g.find(']'))
-        s.pg_desc = std::string(g.substr(open + 1, close - open - 1));
-    }
+    PgOf(line, s.pg, s.pg_desc);
     if (s.last_enqueued < 0) continue;
     if (!seen.insert({s.rank, s.pg, s.failed_seq}).second) continue;
     s.loc = lines.At(f.path, start);
@@ -150,6 +101,9 @@ bool SniffJobLog(std::string_view head) {
 Status ParseJobLog(const FileText& file, Job& job) {
   ReadTimeouts(file, job.job_log);
   ReadStatuses(file, job.job_log);
+  job_log::ReadProcessGroups(file, job.job_log);
+  job_log::ReadDdp(file, job.job_log);
+  job_log::AddSettingsToEnv(job.job_log, job.env);
   job.job_log.files.push_back(file.path);
   return Ok{};
 }
