@@ -79,6 +79,8 @@ const std::vector<CatalogueEntry>& Catalogue() {
        "A collective timed out: PyTorch's watchdog aborted the job"},
       {"hang.rank_behind", kLogs, kCause, kW, 2,
        "One rank stopped issuing collectives before the others"},
+      {"comm.small_collectives", kLogs, kCause, kW, 6,
+       "Many small gradient collectives in the COLL lines: latency-bound"},
       {"hang.desync", kLogs, kCause, kE, 2,
        "Ranks issued different collectives or sizes at the same sequence number"},
       {"hang.stuck_collective", kLogs, kSymptom, kW, 2,

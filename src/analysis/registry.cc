@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/bench_analyzers.h"
+#include "analysis/calls_small_collectives.h"
 #include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/env_analyzers.h"
@@ -94,6 +95,8 @@ const std::vector<Analyzer>& Analyzers() {
       {"comm_init_incomplete", "init started but not completed", kLogs,
        OnJob<&FindCommInitIncomplete>},
       {"hang_calls", "rank behind / desync from NCCL COLL lines", kLogs, OnJob<&FindCallHang>},
+      {"calls_small_collectives", "small gradient collectives from NCCL COLL lines", kLogs,
+       OnJob<&FindCallSizes>},
       {"hang_flight", "rank behind / desync / stuck collective from Flight Recorder dumps", kLogs,
        OnJob<&FindFlightHang>},
       {"hang_watchdog", "PyTorch watchdog timeouts in job logs", kLogs, OnJob<&FindWatchdogHang>},

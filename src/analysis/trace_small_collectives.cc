@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "analysis/catalogue.h"
+#include "analysis/small_collectives.h"
 #include "analysis/trace_findings.h"
 #include "base/str_format.h"
 #include "base/text.h"
@@ -20,15 +21,10 @@ namespace commdx::analysis {
 
 namespace {
 
-constexpr double kExcessCalls = 1.5;
-constexpr double kMinCallsPerStep = 8;
-constexpr double kMinBucketBytes = 25.0 * (1 << 20);
-constexpr double kDefaultLatencyUs = 15;  // when the link is unknown
-
-bool IsGradient(CollectiveType t) {
-  return t == CollectiveType::kAllReduce || t == CollectiveType::kReduceScatter ||
-         t == CollectiveType::kAllGather;
-}
+using small_coll::IsGradient;
+using small_coll::kDefaultLatencyUs;
+using small_coll::kExcessCalls;
+using small_coll::kMinCallsPerStep;
 
 // CPU time PyTorch spends per collective call: the record_param_comms (or c10d) op.
 int64_t MedianCallCpuNs(const RankTrace& t) {
@@ -58,7 +54,8 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
   size_t unknown = 0;  // calls whose size the trace does not give: no advice on them
   double bytes = 0, latency_bound_ns = 0, comm_ns = 0;
   const double latency_us = f.link.known() ? f.link.latency_us : kDefaultLatencyUs;
-  const double crossover = f.link.known() ? latency_us * 1e-6 * f.link.peak_busbw_gbps * 1e9 : 4e6;
+  const double crossover = f.link.known() ? latency_us * 1e-6 * f.link.peak_busbw_gbps * 1e9
+                                          : small_coll::kDefaultCrossoverBytes;
   for (const Collective& c : t.collectives) {
     if (!c.launched || !IsGradient(c.type)) continue;
     if (c.bytes == 0) {
@@ -75,10 +72,7 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
   const double calls = static_cast<double>(sizes.size()) / nsteps;
   const double bytes_per_step = bytes / nsteps;
   const double efficient = f.link.known() ? f.link.EfficientBusBytes() : 4 * crossover;
-  // Recommended bucket: the efficient size rounded up to a power of two MiB, at least 25 MiB.
-  double bucket =
-      std::max(kMinBucketBytes,
-               std::exp2(std::ceil(std::log2(std::max(efficient, 1.0) / (1 << 20)))) * (1 << 20));
+  const double bucket = small_coll::RecommendedBucket(efficient);
   const double ideal_calls = std::max(1.0, std::ceil(bytes_per_step / bucket));
   const double median = static_cast<double>(Median(sizes));
   if (calls < kMinCallsPerStep || calls < kExcessCalls * ideal_calls || median >= bucket) return {};
