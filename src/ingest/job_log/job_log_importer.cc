@@ -28,6 +28,7 @@ namespace commdx::ingest {
 
 namespace {
 
+using job_log::FindFrom;
 using job_log::LineAround;
 using job_log::LineCounter;
 using job_log::NumberAfter;
@@ -41,8 +42,8 @@ void ReadTimeouts(const FileText& f, JobLogFacts& out) {
   std::string_view data = f.data;
   std::set<std::tuple<int, int64_t, std::string, int64_t>> seen;  // repeats in what():
   LineCounter lines(data);
-  for (size_t at = data.find(kTimeout); at != std::string_view::npos;
-       at = data.find(kTimeout, at + kTimeout.size())) {
+  for (size_t at = FindFrom(data, kTimeout, 0); at != std::string_view::npos;
+       at = FindFrom(data, kTimeout, at + kTimeout.size())) {
     size_t start = 0;
     std::string_view line = LineAround(data, at, start);
     std::string_view work = line.substr(at - start + kTimeout.size());
@@ -67,8 +68,8 @@ void ReadStatuses(const FileText& f, JobLogFacts& out) {
   std::string_view data = f.data;
   std::set<std::tuple<int, std::string, int64_t>> seen;
   LineCounter lines(data);
-  for (size_t at = data.find(kEnqueued); at != std::string_view::npos;
-       at = data.find(kEnqueued, at + kEnqueued.size())) {
+  for (size_t at = FindFrom(data, kEnqueued, 0); at != std::string_view::npos;
+       at = FindFrom(data, kEnqueued, at + kEnqueued.size())) {
     size_t start = 0;
     std::string_view line = LineAround(data, at, start);
     if (line.find("ProcessGroupNCCL") == std::string_view::npos &&

@@ -68,8 +68,8 @@ void ReadGroupLines(const FileText& f, std::string_view marker, bool need_pgnccl
                     JobLogFacts& out) {
   std::string_view data = f.data;
   LineCounter lines(data);
-  for (size_t at = data.find(marker); at != std::string_view::npos;
-       at = data.find(marker, at + marker.size())) {
+  for (size_t at = FindFrom(data, marker, 0); at != std::string_view::npos;
+       at = FindFrom(data, marker, at + marker.size())) {
     size_t start = 0;
     std::string_view line = LineAround(data, at, start);
     std::string_view head = line.substr(0, at - start);
@@ -80,8 +80,7 @@ void ReadGroupLines(const FileText& f, std::string_view marker, bool need_pgnccl
     int rank = static_cast<int>(NumberAfter(pairs, "global rank: "));
     ProcessGroupInit& g = GroupFor(out, rank >= 0 ? rank : RankOf(head), pg);
     if (g.pg_desc.empty()) g.pg_desc = desc;
-    SourceLoc loc = lines.At(f.path, start);
-    if (g.loc.file.empty()) g.loc = loc;
+    if (g.loc.file.empty()) g.loc = lines.At(f.path, start);  // counting lines costs
     ReadPairs(pairs, g);
   }
 }
@@ -119,11 +118,11 @@ void ReadProcessGroups(const FileText& f, JobLogFacts& out) {
 void ReadDdp(const FileText& f, JobLogFacts& out) {
   std::string_view data = f.data;
   LineCounter lines(data);
-  for (size_t at = data.find(kDdp); at != std::string_view::npos;
-       at = data.find(kDdp, at + kDdp.size())) {
+  for (size_t at = FindFrom(data, kDdp, 0); at != std::string_view::npos;
+       at = FindFrom(data, kDdp, at + kDdp.size())) {
     size_t start = 0;
     DdpInit& d = DdpFor(out, RankOf(LineAround(data, at, start)));
-    d.loc = lines.At(f.path, start);
+    if (d.loc.file.empty()) d.loc = lines.At(f.path, start);  // the first block's line
     std::string_view block = data.substr(at, kDdpBlockMax);
     block = block.substr(0, std::min(block.find("\n\n"), block.find(kDdp, kDdp.size())));
     if (int64_t cap = NumberAfter(block, "\nbucket_cap_bytes: "); cap >= 0)
@@ -132,14 +131,14 @@ void ReadDdp(const FileText& f, JobLogFacts& out) {
     if (size_t p = block.find("\nbucket_sizes: "); p != std::string_view::npos)
       d.bucket_sizes = NumberList(RestOfLine(block, p + 15));
   }
-  for (size_t at = data.find(kReducer); at != std::string_view::npos;
-       at = data.find(kReducer, at + kReducer.size())) {
+  for (size_t at = FindFrom(data, kReducer, 0); at != std::string_view::npos;
+       at = FindFrom(data, kReducer, at + kReducer.size())) {
     size_t start = 0;
     DdpInit& d = DdpFor(out, RankOf(LineAround(data, at, start)));
     if (d.bucket_cap_bytes < 0) d.bucket_cap_bytes = NumberAfter(data.substr(at), kReducer);
   }
-  for (size_t at = data.find(kRebuilt); at != std::string_view::npos;
-       at = data.find(kRebuilt, at + kRebuilt.size())) {
+  for (size_t at = FindFrom(data, kRebuilt, 0); at != std::string_view::npos;
+       at = FindFrom(data, kRebuilt, at + kRebuilt.size())) {
     size_t start = 0;
     DdpInit& d = DdpFor(out, RankOf(LineAround(data, at, start)));
     std::string_view list = RestOfLine(data, at + kRebuilt.size());

@@ -10,6 +10,10 @@
 
 namespace commdx::ingest::job_log {
 
+// data.find(key, from) through memmem: std::string_view::find stops at every occurrence of the
+// key's first character (a space, 'l'), which made the job-log scans run below 300 MB/s.
+size_t FindFrom(std::string_view data, std::string_view key, size_t from);
+
 // The line holding data[at], without its '\r'; `start` is its offset.
 std::string_view LineAround(std::string_view data, size_t at, size_t& start);
 
