@@ -18,8 +18,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,18 +60,30 @@ Seen Diagnose(const std::string& path) {
   return s;
 }
 
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The text after `"key":` and any blanks in meta.json's text (npos if the key is absent).
+size_t ValueAt(const std::string& text, const std::string& key) {
+  size_t at = text.find("\"" + key + "\"");
+  if (at == std::string::npos) return at;
+  at = text.find(':', at + key.size() + 2);
+  if (at == std::string::npos) return at;
+  return text.find_first_not_of(" \t\r\n", at + 1);
+}
+
 // The shortest and longest of the unprofiled step times in meta.json (ms).
 std::pair<double, double> UnprofiledStepRangeMs(const std::string& meta_path) {
-  std::ifstream in(meta_path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::smatch m;
-  if (!std::regex_search(text, m, std::regex(R"("timed_step_ms":\s*\[([^\]]*)\])"))) return {0, 0};
+  const std::string text = ReadText(meta_path);
+  size_t at = ValueAt(text, "timed_step_ms");
+  if (at == std::string::npos || text[at] != '[') return {0, 0};
+  const size_t end = text.find(']', at);
+  if (end == std::string::npos) return {0, 0};
   std::vector<double> ms;
-  std::string list = m[1];
-  std::regex num(R"([0-9.]+)");
-  for (auto it = std::sregex_iterator(list.begin(), list.end(), num); it != std::sregex_iterator();
-       ++it)
-    ms.push_back(std::stod(it->str()));
+  std::istringstream list(text.substr(at + 1, end - at - 1));
+  for (std::string item; std::getline(list, item, ',');) ms.push_back(std::stod(item));
   if (ms.empty()) return {0, 0};
   auto [lo, hi] = std::minmax_element(ms.begin(), ms.end());
   return {*lo, *hi};
@@ -79,11 +91,11 @@ std::pair<double, double> UnprofiledStepRangeMs(const std::string& meta_path) {
 
 // The meta.json field `"key": "value"` (empty if absent).
 std::string MetaString(const std::string& meta_path, const std::string& key) {
-  std::ifstream in(meta_path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::smatch m;
-  if (!std::regex_search(text, m, std::regex("\"" + key + R"re(":\s*"([^"]*)")re"))) return "";
-  return m[1];
+  const std::string text = ReadText(meta_path);
+  const size_t at = ValueAt(text, key);
+  if (at == std::string::npos || text[at] != '"') return "";
+  const size_t end = text.find('"', at + 1);
+  return end == std::string::npos ? "" : text.substr(at + 1, end - at - 1);
 }
 
 // (nsys export, folder of its Kineto twin) for every pair in the repository.
