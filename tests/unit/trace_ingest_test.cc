@@ -312,6 +312,31 @@ TEST(KinetoIngest, OverSizedPartIsAClearError) {
   EXPECT_EQ(ExitCodeFor(r.error().code), 3);
 }
 
+TEST(KinetoIngest, LongBlankGapBetweenEventsIsNotOnePart) {
+  // A run of blanks between two events, far longer than one part may be (a trace padded on
+  // disk; badinput_trace_over_4gib has 4.25 GiB of them): the cut after "}," does not wait for
+  // the next '{', and the blanks are skipped without being kept, so the parts stay small.
+  auto ev = [](int ts) {
+    return R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )" +
+           std::to_string(ts) + R"(, "dur": 5})";
+  };
+  std::string json = "{\"traceEvents\": [" + ev(10) + ",\n";
+  json.append(24u << 20, ' ');
+  json += ev(20) + ",\n" + ev(30) + "]}";
+  auto src = ingest::kineto::MemorySource(json, "gap.json");
+  RankBuilder b("gap.json");
+  EventParser p("gap.json", b);
+  ingest::kineto::ReaderOptions o;
+  o.part_bytes = 4096;
+  o.max_part_bytes = 1u << 20;  // the gap alone is 24 times this
+  auto r = ingest::kineto::ReadDocument(*src, "gap.json", p, o);
+  ASSERT_TRUE(r) << r.error().ToString();
+  EXPECT_GE(r->parts, 2u);
+  RankTrace t = b.Finish(0);
+  ASSERT_EQ(t.gpu_ops.size(), 3u);
+  EXPECT_EQ(t.gpu_ops[2].start_ns - t.gpu_ops[0].start_ns, 20'000);
+}
+
 }  // namespace
 }  // namespace commdx
 

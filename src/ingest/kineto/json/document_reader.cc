@@ -13,6 +13,7 @@ namespace {
 
 constexpr size_t kPadding = 64;          // readable past a part or value (json_scan.h, simdjson)
 constexpr size_t kReadBlock = 4u << 20;  // bytes asked of the source at a time
+constexpr size_t kLongBlanks = 64u << 10;  // a run of blanks after "}," cut at once (BlankTailCut)
 
 bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -117,6 +118,19 @@ class Reader {
       if (pos_ < end_ || eof_) return Ok{};
       COMMDX_TRY(More());
     }
+  }
+
+  // SkipWs between two parts of traceEvents: the blanks are not kept (a gap of GiBs padded into
+  // a file stays out of memory), and a mapped file's pages behind them are given back.
+  Status SkipBlanksBetweenParts() {
+    while (true) {
+      while (pos_ < end_ && IsWs(buf_[pos_])) ++pos_;
+      keep_ = pos_ - 1;  // the byte before the part stands for its '['
+      if (pos_ < end_ || eof_) break;
+      COMMDX_TRY(More());
+    }
+    src_.Release(base_ + keep_);
+    return Ok{};
   }
 
   // Ensures the window holds `n` bytes from pos_ (fewer only at the end of the input).
@@ -252,6 +266,20 @@ class Reader {
     }
     return std::string::npos;
   }
+  // The ',' of "}" ws "," when the window ends in more than kLongBlanks blanks after it (a gap
+  // padded into the file between two events): cut there at once rather than carry the blanks
+  // into the part while waiting for the next '{'. npos otherwise, or when the ',' lies before
+  // pos_ + min_rel (a guess that already failed).
+  size_t BlankTailCut(size_t min_rel) const {
+    size_t t = end_;
+    while (t > pos_ && IsWs(buf_[t - 1])) --t;
+    if (end_ - t <= kLongBlanks || t <= pos_ || buf_[t - 1] != ',') return std::string::npos;
+    size_t comma = t - 1;
+    size_t b = comma;
+    while (b > pos_ && IsWs(buf_[b - 1])) --b;
+    if (b <= pos_ || buf_[b - 1] != '}' || comma - pos_ < min_rel) return std::string::npos;
+    return comma;
+  }
   size_t SkipWsAt(size_t i) const {
     while (i < end_ && IsWs(buf_[i])) ++i;
     return i;
@@ -259,14 +287,14 @@ class Reader {
 
   Status ReadEvents() {
     size_t target = opt_.part_bytes;
+    size_t min_rel = 0;  // after a failed guess, a cut must lie past it
     while (true) {
-      COMMDX_TRY(SkipWs());
+      COMMDX_TRY(SkipBlanksBetweenParts());
       if (AtEof()) return Fail("truncated JSON: input ends inside traceEvents");
       if (buf_[pos_] == ']') {
         ++pos_;
         return Ok{};
       }
-      keep_ = pos_ - 1;  // the byte before the part becomes its '['
       COMMDX_TRY(Want(target + (64u << 10)));
       size_t cut = std::string::npos;
       size_t scan_rel = target;  // search for a cut from pos_ + scan_rel
@@ -277,6 +305,8 @@ class Reader {
           if (cut != std::string::npos) break;
           scan_rel = resume - pos_;
         }
+        cut = BlankTailCut(min_rel);
+        if (cut != std::string::npos) break;
         if (eof_) break;
         COMMDX_TRY(More());
       }
@@ -287,6 +317,7 @@ class Reader {
       if (st) {
         pos_ = cut + 1;
         target = opt_.part_bytes;
+        min_rel = 0;
         src_.Release(base_ + pos_ - 1);
         ReportProgress();
         continue;
@@ -298,12 +329,14 @@ class Reader {
         pos_ += done - 1;
         src_.Release(base_ + pos_ - 1);
         target = std::max(opt_.part_bytes, (cut - pos_) * 2 + 1);
+        min_rel = 0;
         continue;
       }
       // The first event already failed: the cut was not between two events (or the event is
       // broken). Take the part back and retry with one that reaches past this cut.
       sink_.Rollback();
       target = (cut - pos_) * 2 + 1;
+      min_rel = cut - pos_ + 1;
     }
   }
 
