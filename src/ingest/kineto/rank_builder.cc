@@ -82,9 +82,13 @@ const RankBuilder::NameInfo& RankBuilder::Info(uint32_t id) {
 void RankBuilder::Reserve(uint64_t json_bytes) {
   // Per byte of a 2xH200 DDP trace: a GPU op per ~2.6 KB, a CPU op per ~530 B, a runtime call
   // per ~1.8 KB. Reserved memory that is never written is never resident.
-  trace_.gpu_ops.reserve(json_bytes / 2000);
-  trace_.host_ops.reserve(json_bytes / 400);
-  trace_.runtime.reserve(json_bytes / 1400);
+  ReserveCounts(json_bytes / 2000, json_bytes / 400, json_bytes / 1400);
+}
+
+void RankBuilder::ReserveCounts(uint64_t gpu_ops, uint64_t host_ops, uint64_t runtime) {
+  trace_.gpu_ops.reserve(gpu_ops);
+  trace_.host_ops.reserve(host_ops);
+  trace_.runtime.reserve(runtime);
   // Filled once, read by every analysis: 2 MiB pages cost ~4% less ingest time (1 GB trace).
   AdviseHugePages(trace_.gpu_ops);
   AdviseHugePages(trace_.host_ops);

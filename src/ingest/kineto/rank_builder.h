@@ -37,6 +37,9 @@ class RankBuilder {
   void Add(const RawEvent& ev);
   // Reserves room for the events a trace of `json_bytes` usually holds (no realloc copies).
   void Reserve(uint64_t json_bytes);
+  // Reserves room for known counts of GPU ops, host ops and runtime calls (an upper bound is
+  // fine: what is never written is never resident).
+  void ReserveCounts(uint64_t gpu_ops, uint64_t host_ops, uint64_t runtime);
 
   // Taking back the events of a part that is retried.
   void Checkpoint();

@@ -70,6 +70,7 @@ class ExportReader {
   Status ReadStrings();
   Status ReadSessionStart();
   Status ReadGpus();
+  Status CountRows();
   Status ReadKernels();
   Status ReadCopies();
   Status ReadSets();
@@ -102,6 +103,7 @@ class ExportReader {
   std::string scratch_;
   uint64_t skipped_driver_ = 0;
   uint64_t skipped_nvtx_ = 0;
+  uint64_t gpu_rows_ = 0, nvtx_rows_ = 0, runtime_rows_ = 0;  // whole tables (CountRows)
 };
 
 }  // namespace commdx::ingest::nsys

@@ -59,14 +59,14 @@ Status ExportReader::ReadNvtx() {
   // create their own (CCCL, cuDNN, NCCL's "NCCL").
   // Marks (no duration) and domain creations are not ranges; a range without an end was still
   // open when the capture stopped.
-  const std::string ranges = "eventType IN (" + std::to_string(kNvtxPushPop) + ", " +
-                             std::to_string(kNvtxStartEnd) + ") AND end IS NOT NULL";
-  COMMDX_TRY(db_.EachRow(
-      "SELECT count(*) FROM NVTX_EVENTS WHERE " + ranges + " AND coalesce(domainId, 0) != 0",
-      [&](const Rows& r) { skipped_nvtx_ = static_cast<uint64_t>(r.Int(0)); }));
-  std::string sql = "SELECT start, end, globalTid, text, textId FROM NVTX_EVENTS WHERE " + ranges +
-                    " AND coalesce(domainId, 0) = 0";
+  // One pass: rows of other domains are counted here rather than by a second scan of the table
+  // (a filtered count(*) of 2.65 M ranges cost 0.21 s, 11% of reading the export).
+  const std::string sql = "SELECT start, end, globalTid, text, textId, coalesce(domainId, 0) "
+                          "FROM NVTX_EVENTS WHERE eventType IN (" +
+                          std::to_string(kNvtxPushPop) + ", " + std::to_string(kNvtxStartEnd) +
+                          ") AND end IS NOT NULL";
   return db_.EachRow(sql, [&](const Rows& r) {
+    if (r.Int(5) != 0) return void(++skipped_nvtx_);
     std::string_view text = r.Null(3) ? String(r.Int(4)) : r.Text(3);
     std::string_view base = NvtxName(text);
     RawEvent ev =
