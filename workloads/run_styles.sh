@@ -3,7 +3,7 @@
 #   bash workloads/run_styles.sh OUTDIR
 # Env: PYTHON (python3), ONLY (space-separated style names), NSYS (an nsys binary: the styles of
 # NSYS_STYLES are also recorded under Nsight Systems and exported to SQLite), NSYS_LIBS
-# (libdw/libelf it needs).
+# (libdw/libelf it needs), NSYS_EXPORT_FLAGS (`nsys export` options; --include-json true).
 set -u
 OUTDIR=${1:?usage: run_styles.sh OUTDIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -56,7 +56,11 @@ nsys_run() {  # nsys_run STYLE plain|ddp
     >"$out/stdout.log" 2>&1
   qi=$(dirname "$(dirname "$NSYS")")/linux-desktop-glibc_2_11_3-x64/QdstrmImporter
   LD_LIBRARY_PATH=${NSYS_LIBS:-} "$qi" -i "$rep.qdstrm" >>"$out/stdout.log" 2>&1
-  LD_LIBRARY_PATH=${NSYS_LIBS:-} "$NSYS" export --type sqlite -o "$out/report.sqlite" \
+  # --include-json: NCCL's NVTX payloads (message size, communicator, rank) as JSON text, which
+  # commdx reads; NSYS_EXPORT_FLAGS replaces it (e.g. adding --include-blobs true).
+  # shellcheck disable=SC2086
+  LD_LIBRARY_PATH=${NSYS_LIBS:-} "$NSYS" export --type sqlite ${NSYS_EXPORT_FLAGS:---include-json true} \
+    -o "$out/report.sqlite" \
     "$rep.nsys-rep" >>"$out/stdout.log" 2>&1 && gzip -6 "$out/report.sqlite"
   rm -f "$rep.qdstrm" "$rep.nsys-rep"
   printf 'nsys_%s\t%s\t%s\t%s\n' "$style" "$mode" "$([ -f "$out/report.sqlite.gz" ] && echo 0 || echo 1)" "-" \
