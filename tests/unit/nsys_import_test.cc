@@ -151,7 +151,7 @@ TEST(NsysImport, ReportWithoutNsysSaysTheCommand) {
   unsetenv("NSYS");
   ASSERT_FALSE(job);
   EXPECT_EQ(job.error().code, ErrorCode::kBadInput);
-  EXPECT_NE(job.error().message.find("nsys export --type sqlite --output '"), std::string::npos)
+  EXPECT_NE(job.error().message.find("nsys export --type sqlite --include-json true --output '"), std::string::npos)
       << job.error().message;
   std::remove(rep.c_str());
 }

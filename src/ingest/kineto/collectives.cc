@@ -52,6 +52,14 @@ uint64_t MessageBytes(CollectiveType type, int64_t in_n, int64_t out_n, int grou
   return n > 0 ? static_cast<uint64_t>(n) * static_cast<uint64_t>(dsize) : 0;
 }
 
+// The message bytes of a collective from its args: elements and dtype, or one rank's buffer.
+uint64_t ArgBytes(CollectiveType type, int64_t in_n, int64_t out_n, int group,
+                  std::string_view dtype, int64_t rank_bytes) {
+  if (rank_bytes < 0) return MessageBytes(type, in_n, out_n, group, DtypeBytes(dtype));
+  bool recv_side = type == CollectiveType::kReduceScatter || type == CollectiveType::kScatter;
+  return MessageBytes(type, recv_side ? -1 : rank_bytes, recv_side ? rank_bytes : -1, group, 1);
+}
+
 // The nccl:* annotations of a rank (sorted by start, as host_ops are), with what they name.
 struct NamedCall {
   int64_t start_ns, end_ns;
@@ -144,8 +152,8 @@ void RankBuilder::BuildCollectives() {
       c.dtype = a.dtype;
       c.pg =
           pg_index(names_.Lookup(a.pg_name), names_.Lookup(a.pg_desc), names_.Lookup(a.pg_ranks));
-      c.bytes = MessageBytes(c.type, c.in_nelems, c.out_nelems, c.group_size,
-                             DtypeBytes(names_.Lookup(a.dtype)));
+      c.bytes = ArgBytes(c.type, c.in_nelems, c.out_nelems, c.group_size, names_.Lookup(a.dtype),
+                         a.rank_bytes);
       t.collectives.push_back(c);
     }
     return;
@@ -190,8 +198,8 @@ void RankBuilder::BuildCollectives() {
       if (c.type != CollectiveType::kSend && c.type != CollectiveType::kRecv) c.peer = -1;
       c.pg = pg_index(names_.Lookup(a->pg_name), names_.Lookup(a->pg_desc),
                       names_.Lookup(a->pg_ranks));
-      c.bytes = MessageBytes(c.type, c.in_nelems, c.out_nelems, c.group_size,
-                             DtypeBytes(names_.Lookup(a->dtype)));
+      c.bytes = ArgBytes(c.type, c.in_nelems, c.out_nelems, c.group_size, names_.Lookup(a->dtype),
+                         a->rank_bytes);
     }
     t.collectives.push_back(c);
   }

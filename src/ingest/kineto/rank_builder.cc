@@ -245,6 +245,7 @@ RankBuilder::PendingColl RankBuilder::MakePending(const RawEvent& ev) {
   p.seq = a.seq;
   p.src = a.src_rank;
   p.dst = a.dst_rank;
+  p.rank_bytes = a.rank_bytes;
   return p;
 }
 

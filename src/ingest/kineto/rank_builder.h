@@ -64,6 +64,7 @@ class RankBuilder {
     uint32_t coll_name = 0, dtype = 0, pg_name = 0, pg_desc = 0, pg_ranks = 0;
     uint32_t in_split = 0, out_split = 0;
     int64_t in_nelems = -1, out_nelems = -1, group_size = -1, seq = -1, src = -1, dst = -1;
+    int64_t rank_bytes = -1;  // CollArgs::rank_bytes
   };
   struct Flow {
     int64_t id, ts_ns;

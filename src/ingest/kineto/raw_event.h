@@ -42,6 +42,9 @@ struct CollArgs {
   int64_t seq = -1;
   int64_t src_rank = -1;
   int64_t dst_rank = -1;
+  // One rank's buffer in bytes where nelems and dtype are unknown (NCCL's NVTX payload: the send
+  // buffer of all_gather / gather, the receive buffer of reduce_scatter / scatter).
+  int64_t rank_bytes = -1;
   bool present = false;  // "Collective name" was seen
 };
 

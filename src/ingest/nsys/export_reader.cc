@@ -201,7 +201,12 @@ void ExportReader::Finish() {
     Note("nsys.library_nvtx", DiagSeverity::kNote,
          std::to_string(skipped_nvtx_) +
              " NVTX ranges of library domains (CCCL, cuDNN, ...) were left out: only the default "
-             "domain (PyTorch emit_nvtx, the user's ranges) is read");
+             "domain (PyTorch emit_nvtx, the user's ranges) and NCCL's are read");
+  if (nccl_calls_ > nccl_calls_sized_)
+    Note("nsys.nccl_payloads_missing", DiagSeverity::kNote,
+         std::to_string(nccl_calls_ - nccl_calls_sized_) + " of " + std::to_string(nccl_calls_) +
+             " NCCL calls in the export have no payload (message size, communicator): export "
+             "with `nsys export --type sqlite --include-json true` to have them");
   int file_rank = ranks.size() == 1 ? RankFromReportName(db_.file()) : -1;
   for (Process* p : ranks) {
     auto& b = p->builder;
@@ -209,7 +214,10 @@ void ExportReader::Finish() {
     b.SetBaseTimeNs(epoch_ns_);
     for (const DeviceInfo& d : gpus_)
       if (std::find(p->devices.begin(), p->devices.end(), d.id) != p->devices.end()) b.AddDevice(d);
+    if (p->nccl_rank >= 0)
+      b.SetDistributed(static_cast<int>(p->nccl_rank), static_cast<int>(p->nccl_world), "nccl", "");
     RankTrace t = b.Finish(file_rank);
+    if (p->nccl_rank >= 0) t.rank_source = "NCCL NVTX payload (ncclCommInitRank)";
     part_.quality.Merge(b.quality());
     part_.trace.ranks.push_back(std::move(t));
   }

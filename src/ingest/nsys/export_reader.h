@@ -13,7 +13,9 @@
 //                                    demangledName, gridX
 //   CUPTI_ACTIVITY_KIND_MEMCPY/MEMSET/SYNCHRONIZATION   copies, sets, GPU-side syncs
 //   CUPTI_ACTIVITY_KIND_RUNTIME      start, end, eventClass, globalTid, correlationId, nameId
-//   NVTX_EVENTS                      push/pop and start/end ranges of the default domain
+//   NVTX_EVENTS                      push/pop and start/end ranges of the default domain; of
+//                                    NCCL's domain the API calls with their payloads
+//                                    (nccl_nvtx.h: sizes, communicators, the rank)
 //   ThreadNames                      thread names
 // globalTid/globalPid are serialized GlobalIds: pid in bits 24..47, tid in bits 0..23.
 #pragma once
@@ -26,6 +28,7 @@
 #include "base/diagnostics.h"
 #include "base/result.h"
 #include "ingest/kineto/rank_builder.h"
+#include "ingest/nsys/nccl_nvtx.h"
 #include "ingest/nsys/sqlite_db.h"
 #include "model/job.h"
 
@@ -53,11 +56,23 @@ struct Process {
   uint64_t host_rows = 0;
   std::vector<int64_t> devices;                   // device ids its GPU work ran on
   std::unordered_map<int64_t, std::string> tids;  // globalTid -> tid as text
+  int64_t nccl_rank = -1, nccl_world = -1;        // from ncclCommInitRank* payloads (largest comm)
   int64_t last_gid = -1;
   const std::string* last_tid = nullptr;
   std::string pid_text;
   // The tid text of a globalTid (the thread is named in RawEvent::tid).
   const std::string& Tid(int64_t global_tid);
+};
+
+// A range of a library's NVTX domain, kept until every domain is named (ReadNvtx).
+struct LibraryRange {
+  int64_t start = 0, end = 0, global_tid = 0, domain = 0;
+  std::string name;
+  NcclPayload payload;
+  bool has_payload = false;  // a payload column was set and read
+  // Columns as ReadNvtx selects them: 0 start, 1 end, 2 globalTid, 7 jsonText, 8 binaryData.
+  static LibraryRange From(const Rows& r, int64_t domain, std::string_view name,
+                           const PayloadSchemas& schemas);
 };
 
 class ExportReader {
@@ -78,6 +93,8 @@ class ExportReader {
   Status ReadRuntime();
   Status ReadNvtx();
   Status ReadThreadNames();
+  // NCCL's API ranges as CPU ops with collective arguments (nccl_calls.cc).
+  void AddNcclCalls(const std::vector<LibraryRange>& calls);
   void Finish();
 
   bool Has(const char* table) const { return tables_.count(table) > 0; }
@@ -103,6 +120,8 @@ class ExportReader {
   std::string scratch_;
   uint64_t skipped_driver_ = 0;
   uint64_t skipped_nvtx_ = 0;
+  uint64_t nccl_calls_ = 0, nccl_calls_sized_ = 0;  // NCCL collective calls, those with a size
+  PayloadSchemas schemas_;
   uint64_t gpu_rows_ = 0, nvtx_rows_ = 0, runtime_rows_ = 0;  // whole tables (CountRows)
 };
 

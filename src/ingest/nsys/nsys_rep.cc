@@ -43,7 +43,8 @@ std::string Quoted(const std::string& s) {
 
 std::string HandCommand(const std::string& report) {
   std::string out = report.substr(0, report.size() - std::string_view(".nsys-rep").size());
-  return "nsys export --type sqlite --output " + Quoted(out + ".sqlite") + " " + Quoted(report);
+  return "nsys export --type sqlite --include-json true --output " + Quoted(out + ".sqlite") + " " +
+         Quoted(report);
 }
 
 // Runs argv[0] without a shell, its output discarded; the exit status (-1: not started).
@@ -89,8 +90,16 @@ Result<ConvertedReport> ConvertReport(const std::string& report) {
                      {report});
   ConvertedReport out;
   out.dir_ = tmpl;
-  int rc = Run({*nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output",
-                out.sqlite_path(), report});
+  // --include-json: NCCL's NVTX payloads (message sizes, communicators, ranks; nccl_nvtx.h). An
+  // nsys too old for the option fails on it, and is asked again without.
+  std::vector<std::string> args = {*nsys, "export", "--type", "sqlite", "--force-overwrite",
+                                   "true", "--include-json", "true", "--output",
+                                   out.sqlite_path(), report};
+  int rc = Run(args);
+  if (rc != 0) {
+    args.erase(args.begin() + 6, args.begin() + 8);
+    rc = Run(args);
+  }
   if (rc != 0 || !fs::is_regular_file(out.sqlite_path(), ec))
     return MakeError(ErrorCode::kBadInput,
                      "`" + *nsys + " export` could not convert the report (exit " +

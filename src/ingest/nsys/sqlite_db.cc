@@ -48,6 +48,12 @@ std::string_view Rows::Text(int col) const {
   return {reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, col))};
 }
 
+std::string_view Rows::Blob(int col) const {
+  const void* p = sqlite3_column_blob(stmt_, col);
+  if (!p) return {};
+  return {static_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, col))};
+}
+
 // Each Database is used by one thread (files are read in parallel, each with its own): NOMUTEX
 // spares a lock around every column read (~12% of ingest time).
 Result<Database> Database::OpenFile(const std::string& path, const std::string& name) {

@@ -32,6 +32,7 @@ class Rows {
   int64_t Int(int col) const;  // NULL reads as 0
   double Real(int col) const;
   std::string_view Text(int col) const;  // NULL reads as ""
+  std::string_view Blob(int col) const;  // NULL reads as ""
 
  private:
   sqlite3_stmt* stmt_;

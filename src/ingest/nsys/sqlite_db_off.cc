@@ -26,6 +26,7 @@ bool Rows::Null(int) const { return true; }
 int64_t Rows::Int(int) const { return 0; }
 double Rows::Real(int) const { return 0; }
 std::string_view Rows::Text(int) const { return {}; }
+std::string_view Rows::Blob(int) const { return {}; }
 
 Result<Database> Database::OpenFile(const std::string& path, const std::string& name) {
   return NoSqlite(name.empty() ? path : name);

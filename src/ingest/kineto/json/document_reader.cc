@@ -11,8 +11,8 @@ namespace commdx::ingest::kineto {
 
 namespace {
 
-constexpr size_t kPadding = 64;          // readable past a part or value (json_scan.h, simdjson)
-constexpr size_t kReadBlock = 4u << 20;  // bytes asked of the source at a time
+constexpr size_t kPadding = 64;            // readable past a part or value (json_scan.h, simdjson)
+constexpr size_t kReadBlock = 4u << 20;    // bytes asked of the source at a time
 constexpr size_t kLongBlanks = 64u << 10;  // a run of blanks after "}," cut at once (BlankTailCut)
 
 bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
