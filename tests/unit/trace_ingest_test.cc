@@ -117,6 +117,18 @@ TEST(KinetoIngest, OldFormatEpochMicrosFlowsAndRankFromName) {
   EXPECT_EQ(t.steps[0].number, 7);
 }
 
+TEST(KinetoIngest, CpuOnlyTraceSaysThereIsNoGpuWork) {
+  // HTA's public CPU-only trace (tests/data/public_traces/README.md): ProfilerActivity.CPU only.
+  Job job =
+      Load({"../public_traces/cpu_only_rank34/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"});
+  ASSERT_EQ(job.trace.ranks.size(), 1u);
+  EXPECT_TRUE(job.trace.ranks[0].gpu_ops.empty());
+  EXPECT_EQ(job.quality.Count("kineto.no_gpu_activity"), 1u);
+  // A trace with GPU work has no such note.
+  Job gpu = Load({"display_ns_rank1.json"});
+  EXPECT_EQ(gpu.quality.Count("kineto.no_gpu_activity"), 0u);
+}
+
 TEST(KinetoIngest, DisplayTimeUnitNsRocmAndUnknownCategory) {
   Job job = Load({"display_ns_rank1.json"});
   const RankTrace& t = job.trace.ranks[0];

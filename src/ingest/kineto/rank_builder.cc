@@ -341,6 +341,18 @@ RankTrace RankBuilder::Finish(int rank_from_name) {
   ApplyBaseTime();
   DropFarOut();
   SortAndLink();
+  // Other devices' activity (MTIA) has its own note (kineto.other_device_activity).
+  if (trace_.gpu_ops.empty() && !trace_.host_ops.empty() &&
+      quality_.Count("kineto.other_device_activity") == 0) {
+    SourceLoc loc{trace_.file};
+    quality_.Add("kineto.no_gpu_activity", DiagSeverity::kWarning,
+                 "the trace holds no GPU activity (no kernels, copies or sets; " +
+                     std::to_string(trace_.host_ops.size()) +
+                     " CPU ops): GPU time, communication and the step breakdown cannot be "
+                     "measured. Profile with activities=[ProfilerActivity.CPU, "
+                     "ProfilerActivity.CUDA] on the GPU job's processes",
+                 loc);
+  }
   BuildCollectives();
   BuildStreams();
   BuildProcessGroups();
