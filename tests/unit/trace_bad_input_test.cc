@@ -141,10 +141,14 @@ TEST(KinetoBadInput, BadRecordsAreCountedAndSkipped) {
   EXPECT_EQ(job.quality.Count("kineto.not_an_event"), 1u);
   for (const auto& e : job.quality.entries()) {
     // About the file, not a place in it.
-    if (e.id == "kineto.rank_unknown" || e.id == "kineto.no_step_boundaries") continue;
+    if (e.id == "kineto.rank_unknown" || e.id == "kineto.no_step_boundaries" ||
+        e.id == "kineto.no_gpu_activity")
+      continue;
     EXPECT_TRUE(e.first.has_offset) << e.id;
     EXPECT_GT(e.first.offset, 0u) << e.id;
   }
+  // Its one good event is a CPU op: no GPU work to analyse, and said so.
+  EXPECT_EQ(job.quality.Count("kineto.no_gpu_activity"), 1u);
   // No rank in the file or its name: numbered, and said so.
   EXPECT_EQ(job.quality.Count("kineto.rank_unknown"), 1u);
 }
