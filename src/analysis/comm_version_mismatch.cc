@@ -1,6 +1,7 @@
 // comm.version_mismatch: processes of one job report different NCCL versions ("NCCL version
 // 2.18.1+cuda12.1" on one host, 2.14.3 on another). Mixed versions can fail in bootstrap
-// ("connecting to address with family N is neither AF_INET nor AF_INET6") or hang.
+// ("connecting to address with family N is neither AF_INET nor AF_INET6") or hang. Versions come
+// from NCCL's own log lines and from the job log's ProcessGroupNCCL lines (per rank).
 #include <map>
 #include <set>
 
@@ -24,6 +25,15 @@ std::vector<Finding> FindCommVersionMismatch(const Job& job, const Options&) {
       by_version[v.version].push_back(v.ref);
       if (!v.host.empty()) hosts[v.version].insert(v.host);
     }
+  // The job's own log: ProcessGroupNCCL prints the NCCL version PyTorch loaded, per rank.
+  std::map<std::string, std::set<int>> ranks;  // version -> ranks whose job log prints it
+  for (const ProcessGroupInit& g : job.job_log.process_groups) {
+    if (g.nccl_version.empty()) continue;
+    auto& refs = by_version[g.nccl_version];
+    if (refs.empty())  // NCCL's own line, where there is one, stays the evidence
+      refs.push_back({g.loc, "ProcessGroupNCCL: NCCL version: " + g.nccl_version});
+    if (g.rank >= 0) ranks[g.nccl_version].insert(g.rank);
+  }
   if (by_version.size() < 2) return {};
   Finding f = NewFinding("comm.version_mismatch");
   f.severity = Severity::kError;
@@ -32,6 +42,15 @@ std::vector<Finding> FindCommVersionMismatch(const Job& job, const Options&) {
   for (const auto& [v, refs] : by_version) {
     list += (list.empty() ? "" : ", ") + v;
     if (hosts.count(v)) list += " on " + HostList(hosts[v]);
+    if (ranks.count(v)) {
+      list += hosts.count(v) ? " and rank" : " on rank";
+      if (ranks[v].size() > 1) list += "s";
+      std::string sep = " ";
+      for (int r : ranks[v]) {
+        list += sep + std::to_string(r);
+        sep = ", ";
+      }
+    }
     f.refs.push_back(Evidence(refs.front()));
   }
   f.title = "Ranks run different NCCL versions: " + list;

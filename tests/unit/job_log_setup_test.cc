@@ -2,6 +2,7 @@
 // the real 1xH200 capture (tests/data/hang/h200_healthy), and the pre-2.2 one-line format.
 #include <gtest/gtest.h>
 
+#include "analysis/comm_analyzers.h"
 #include "analysis/env_analyzers.h"
 #include "analysis/env_nccl_vars.h"
 #include "analysis/trace_facts.h"
@@ -50,6 +51,43 @@ TEST(JobLogSetup, RealProcessGroupLines) {
   EXPECT_EQ(Setting(g, "TORCH_DISTRIBUTED_DEBUG")->value, "DETAIL");
   EXPECT_EQ(Setting(g, "TORCH_NCCL_DESYNC_DEBUG")->value, "1");
   EXPECT_EQ(Setting(g, "USE_HIGH_PRIORITY_STREAM"), nullptr);  // an option, not a variable
+}
+
+// The real rank-0 log, and its two ProcessGroupNCCL lines once more as rank 1 would print them
+// with `version` (what a node with another PyTorch wheel writes).
+Job TwoRanks(const std::string& version) {
+  auto f = ReadFile(std::string(COMMDX_SOURCE_DIR) + "/tests/data/hang/h200_healthy/job.log");
+  EXPECT_TRUE(f.has_value());
+  std::string text = f.has_value() ? f.value().data : "";
+  std::string extra;
+  for (size_t at = 0, end; at < text.size(); at = end + 1) {
+    end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(at, end - at);
+    if (line.find("ProcessGroupNCCL initialization options") == std::string::npos &&
+        line.find("ProcessGroupNCCL environments") == std::string::npos)
+      continue;
+    for (auto [from, to] : {std::pair<std::string, std::string>{"Rank 0]", "Rank 1]"},
+                            {"global rank: 0", "global rank: 1"},
+                            {"size: 1,", "size: 2,"},
+                            {"NCCL version: 2.28.9", "NCCL version: " + version}})
+      if (size_t i = line.find(from); i != std::string::npos) line.replace(i, from.size(), to);
+    extra += line + "\n";
+  }
+  EXPECT_FALSE(extra.empty());
+  return ParseText("job.log", text + extra);
+}
+
+TEST(JobLogSetup, NcclVersionsOfTheRanksAreCompared) {
+  Job mixed = TwoRanks("2.21.5");
+  ASSERT_EQ(mixed.job_log.process_groups.size(), 2u);
+  auto fs = FindCommVersionMismatch(mixed, Options{});
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_NE(fs[0].title.find("2.21.5 on rank 1, 2.28.9 on rank 0"), std::string::npos)
+      << fs[0].title;
+  ASSERT_FALSE(fs[0].refs.empty());
+  EXPECT_EQ(fs[0].refs[0].where.file, "job.log");
+  EXPECT_TRUE(FindCommVersionMismatch(TwoRanks("2.28.9"), Options{}).empty());
 }
 
 TEST(JobLogSetup, SettingsReachTheEnvironmentFindings) {
