@@ -70,6 +70,14 @@ std::vector<std::string> SitePackagesDirs(const SysRoot& root, const std::vector
   std::vector<std::string> out;
   AddPythonLibDirs(root, EnvValue(environ, "VIRTUAL_ENV"), out);
   AddPythonLibDirs(root, EnvValue(environ, "CONDA_PREFIX"), out);
+  // The environment this binary was installed into (pip puts it in <venv>/bin/commdx): its
+  // PyTorch and NCCL are found when the venv is not activated, as `<venv>/bin/commdx` is run.
+  if (auto exe = root.ReadLink("proc/self/exe")) {
+    std::string_view e = *exe;
+    size_t slash = e.rfind('/');
+    if (slash != std::string_view::npos && EndsWith(e.substr(0, slash), "/bin"))
+      AddPythonLibDirs(root, std::string(e.substr(0, slash - 4)), out);
+  }
   std::string path = EnvValue(environ, "PATH");  // Split's views point into it
   for (std::string_view dir : Split(path, ':')) {
     if (dir.empty() || !root.Exists(std::string(dir) + "/python3")) continue;

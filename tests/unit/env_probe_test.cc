@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "analysis/env_analyzers.h"
 #include "analysis/env_nccl_vars.h"
 #include "analysis/registry.h"
@@ -65,6 +68,35 @@ TEST(EnvProbe, CudaToolkitWithoutPyTorchAndUnlimitedMemlock) {
   EXPECT_FALSE(n.in_container);
   EXPECT_FALSE(n.ib_present);
   EXPECT_TRUE(n.nccl_libs.empty());
+}
+
+TEST(EnvProbe, VenvOfTheBinaryWithoutActivation) {
+  // `pip install commdx` into a venv puts the binary at <venv>/bin/commdx; run by its path, with
+  // no VIRTUAL_ENV and no venv python on PATH, it still finds the venv's PyTorch and NCCL.
+  namespace fs = std::filesystem;
+  fs::path root = fs::path(::testing::TempDir()) / "commdx_venv_root";
+  fs::remove_all(root);
+  const fs::path site = root / "work/venv/lib/python3.12/site-packages";
+  fs::create_directories(site / "torch");
+  fs::create_directories(site / "nvidia/nccl/lib");
+  fs::create_directories(root / "proc/self");
+  std::ofstream(site / "torch/version.py") << "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = "
+                                              "'13.0'\n";
+  std::ofstream(site / "nvidia/nccl/lib/libnccl.so.2") << "not a real library";
+  fs::create_symlink("/work/venv/bin/commdx", root / "proc/self/exe");
+  probe::EnvProbeOptions o;
+  o.root = root.string();
+  o.environ = {"PATH=/usr/bin"};
+  EnvSnapshot v = probe::ProbeEnvironment(o);
+  EXPECT_EQ(v.torch_version, "2.11.0+cu130");
+  auto libs = probe::PytorchNcclCandidates(probe::SysRoot(root.string()), {"PATH=/usr/bin"});
+  ASSERT_EQ(libs.size(), 1u);
+  EXPECT_EQ(libs[0], "/work/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2");
+  // A binary outside any bin/ folder (a build tree) adds nothing.
+  fs::remove(root / "proc/self/exe");
+  fs::create_symlink("/work/commdx/build/commdx", root / "proc/self/exe");
+  EXPECT_TRUE(probe::PytorchNcclCandidates(probe::SysRoot(root.string()), {}).empty());
+  fs::remove_all(root);
 }
 
 TEST(EnvProbe, ParsersAndVersionCodes) {
