@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 build=${1:?usage: scripts/configure.sh BUILD_DIR [SANITIZE] [WERROR]}
 sanitize=${2:-OFF}
 werror=${3:-ON}
+# Benchmarks measure nothing under the sanitizers and no test runs them: not built there.
+benchmarks=ON
+[ "$sanitize" = ON ] && benchmarks=OFF
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCOMMDX_BUILD_TESTS=ON -DCOMMDX_BUILD_BENCHMARKS=ON -DCOMMDX_BUILD_FUZZERS=OFF \
+  -DCOMMDX_BUILD_TESTS=ON -DCOMMDX_BUILD_BENCHMARKS="$benchmarks" -DCOMMDX_BUILD_FUZZERS=OFF \
   -DCOMMDX_WERROR="$werror" -DCOMMDX_SANITIZE="$sanitize" >/dev/null
