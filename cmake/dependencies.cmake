@@ -1,10 +1,22 @@
 # Every dependency comes from a Debian 12 package (scripts/install-deps.sh installs them).
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)
-# Nsight Systems exports (Debian: libsqlite3-dev). OFF (scripts/package.sh): such files are
-# recognised and refused with a message that says why.
+# Nsight Systems exports (Debian: libsqlite3-dev). OFF: such files are recognised and refused
+# with a message that says why. COMMDX_SQLITE_SOURCE: a folder with SQLite's amalgamation
+# (sqlite3.c, sqlite3.h), compiled here into a static library (scripts/package.sh: Debian's
+# libsqlite3.a needs a newer glibc than the package's floor).
 option(COMMDX_WITH_SQLITE "Read Nsight Systems SQLite exports" ON)
-if(COMMDX_WITH_SQLITE)
+set(COMMDX_SQLITE_SOURCE "" CACHE PATH "Build SQLite statically from this amalgamation folder")
+if(COMMDX_WITH_SQLITE AND COMMDX_SQLITE_SOURCE)
+  enable_language(C)
+  add_library(commdx_sqlite3 STATIC ${COMMDX_SQLITE_SOURCE}/sqlite3.c)
+  target_include_directories(commdx_sqlite3 SYSTEM PUBLIC ${COMMDX_SQLITE_SOURCE})
+  # Read-only use from one thread per database: no extension loading, no shared cache.
+  target_compile_definitions(commdx_sqlite3 PRIVATE SQLITE_OMIT_LOAD_EXTENSION=1
+                             SQLITE_OMIT_SHARED_CACHE=1 SQLITE_DEFAULT_MEMSTATUS=0)
+  target_link_libraries(commdx_sqlite3 PUBLIC Threads::Threads)
+  add_library(SQLite::SQLite3 ALIAS commdx_sqlite3)
+elseif(COMMDX_WITH_SQLITE)
   find_package(SQLite3 REQUIRED)
 endif()
 find_package(PkgConfig REQUIRED)

@@ -4,7 +4,7 @@
 #   commdx-<version>-py3-none-manylinux_2_<N>_x86_64[...].whl   `pip install FILE` gives `commdx`
 #   commdx-<version>-linux-x86_64.tar.gz                         bin/commdx, docs, one example
 # The binary needs only glibc (libc, libm, libdl, libpthread, librt): zig's clang with libc++,
-# simdjson, zlib and the CUDA runtime are linked statically; NCCL, NVML and the CUDA driver are
+# simdjson, SQLite (for Nsight Systems exports), zlib and the CUDA runtime are linked statically; NCCL, NVML and the CUDA driver are
 # dlopen'ed at run time as in every build, so `bench` uses the job's own libnccl.
 #   scripts/package.sh        build folder build-pkg/ (tools in build-pkg/tools, CMake in
 #                             build-pkg/cmake), output in dist/ (COMMDX_DIST_DIR to change)
@@ -27,7 +27,7 @@ cmake -S . -B "$root/cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER="$tools/bin/cc" -DCMAKE_CXX_COMPILER="$tools/bin/c++" \
   -DCOMMDX_BUILD_TESTS=OFF -DCOMMDX_BUILD_BENCHMARKS=OFF -DCOMMDX_WERROR=OFF \
   -DCOMMDX_SIMDJSON_SOURCE="$tools/simdjson" -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON \
-  -DCOMMDX_WITH_SQLITE=OFF -DCOMMDX_WITH_ISAL=OFF \
+  -DCOMMDX_WITH_SQLITE=ON -DCOMMDX_SQLITE_SOURCE="$tools/sqlite" -DCOMMDX_WITH_ISAL=OFF \
   -DCLI11_INCLUDE_DIR="$tools/include" -DZLIB_INCLUDE_DIR="$tools/include" \
   -DZLIB_LIBRARY=/usr/lib/x86_64-linux-gnu/libz.a "${cuda_args[@]}" >/dev/null
 cmake --build "$root/cmake" --target commdx
@@ -42,7 +42,7 @@ if [ "$version" != "$project_version" ]; then
 fi
 python3 scripts/package/make_dist.py --binary "$bin" --version "$version" --out "$dist" \
   --glibc "$glibc" \
-  --licenses "$tools/simdjson/LICENSE" /usr/share/doc/libcli11-dev/copyright \
+  --licenses "$tools/simdjson/LICENSE" "$tools/sqlite/copyright" /usr/share/doc/libcli11-dev/copyright \
   /usr/share/doc/zlib1g/copyright "$(dirname "$zig")/lib/libcxx/LICENSE.TXT"
 "$tools/venv/bin/auditwheel" show "$dist"/commdx-"$version"-*.whl
 ls -la "$dist"
