@@ -6,18 +6,12 @@
 #include "analysis/hang_analyzers.h"
 #include "base/file.h"
 #include "ingest/nccl_log/nccl_log_importer.h"
+#include "unit/nccl_log_text.h"
 
 namespace commdx::analysis {
 namespace {
 
-Job Parse(const std::string& text, const std::string& path = "t.log") {
-  FileText f;
-  f.path = path;
-  f.data = text;
-  Job job;
-  ingest::ParseNcclLogText(f, job);
-  return job;
-}
+using nccl_log_test::Parse;
 
 Job ParseFile(const std::string& rel) {
   std::string path = std::string(COMMDX_SOURCE_DIR) + "/tests/data/hang/" + rel;

@@ -5,18 +5,12 @@
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 #include "ingest/nccl_log/nccl_log_importer.h"
+#include "unit/nccl_log_text.h"
 
 namespace commdx::analysis {
 namespace {
 
-Job Parse(const std::string& text) {
-  FileText f;
-  f.path = "t.log";
-  f.data = text;
-  Job job;
-  ingest::ParseNcclLogText(f, job);
-  return job;
-}
+using nccl_log_test::Parse;
 
 std::vector<Finding> All(const Job& j) { return RunAnalyzers(j, {}, {Source::kLogs}); }
 

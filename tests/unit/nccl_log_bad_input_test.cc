@@ -8,18 +8,12 @@
 #include "analysis/registry.h"
 #include "base/file.h"
 #include "ingest/nccl_log/nccl_log_importer.h"
+#include "unit/nccl_log_text.h"
 
 namespace commdx {
 namespace {
 
-Job Parse(const std::string& text) {
-  FileText f;
-  f.path = "bad.log";
-  f.data = text;
-  Job job;
-  ingest::ParseNcclLogText(f, job);
-  return job;
-}
+using nccl_log_test::Parse;
 
 TEST(NcclLogBadInput, EmptyAndNoNcclLine) {
   EXPECT_EQ(Parse("").nccl.nccl_lines, 0u);

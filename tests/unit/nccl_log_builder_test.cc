@@ -2,18 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "ingest/nccl_log/nccl_log_importer.h"
+#include "unit/nccl_log_text.h"
 
 namespace commdx {
 namespace {
 
-Job Parse(const std::string& text) {
-  FileText f;
-  f.path = "t.log";
-  f.data = text;
-  Job job;
-  ingest::ParseNcclLogText(f, job);
-  return job;
-}
+using nccl_log_test::Parse;
 
 const NcclCommunicator* Comm(const Job& j, std::string_view id) {
   for (const auto& c : j.nccl.communicators)

@@ -3,18 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "ingest/nccl_log/nccl_log_importer.h"
+#include "unit/nccl_log_text.h"
 
 namespace commdx {
 namespace {
 
-Job Parse(const std::string& text, const std::string& path = "t.log") {
-  FileText f;
-  f.path = path;
-  f.data = text;
-  Job job;
-  ingest::ParseNcclLogText(f, job);
-  return job;
-}
+using nccl_log_test::Parse;
 
 TEST(NcclLogKinds, VersionInfoLineAndBareBanner) {
   Job a = Parse(

@@ -8,18 +8,12 @@
 
 #include "base/file.h"
 #include "ingest/nccl_log/nccl_log_importer.h"
+#include "unit/nccl_log_text.h"
 
 namespace commdx {
 namespace {
 
-Job Parse(const std::string& text, const std::string& path = "shared.log") {
-  FileText f;
-  f.path = path;
-  f.data = text;
-  Job job;
-  ingest::ParseNcclLogText(f, job);
-  return job;
-}
+using nccl_log_test::Parse;
 
 const NcclEnvOverride* Override(const Job& j, const std::string& name, int64_t pid) {
   for (const auto& o : j.nccl.overrides)
@@ -53,7 +47,7 @@ TEST(NcclLogSplice, LineWrittenIntoAnotherIsReadAtItsColumn) {
   EXPECT_EQ(o->host, "vm");
   EXPECT_EQ(o->ref.loc.line, 3u);
   EXPECT_EQ(o->ref.loc.col, cut.size() + 1);
-  EXPECT_EQ(o->ref.loc.ToString(), "shared.log:3:" + std::to_string(cut.size() + 1));
+  EXPECT_EQ(o->ref.loc.ToString(), "t.log:3:" + std::to_string(cut.size() + 1));
   EXPECT_EQ(Hosts(j), "vm:974 vm:975 ");
   const DiagEntry* n = Note(j, "nccl_log.spliced_line");
   ASSERT_NE(n, nullptr);
