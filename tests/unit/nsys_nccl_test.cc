@@ -123,6 +123,21 @@ TEST(NsysNccl, ExportWithoutPayloadsSaysHowToGetThem) {
   EXPECT_EQ(job.trace.ranks[0].collectives.size(), 88u);
 }
 
+TEST(NsysNccl, RankFromTheEnvironmentNsysWasLaunchedIn) {
+  // `torchrun --no-python nsys profile ... python3 ...`: one report per rank, and the launcher's
+  // RANK / WORLD_SIZE in TARGET_INFO_SYSTEM_ENV's DeviceEnvironment (no NCCL in this script).
+  Job job = Load(kData + "torchrun_rank_env.sqlite.gz");
+  ASSERT_EQ(job.trace.ranks.size(), 1u);
+  const RankTrace& t = job.trace.ranks[0];
+  EXPECT_EQ(t.rank, 0);
+  EXPECT_EQ(t.world_size, 1);
+  EXPECT_EQ(t.rank_source, "nsys launch environment (RANK)");
+  EXPECT_EQ(job.quality.Count("kineto.rank_unknown"), 0u);
+  // The NCCL payload outranks the environment; exports without either still say so.
+  EXPECT_NE(Load(kProbe).trace.ranks[0].rank_source.find("NCCL"), std::string::npos);
+  EXPECT_EQ(Load(kDdp).quality.Count("kineto.rank_unknown"), 1u);
+}
+
 TEST(NsysNccl, MalformedPayloadsAreRefused) {
   NcclPayload p;
   EXPECT_TRUE(ingest::nsys::ParseNcclPayloadJson(

@@ -54,6 +54,7 @@ Result<ExportRead> ExportReader::Read() {
   COMMDX_TRY(ReadMeta());
   COMMDX_TRY(ReadStrings());
   COMMDX_TRY(ReadSessionStart());
+  COMMDX_TRY(ReadLaunchEnvironment());
   COMMDX_TRY(ReadGpus());
   COMMDX_TRY(CountRows());
   COMMDX_TRY(ReadKernels());
@@ -115,6 +116,27 @@ std::string_view ExportReader::RawName(std::string_view name) {
     scratch_ += c;
   }
   return scratch_;
+}
+
+Status ExportReader::ReadLaunchEnvironment() {
+  // TARGET_INFO_SYSTEM_ENV's DeviceEnvironment: "NCCL_NVLS_ENABLE=0;IS_SANDBOX=yes;..." — the
+  // environment `nsys profile` ran in. Launched once per rank (torchrun --no-python nsys ...,
+  // mpirun nsys ...), it holds the launcher's RANK / WORLD_SIZE (Open MPI's OMPI_COMM_WORLD_*).
+  if (!Has("TARGET_INFO_SYSTEM_ENV")) return Ok{};
+  return db_.EachRow(
+      "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'",
+      [&](const Rows& r) {
+        for (std::string_view kv : Split(r.Text(0), ';')) {
+          size_t eq = kv.find('=');
+          if (eq == std::string_view::npos) continue;
+          std::string_view key = kv.substr(0, eq), value = kv.substr(eq + 1);
+          auto n = ParseInt(value);
+          if (!n || *n < 0 || *n >= (1 << 24)) continue;
+          if (key == "RANK" || (key == "OMPI_COMM_WORLD_RANK" && env_rank_ < 0)) env_rank_ = *n;
+          if (key == "WORLD_SIZE" || (key == "OMPI_COMM_WORLD_SIZE" && env_world_ < 0))
+            env_world_ = *n;
+        }
+      });
 }
 
 Status ExportReader::ReadSessionStart() {
@@ -214,10 +236,16 @@ void ExportReader::Finish() {
     b.SetBaseTimeNs(epoch_ns_);
     for (const DeviceInfo& d : gpus_)
       if (std::find(p->devices.begin(), p->devices.end(), d.id) != p->devices.end()) b.AddDevice(d);
+    // The rank: NCCL's own word, else the launcher's RANK when the report holds one process
+    // (a report per rank), else the file name.
+    const bool from_env = p->nccl_rank < 0 && ranks.size() == 1 && env_rank_ >= 0;
     if (p->nccl_rank >= 0)
       b.SetDistributed(static_cast<int>(p->nccl_rank), static_cast<int>(p->nccl_world), "nccl", "");
+    else if (from_env)
+      b.SetDistributed(static_cast<int>(env_rank_), static_cast<int>(env_world_), "", "");
     RankTrace t = b.Finish(file_rank);
     if (p->nccl_rank >= 0) t.rank_source = "NCCL NVTX payload (ncclCommInitRank)";
+    if (from_env) t.rank_source = "nsys launch environment (RANK)";
     part_.quality.Merge(b.quality());
     part_.trace.ranks.push_back(std::move(t));
   }

@@ -84,6 +84,7 @@ class ExportReader {
   Status ReadMeta();
   Status ReadStrings();
   Status ReadSessionStart();
+  Status ReadLaunchEnvironment();
   Status ReadGpus();
   Status CountRows();
   Status ReadKernels();
@@ -120,6 +121,7 @@ class ExportReader {
   std::string scratch_;
   uint64_t skipped_driver_ = 0;
   uint64_t skipped_nvtx_ = 0;
+  int64_t env_rank_ = -1, env_world_ = -1;          // RANK / WORLD_SIZE nsys was launched with
   uint64_t nccl_calls_ = 0, nccl_calls_sized_ = 0;  // NCCL collective calls, those with a size
   PayloadSchemas schemas_;
   uint64_t gpu_rows_ = 0, nvtx_rows_ = 0, runtime_rows_ = 0;  // whole tables (CountRows)
