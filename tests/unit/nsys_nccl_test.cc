@@ -3,8 +3,11 @@
 // comes from ncclCommInitRank; a DDP export's sizes equal those of the Kineto trace of the same
 // script; malformed payloads are refused, never half read.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -136,6 +139,32 @@ TEST(NsysNccl, RankFromTheEnvironmentNsysWasLaunchedIn) {
   // The NCCL payload outranks the environment; exports without either still say so.
   EXPECT_NE(Load(kProbe).trace.ranks[0].rank_source.find("NCCL"), std::string::npos);
   EXPECT_EQ(Load(kDdp).quality.Count("kineto.rank_unknown"), 1u);
+}
+
+TEST(NsysNccl, UnreadablePayloadIsNotedNotGuessed) {
+  // The probe export with one ncclAllReduce's JSON payload cut and its blob removed.
+  auto text = ReadFile(kProbe);
+  ASSERT_TRUE(text);
+  const std::string path = ::testing::TempDir() + "/commdx_cut_payload.sqlite";
+  { std::ofstream(path, std::ios::binary) << text->data; }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE NVTX_EVENTS SET jsonText = substr(jsonText, 1, 20), "
+                         "binaryData = NULL WHERE rowid = (SELECT min(e.rowid) FROM NVTX_EVENTS e "
+                         "JOIN StringIds s ON s.id = e.textId WHERE s.value = 'ncclAllReduce')",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  EXPECT_EQ(sqlite3_changes(db), 1);
+  sqlite3_close(db);
+  Job job = Load(path);
+  EXPECT_EQ(job.quality.Count("nsys.nccl_payload_unreadable"), 1u);
+  EXPECT_EQ(job.quality.Count("nsys.nccl_payloads_missing"), 0u);
+  ASSERT_EQ(job.trace.ranks.size(), 1u);
+  int unsized = 0;
+  for (const Collective& c : job.trace.ranks[0].collectives) unsized += c.bytes == 0;
+  EXPECT_EQ(unsized, 1);
+  std::remove(path.c_str());
 }
 
 TEST(NsysNccl, MalformedPayloadsAreRefused) {

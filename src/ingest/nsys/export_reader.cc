@@ -224,9 +224,15 @@ void ExportReader::Finish() {
          std::to_string(skipped_nvtx_) +
              " NVTX ranges of library domains (CCCL, cuDNN, ...) were left out: only the default "
              "domain (PyTorch emit_nvtx, the user's ranges) and NCCL's are read");
-  if (nccl_calls_ > nccl_calls_sized_)
+  if (nccl_payloads_unreadable_)
+    Note("nsys.nccl_payload_unreadable", DiagSeverity::kWarning,
+         std::to_string(nccl_payloads_unreadable_) +
+             " NCCL calls have a payload that is not the flat JSON object or schema layout nsys "
+             "writes: it was not read, and those calls have no message size");
+  if (nccl_calls_ > nccl_calls_sized_ + nccl_payloads_unreadable_)
     Note("nsys.nccl_payloads_missing", DiagSeverity::kNote,
-         std::to_string(nccl_calls_ - nccl_calls_sized_) + " of " + std::to_string(nccl_calls_) +
+         std::to_string(nccl_calls_ - nccl_calls_sized_ - nccl_payloads_unreadable_) + " of " +
+             std::to_string(nccl_calls_) +
              " NCCL calls in the export have no payload (message size, communicator): export "
              "with `nsys export --type sqlite --include-json true` to have them");
   int file_rank = ranks.size() == 1 ? RankFromReportName(db_.file()) : -1;

@@ -69,7 +69,7 @@ struct LibraryRange {
   int64_t start = 0, end = 0, global_tid = 0, domain = 0;
   std::string name;
   NcclPayload payload;
-  bool has_payload = false;  // a payload column was set and read
+  bool payload_unreadable = false;  // a payload column was set but is not what nsys writes
   // Columns as ReadNvtx selects them: 0 start, 1 end, 2 globalTid, 7 jsonText, 8 binaryData.
   static LibraryRange From(const Rows& r, int64_t domain, std::string_view name,
                            const PayloadSchemas& schemas);
@@ -123,6 +123,7 @@ class ExportReader {
   uint64_t skipped_nvtx_ = 0;
   int64_t env_rank_ = -1, env_world_ = -1;          // RANK / WORLD_SIZE nsys was launched with
   uint64_t nccl_calls_ = 0, nccl_calls_sized_ = 0;  // NCCL collective calls, those with a size
+  uint64_t nccl_payloads_unreadable_ = 0;
   PayloadSchemas schemas_;
   uint64_t gpu_rows_ = 0, nvtx_rows_ = 0, runtime_rows_ = 0;  // whole tables (CountRows)
 };

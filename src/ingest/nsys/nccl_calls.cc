@@ -21,9 +21,9 @@ LibraryRange LibraryRange::From(const Rows& r, int64_t domain, std::string_view 
   l.name = std::string(name);
   if (!StartsWith(name, "nccl")) return l;
   if (!r.Null(7))
-    l.has_payload = ParseNcclPayloadJson(r.Text(7), l.payload);
+    l.payload_unreadable = !ParseNcclPayloadJson(r.Text(7), l.payload);
   else if (!r.Null(8))
-    l.has_payload = schemas.Decode(r.Blob(8), l.payload);
+    l.payload_unreadable = !schemas.Decode(r.Blob(8), l.payload);
   return l;
 }
 
@@ -44,6 +44,7 @@ void ExportReader::AddNcclCalls(const std::vector<LibraryRange>& calls) {
     const NcclCallName kind = ClassifyNcclCall(c.name);
     if (kind.kind != NcclCallKind::kCollective) continue;
     ++nccl_calls_;
+    if (c.payload_unreadable) ++nccl_payloads_unreadable_;
     const NcclPayload& p = c.payload;
     kineto::CollArgs args;
     args.present = true;

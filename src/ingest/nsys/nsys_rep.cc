@@ -92,14 +92,15 @@ Result<ConvertedReport> ConvertReport(const std::string& report) {
   out.dir_ = tmpl;
   // --include-json: NCCL's NVTX payloads (message sizes, communicators, ranks; nccl_nvtx.h). An
   // nsys too old for the option fails on it, and is asked again without.
-  std::vector<std::string> args = {*nsys, "export", "--type", "sqlite", "--force-overwrite",
-                                   "true", "--include-json", "true", "--output",
-                                   out.sqlite_path(), report};
-  int rc = Run(args);
-  if (rc != 0) {
-    args.erase(args.begin() + 6, args.begin() + 8);
-    rc = Run(args);
-  }
+  auto run_export = [&](bool with_json) {
+    std::vector<std::string> args = {*nsys, "export", "--type", "sqlite", "--force-overwrite",
+                                     "true"};
+    if (with_json) args.insert(args.end(), {"--include-json", "true"});
+    args.insert(args.end(), {"--output", out.sqlite_path(), report});
+    return Run(args);
+  };
+  int rc = run_export(true);
+  if (rc != 0) rc = run_export(false);
   if (rc != 0 || !fs::is_regular_file(out.sqlite_path(), ec))
     return MakeError(ErrorCode::kBadInput,
                      "`" + *nsys + " export` could not convert the report (exit " +
