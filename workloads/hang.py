@@ -7,6 +7,10 @@ Started under torchrun (any world size; one GPU per rank). Two modes:
                    far longer than the process group's timeout: the NCCL watchdog reports the
                    timeout, dumps the Flight Recorder buffer (TORCH_NCCL_DUMP_ON_TIMEOUT) and
                    tears the process down. The expected culprit is written before the run.
+  --mode skip      (2+ ranks) the last rank skips the 8th collective (an all_reduce) and then
+                   idles on the CPU: the other ranks wait in it until the watchdog fires.
+  --mode mismatch  (2+ ranks) the last rank skips that all_reduce and calls the next collective
+                   (an all_gather) instead: the ranks disagree on what the 8th collective is.
 Environment the runner sets: NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,ENV,COLL,TUNING,
 TORCH_NCCL_TRACE_BUFFER_SIZE, TORCH_FR_DUMP_TEMP_FILE, TORCH_DISTRIBUTED_DEBUG=DETAIL,
 TORCH_CPP_LOG_LEVEL=INFO.
@@ -16,6 +20,7 @@ import datetime
 import json
 import os
 import socket
+import time
 
 import torch
 import torch.distributed as dist
@@ -52,13 +57,14 @@ def dump_by_hand(out, rank):
     with open(os.path.join(out, f"fr_manual_rank{rank}.pickle"), "wb") as f:
         f.write(c10d._dump_nccl_trace(includeCollectives=True, includeStackTraces=True,
                                       onlyActive=False))
-    with open(os.path.join(out, f"fr_manual_rank{rank}.json"), "w") as f:
-        f.write(c10d._dump_nccl_trace_json(includeCollectives=True, onlyActive=False))
+    text = c10d._dump_nccl_trace_json(includeCollectives=True, onlyActive=False)
+    with open(os.path.join(out, f"fr_manual_rank{rank}.json"), "wb") as f:
+        f.write(text if isinstance(text, bytes) else text.encode())  # bytes in PyTorch 2.11
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--mode", choices=("healthy", "timeout"), required=True)
+    p.add_argument("--mode", choices=("healthy", "timeout", "skip", "mismatch"), required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--timeout-s", type=float, default=5.0)
     a = p.parse_args()
@@ -74,6 +80,14 @@ def main():
             "pg_timeout_s": a.timeout_s}
     if a.mode == "healthy":
         meta["expected"] = "no hang: every collective completes; dumps taken by hand"
+    elif a.mode == "skip":
+        meta["expected"] = (f"hang.rank_behind: rank {world - 1} never called the 8th collective "
+                            "of the default group (an all_reduce of 1,048,576 float32); the other "
+                            "ranks wait in it until the watchdog fires")
+    elif a.mode == "mismatch":
+        meta["expected"] = (f"hang.desync: rank {world - 1} called an all_gather as the 8th "
+                            "collective of the default group where the others called an "
+                            "all_reduce of 1,048,576 float32")
     else:
         meta["expected"] = ("hang.watchdog_timeout: rank 0, the 8th collective of the default "
                             "group (an all_reduce of 1,048,576 float32) did not finish within "
@@ -88,6 +102,21 @@ def main():
         dump_by_hand(a.out, rank)
         dist.destroy_process_group()
         print("healthy: done", flush=True)
+        return
+    if a.mode in ("skip", "mismatch"):
+        t = torch.ones(1 << 20, device=dev)
+        if rank != world - 1:
+            dist.all_reduce(t)
+        elif a.mode == "mismatch":
+            out = torch.empty(world * t.numel(), device=dev)
+            dist.all_gather_into_tensor(out, t)
+        else:
+            print(f"{a.mode}: rank {rank} skips the all_reduce and idles", flush=True)
+            time.sleep(45)
+            return
+        print(f"{a.mode}: rank {rank} waiting", flush=True)
+        torch.cuda.synchronize()  # blocks; the watchdog tears the process down first
+        print(f"{a.mode}: rank {rank} unexpectedly finished", flush=True)
         return
     # ~60 s of spinning on the current stream; the all_reduce waits for it on NCCL's stream.
     torch.cuda._sleep(int(60 * 1.98e9))

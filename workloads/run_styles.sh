@@ -41,19 +41,34 @@ run item_mid_forward plain
 run cuda_graph plain
 run launch_bound_tiny plain
 run healthy_stack plain
-# Styles also recorded under Nsight Systems (CUDA + NVTX, exported to SQLite) for the nsys
-# importer: NSYS_STYLES lists STYLE or STYLE:ddp (under torchrun, one process).
-nsys_run() {  # nsys_run STYLE plain|ddp
-  local style=$1 mode=$2 out=$OUTDIR/nsys_$1 rep=/tmp/nsys_$1 cmd
+# Styles also recorded under Nsight Systems (exported to SQLite) for the nsys importer:
+# NSYS_STYLES lists STYLE[:ddp][@VARIANT] (ddp: under torchrun, one process). VARIANT is how the
+# capture is taken, as users do it differently (default: CUDA + NVTX, emit_nvtx in the script,
+# a cudaProfilerApi capture range):
+#   cuda_only      -t cuda: no NVTX at all (no step marks, no operator names)
+#   whole          no capture range: the whole process, warm-up and timed steps included
+#   autograd_nvtx  nsys's --pytorch=autograd-nvtx makes the operator ranges, not the script
+#   graph_nodes    --cuda-graph-trace=node: each kernel of a CUDA graph, not one graph launch
+nsys_run() {  # nsys_run STYLE plain|ddp VARIANT
+  local style=$1 mode=$2 variant=$3 name=nsys_$1 rep cmd opts
+  [ "$variant" = default ] || name=${name}_$variant
+  local out=$OUTDIR/$name
+  rep=/tmp/$name
   mkdir -p "$out"
   cmd=("$PYTHON" "$HERE/styles.py" --style "$style" --nsys --out "$out")
   if [ "$mode" = ddp ]; then
     cmd=("$PYTHON" -m torch.distributed.run --standalone --nproc_per_node=1 "$HERE/styles.py"
          --style "$style" --nsys --ddp --out "$out")
   fi
-  timeout -k 10 150 "$NSYS" profile -t cuda,nvtx --sample=none --cpuctxsw=none \
-    --capture-range=cudaProfilerApi --force-overwrite true -o "$rep" "${cmd[@]}" \
-    >"$out/stdout.log" 2>&1
+  opts=(-t cuda,nvtx --capture-range=cudaProfilerApi)
+  case $variant in
+    cuda_only) opts=(-t cuda --capture-range=cudaProfilerApi) ;;
+    whole) opts=(-t cuda,nvtx) ;;
+    autograd_nvtx) opts+=(--pytorch=autograd-nvtx); cmd+=(--no-emit-nvtx) ;;
+    graph_nodes) opts+=(--cuda-graph-trace=node) ;;
+  esac
+  timeout -k 10 150 "$NSYS" profile "${opts[@]}" --sample=none --cpuctxsw=none \
+    --force-overwrite true -o "$rep" "${cmd[@]}" >"$out/stdout.log" 2>&1
   qi=$(dirname "$(dirname "$NSYS")")/linux-desktop-glibc_2_11_3-x64/QdstrmImporter
   LD_LIBRARY_PATH=${NSYS_LIBS:-} "$qi" -i "$rep.qdstrm" >>"$out/stdout.log" 2>&1
   # --include-json: NCCL's NVTX payloads (message size, communicator, rank) as JSON text, which
@@ -63,13 +78,14 @@ nsys_run() {  # nsys_run STYLE plain|ddp
     -o "$out/report.sqlite" \
     "$rep.nsys-rep" >>"$out/stdout.log" 2>&1 && gzip -6 "$out/report.sqlite"
   rm -f "$rep.qdstrm" "$rep.nsys-rep"
-  printf 'nsys_%s\t%s\t%s\t%s\n' "$style" "$mode" "$([ -f "$out/report.sqlite.gz" ] && echo 0 || echo 1)" "-" \
+  printf '%s\t%s\t%s\t%s\n' "$name" "$mode" "$([ -f "$out/report.sqlite.gz" ] && echo 0 || echo 1)" "-" \
     >>"$OUTDIR/summary.tsv"
   tail -n 3 "$out/stdout.log"
 }
 if [ -n "${NSYS:-}" ] && [ -x "$NSYS" ]; then
   for s in ${NSYS_STYLES:-healthy_iter_marks}; do
-    nsys_run "${s%%:*}" "$([[ $s == *:ddp ]] && echo ddp || echo plain)"
+    v=default; [[ $s == *@* ]] && v=${s#*@} && s=${s%@*}
+    nsys_run "${s%%:*}" "$([[ $s == *:ddp ]] && echo ddp || echo plain)" "$v"
   done
 fi
 cat "$OUTDIR/summary.tsv"

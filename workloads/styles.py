@@ -11,6 +11,7 @@ commdx has seen the trace). See workloads/run_styles.sh for the list that makes 
 """
 
 import argparse
+import contextlib
 import gzip
 import json
 import os
@@ -143,6 +144,9 @@ def main():
     p.add_argument("--nsys", action="store_true",
                    help="no torch.profiler: NVTX ranges (emit_nvtx) between "
                         "cudaProfilerStart/Stop, for `nsys profile --capture-range=cudaProfilerApi`")
+    p.add_argument("--no-emit-nvtx", action="store_true",
+                   help="with --nsys: no emit_nvtx in the script (for `nsys profile "
+                        "--pytorch=autograd-nvtx`, or a capture with no operator ranges)")
     a = p.parse_args()
     st = STYLES[a.style]
     os.makedirs(a.out, exist_ok=True)
@@ -264,7 +268,7 @@ def main():
     t0 = time.perf_counter()
     if a.nsys:
         torch.cuda.profiler.start()
-        with torch.autograd.profiler.emit_nvtx():
+        with contextlib.nullcontext() if a.no_emit_nvtx else torch.autograd.profiler.emit_nvtx():
             for i in range(a.steps):
                 marked_step(i)
         torch.cuda.synchronize()
