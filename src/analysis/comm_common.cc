@@ -39,9 +39,16 @@ std::string HostOfRank(const NcclCommunicator& c, int rank) {
   return it == c.ranks.end() ? std::string() : it->second.host;
 }
 
+std::string NodeOfRank(const NcclCommunicator& c, int rank) {
+  auto it = c.ranks.find(rank);
+  if (it == c.ranks.end() || it->second.host.empty()) return {};
+  const NcclRankInfo& r = it->second;
+  return r.host_id.empty() ? r.host : r.host + " (NCCL_HOSTID " + r.host_id + ")";
+}
+
 bool SameNode(const NcclCommunicator& c, int a, int b) {
   if (c.nnodes == 1) return true;
-  std::string ha = HostOfRank(c, a), hb = HostOfRank(c, b);
+  std::string ha = NodeOfRank(c, a), hb = NodeOfRank(c, b);
   return !ha.empty() && ha == hb;
 }
 
@@ -55,7 +62,7 @@ std::optional<bool> SpansHosts(const NcclSetup& s) {
       bool all_known = static_cast<int>(c.ranks.size()) == c.nranks;
       for (const auto& [r, info] : c.ranks) {
         if (info.host.empty()) all_known = false;
-        rank_hosts.insert(info.host);
+        rank_hosts.insert(NodeOfRank(c, r));
       }
       if (!(all_known && rank_hosts.size() == 1)) return true;
       single_known = true;

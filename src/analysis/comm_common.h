@@ -24,6 +24,9 @@ bool OverrideSetTo(const NcclSetup& s, std::string_view name, std::string_view v
 
 // Host of a rank, "" when unknown.
 std::string HostOfRank(const NcclCommunicator& c, int rank);
+// The node a rank is on as NCCL tells nodes apart: its host name, and its NCCL_HOSTID where the
+// log shows one ("" when the host is unknown).
+std::string NodeOfRank(const NcclCommunicator& c, int rank);
 // Both ranks known to run on one node (same host), or the communicator says nNodes 1.
 bool SameNode(const NcclCommunicator& c, int a, int b);
 

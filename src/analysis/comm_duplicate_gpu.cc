@@ -1,6 +1,7 @@
-// comm.duplicate_gpu: two ranks of one communicator on the same physical GPU (same host and
+// comm.duplicate_gpu: two ranks of one communicator on the same physical GPU (same node and
 // busId in the init lines). NCCL refuses ("Duplicate GPU detected", ncclInvalidUsage); the WARN
-// itself is explained by comm_warnings.
+// itself is explained by comm_warnings. Ranks given different NCCL_HOSTIDs are different nodes
+// to NCCL, which then does not refuse them, and to this check.
 #include <map>
 
 #include "analysis/catalogue.h"
@@ -14,7 +15,7 @@ std::vector<Finding> FindCommDuplicateGpu(const Job& job, const Options&) {
   for (const auto& c : job.nccl.communicators) {
     std::map<std::pair<std::string, std::string>, std::vector<const NcclRankInfo*>> by_gpu;
     for (const auto& [rank, r] : c.ranks)
-      if (!r.bus_id.empty()) by_gpu[{r.host, r.bus_id}].push_back(&r);
+      if (!r.bus_id.empty()) by_gpu[{NodeOfRank(c, rank), r.bus_id}].push_back(&r);
     for (const auto& [key, ranks] : by_gpu) {
       if (ranks.size() < 2) continue;
       Finding f = NewFinding("comm.duplicate_gpu");

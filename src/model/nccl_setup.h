@@ -91,6 +91,10 @@ struct NcclRankInfo {
   int nvml_dev = -1;
   std::string bus_id;  // as logged, lower-case hex: "1a000", "60"
   std::string host;
+  // NCCL_HOSTID as the process's log echoes it ("NCCL_HOSTID set by environment to X"): NCCL
+  // takes it instead of the host name to tell nodes apart, so ranks of one host name with
+  // different ids are different nodes to NCCL (and no P2P/SHM joins them). Empty if not set.
+  std::string host_id;
   int64_t pid = 0;
   int local_rank = -1;
   NcclLineRef ref;
@@ -182,7 +186,8 @@ struct NcclWarning {
 
 // Any other line worth keeping as evidence. Kinds: "nvls_unavailable", "nvls_available",
 // "p2p_disabled_connected" (P2P is disabled between connected GPUs), "p2p_enable_failed",
-// "max_shared_mem", "error_return" (text "-> N"), "nccl_error_code" (framework
+// "max_shared_mem", "error_return" (text "-> N"), "teardown_error_return" (the same, printed
+// after the process's "Abort START" / "Destroy START": sockets closing), "nccl_error_code" (framework
 // "ncclSystemError: ..."), "graph_fallback", "acs_srcvalid" (pasted lspci ACSCtl: SrcValid+),
 // "connect_retry", "topology_unreadable".
 struct NcclNote {

@@ -282,6 +282,15 @@ void Builder::AddNote(const LineInfo& li, std::string_view kind, std::string_vie
                                   li.pid, li.dev, code, 1, Ref(li)});
 }
 
+void Builder::MarkTeardown(const LineInfo& li) {
+  impl_->teardown.insert(std::string(li.host) + '\n' + std::to_string(li.pid));
+}
+
+bool Builder::InTeardown(const LineInfo& li) const {
+  return !impl_->teardown.empty() &&
+         impl_->teardown.count(std::string(li.host) + '\n' + std::to_string(li.pid)) > 0;
+}
+
 void Builder::Quality(std::string_view id, DiagSeverity severity, std::string_view message,
                       const LineInfo& li) {
   for (auto& q : impl_->quality) {

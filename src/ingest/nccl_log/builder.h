@@ -86,6 +86,9 @@ class Builder {
                    bool from_command_line);
   void AddWarning(const LineInfo& li, std::string_view text, bool from_framework);
   void AddNote(const LineInfo& li, std::string_view kind, std::string_view text, int code = -1);
+  // "comm 0x.. - Abort START" / "Destroy START": this process is tearing its communicators down.
+  void MarkTeardown(const LineInfo& li);
+  bool InTeardown(const LineInfo& li) const;
 
   // Input quality, counted locally and written to job.quality at Finish.
   void Quality(std::string_view id, DiagSeverity severity, std::string_view message,

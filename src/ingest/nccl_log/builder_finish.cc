@@ -214,6 +214,11 @@ void Builder::Finish() {
     std::erase_if(rec.conns,
                   [&](const NcclConnection& c) { return c.transport.empty() || bad(c); });
   }
+  for (const auto& o : im.overrides) {
+    if (o.name != "NCCL_HOSTID") continue;
+    for (auto& rec : im.comms)
+      if (rec.rank.pid == o.pid && rec.rank.host == o.host) rec.rank.host_id = o.value;
+  }
   NcclSetup& setup = job_.nccl;
   std::vector<std::string> ids = MergeComms(im.comms, setup);
   EmitCallStreams(im.comms, im.procs, ids, file_.path, setup);

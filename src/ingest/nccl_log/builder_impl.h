@@ -91,6 +91,9 @@ struct Builder::Impl {
   std::vector<NcclWarning> warnings;
   std::vector<NcclNote> notes;
   std::unordered_map<std::string, size_t> dedupe;  // overrides/warnings/notes by text
+  // Processes ("host\npid") whose communicator abort or destroy has begun: the error returns
+  // they print from then on are the teardown closing sockets, not a failure.
+  std::set<std::string> teardown;
   std::vector<QualityCount> quality;
 
   ProcState& State(const LineInfo& li) {

@@ -32,6 +32,12 @@ std::string_view CommPart(std::string_view msg) {
 }  // namespace
 
 Parsed ParseCommInit(const LineInfo& li, Builder& b) {
+  // "comm 0x352ef030 rank 0 nRanks 2 cudaDev 0 busId 60 - Abort START" (2.19+, also Destroy).
+  std::string_view tail = TrimRight(li.msg);
+  if (EndsWith(tail, "Abort START") || EndsWith(tail, "Destroy START")) {
+    b.MarkTeardown(li);
+    if (StartsWith(li.msg, "comm 0x")) return Parsed::kYes;
+  }
   std::string_view part = CommPart(li.msg);
   if (part.empty()) return Parsed::kNo;
   std::string_view ptr = WordAfter(part, "comm");
