@@ -15,5 +15,8 @@ std::vector<Finding> FindCallHang(const Job& job, const Options& options);
 std::vector<Finding> FindFlightHang(const Job& job, const Options& options);
 // hang.watchdog_timeout (and hang.rank_behind from the work status) from job logs.
 std::vector<Finding> FindWatchdogHang(const Job& job, const Options& options);
+// hang.rank_behind and hang.desync from TORCH_DISTRIBUTED_DEBUG=DETAIL's checks in job logs
+// (ranks that missed a monitored barrier, collective fingerprints that differ).
+std::vector<Finding> FindDebugCheckHang(const Job& job, const Options& options);
 
 }  // namespace commdx::analysis

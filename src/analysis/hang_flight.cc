@@ -111,12 +111,14 @@ void FindStuck(const FrGroupView& g, std::vector<Finding>& out) {
   bool alone = g.ranks.size() == 1 && g.missing.empty();
   if (alone) f.severity = Severity::kInfo;
   f.rank = alone ? std::optional<int>(g.ranks[0].rank) : std::nullopt;
-  f.title = StrFormat(
-      "%s of process group %s %s in collective #%lld (%s), not completed when "
-      "dumped",
-      alone ? ("Rank " + std::to_string(g.ranks[0].rank)).c_str() : "Every rank", g.name.c_str(),
-      alone ? "is" : "are", static_cast<long long>(e->collective_seq_id),
-      DescribeEntry(*e).c_str());
+  // Who is in it: one rank by number, several as "every rank with a dump" where some left none.
+  std::string who = g.ranks.size() == 1 ? "Rank " + std::to_string(g.ranks[0].rank)
+                    : g.missing.empty() ? std::string("Every rank")
+                                        : std::string("Every rank with a dump");
+  f.title = StrFormat("%s of process group %s %s in collective #%lld (%s), not completed when "
+                      "dumped",
+                      who.c_str(), g.name.c_str(), "is",
+                      static_cast<long long>(e->collective_seq_id), DescribeEntry(*e).c_str());
   f.detail =
       "The program issued this collective on every rank that left a dump, and it had "
       "not completed (state " +
@@ -127,8 +129,10 @@ void FindStuck(const FrGroupView& g, std::vector<Finding>& out) {
   if (!g.missing.empty()) {
     std::string list;
     for (int r : g.missing) list += (list.empty() ? "" : ",") + std::to_string(r);
-    f.detail += " Ranks " + list + " of this group left no dump: look at them first.";
-    f.title += "; ranks " + list + " left no dump";
+    f.detail += StrFormat(" Rank%s %s of this group left no dump: look %s first.",
+                          g.missing.size() > 1 ? "s" : "", list.c_str(),
+                          g.missing.size() > 1 ? "at them" : "at it");
+    f.title += StrFormat("; rank%s %s left no dump", g.missing.size() > 1 ? "s" : "", list.c_str());
   }
   f.fix =
       "Check the NCCL log and WARN lines of all ranks and the network links; the Python "

@@ -100,6 +100,8 @@ const std::vector<Analyzer>& Analyzers() {
       {"hang_flight", "rank behind / desync / stuck collective from Flight Recorder dumps", kLogs,
        OnJob<&FindFlightHang>},
       {"hang_watchdog", "PyTorch watchdog timeouts in job logs", kLogs, OnJob<&FindWatchdogHang>},
+      {"hang_debug_checks", "ranks missing or mismatched in TORCH_DISTRIBUTED_DEBUG checks",
+       kLogs, OnJob<&FindDebugCheckHang>},
       {"bench_low_busbw", "benchmark plateau busbw vs the link's line rate", kBench,
        OnJob<&FindBenchLowBusbw>},
       {"bench_high_latency", "benchmark small-message latency floor", kBench,

@@ -64,13 +64,21 @@ bool Better(const std::vector<Finding>& v, const Candidate& a, const Candidate& 
   return a.index < b.index;
 }
 
+bool IsHang(const Finding& f) {
+  return f.severity != Severity::kInfo && StartsWith(f.id, "hang.");
+}
+
 }  // namespace
 
 std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
                                        const std::vector<Source>& sources_read) {
+  // A job that hung asks why it hung: a slow transport or a launch-bound step beside it is not
+  // the answer, so the root is taken among the hang findings when there are any.
+  const bool hung = std::any_of(v.begin(), v.end(), IsHang);
+  auto considered = [&](const Finding& f) { return !hung || IsHang(f); };
   std::optional<Candidate> best;
   for (size_t i = 0; i < v.size(); ++i) {
-    if (v[i].severity == Severity::kInfo || IsSymptom(v[i].id)) continue;
+    if (v[i].severity == Severity::kInfo || IsSymptom(v[i].id) || !considered(v[i])) continue;
     Candidate c = Evaluate(v, i);
     if (!best || Better(v, c, *best)) best = c;
   }
@@ -78,7 +86,7 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
   // error-level arrival skew it does not account for) is not the root cause: the symptom is.
   if (best) {
     for (size_t i = 0; i < v.size(); ++i) {
-      if (!IsSymptom(v[i].id) || IsContext(v[i].id)) continue;
+      if (!IsSymptom(v[i].id) || IsContext(v[i].id) || !considered(v[i])) continue;
       if (!MoreSevere(v[i].severity, v[best->index].severity)) continue;
       if (std::find(best->explained.begin(), best->explained.end(), i) != best->explained.end())
         continue;
@@ -88,7 +96,7 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
   }
   if (!best) {  // only symptoms: the strongest one is named, with its own confidence
     for (size_t i = 0; i < v.size(); ++i)
-      if (v[i].severity != Severity::kInfo && !IsContext(v[i].id)) {
+      if (v[i].severity != Severity::kInfo && !IsContext(v[i].id) && considered(v[i])) {
         best = Evaluate(v, i);
         break;
       }

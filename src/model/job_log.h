@@ -70,14 +70,50 @@ struct DdpInit {
   SourceLoc loc;
 };
 
+// One collective as TORCH_DISTRIBUTED_DEBUG=DETAIL's wrapper prints it before running it:
+// "CollectiveFingerPrint(SequenceNumber=7, OpType=ALLREDUCE, TensorShape=[1048576],
+// TensorDtypes=Float, ...)". SequenceNumber counts from 0 (the watchdog's SeqNum from 1).
+struct CollectiveFingerprint {
+  int rank = -1;
+  int64_t seq = -1;
+  std::string op;     // "ALLREDUCE", "_ALLGATHER_BASE"
+  std::string shape;  // "[1048576]"
+  std::string dtype;  // "Float"
+};
+
+// "[Rank 0]: Ranks 1, 3 failed to pass monitoredBarrier in 5000 ms": under DETAIL every
+// collective starts with a barrier the ranks must reach in time; these ranks never did. The
+// collective the waiting rank was entering is its last "Running collective" line before it.
+struct BarrierTimeout {
+  int rank = -1;  // the rank that waited and reported it
+  std::vector<int> missing;
+  int64_t waited_ms = -1;
+  CollectiveFingerprint entering;  // rank -1: not in the log
+  SourceLoc loc;
+  std::string line;
+};
+
+// "Detected mismatch between collectives on ranks. Rank 1 is running collective:
+// CollectiveFingerPrint(...), but Rank 0 is running collective: CollectiveFingerPrint(...).
+// Collectives differ in the following aspects: Op type: _ALLGATHER_BASEvs ALLREDUCE".
+struct FingerprintMismatch {
+  CollectiveFingerprint a, b;  // a: the rank that raised it
+  std::string aspects;         // what differs, as printed
+  SourceLoc loc;
+  std::string line;
+};
+
 struct JobLogFacts {
   std::vector<WatchdogTimeout> timeouts;
   std::vector<WatchdogStatus> statuses;
   std::vector<ProcessGroupInit> process_groups;
   std::vector<DdpInit> ddp;  // one per rank that printed it
+  std::vector<BarrierTimeout> barrier_timeouts;
+  std::vector<FingerprintMismatch> mismatches;
   std::vector<std::string> files;
   bool empty() const {
-    return timeouts.empty() && statuses.empty() && process_groups.empty() && ddp.empty();
+    return timeouts.empty() && statuses.empty() && process_groups.empty() && ddp.empty() &&
+           barrier_timeouts.empty() && mismatches.empty();
   }
 };
 

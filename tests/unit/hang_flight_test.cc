@@ -136,7 +136,7 @@ TEST(FlightRecorder, MissingRankIsNamed) {
   const Finding* s = Find(fs, "hang.stuck_collective");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->severity, Severity::kWarning);
-  EXPECT_NE(s->title.find("ranks 1 left no dump"), std::string::npos) << s->title;
+  EXPECT_NE(s->title.find("; rank 1 left no dump"), std::string::npos) << s->title;
 }
 
 TEST(FlightRecorderBadInput, EveryTruncationIsAnErrorWithAnOffset) {

@@ -21,6 +21,7 @@
 #include <tuple>
 
 #include "base/text.h"
+#include "ingest/job_log/job_log_debug.h"
 #include "ingest/job_log/job_log_setup.h"
 #include "ingest/job_log/job_log_text.h"
 
@@ -96,12 +97,16 @@ void ReadStatuses(const FileText& f, JobLogFacts& out) {
 }  // namespace
 
 bool SniffJobLog(std::string_view head) {
-  return Contains(head, "ProcessGroupNCCL") || Contains(head, "WorkNCCL(");
+  return Contains(head, "ProcessGroupNCCL") || Contains(head, "WorkNCCL(") ||
+         Contains(head, "failed to pass monitoredBarrier") ||
+         Contains(head, "Detected mismatch between collectives");
 }
 
 Status ParseJobLog(const FileText& file, Job& job) {
   ReadTimeouts(file, job.job_log);
   ReadStatuses(file, job.job_log);
+  job_log::ReadBarrierTimeouts(file, job.job_log);
+  job_log::ReadFingerprintMismatches(file, job.job_log);
   job_log::ReadProcessGroups(file, job.job_log);
   job_log::ReadDdp(file, job.job_log);
   job_log::AddSettingsToEnv(job.job_log, job.env);

@@ -1,0 +1,136 @@
+// Lines of TORCH_DISTRIBUTED_DEBUG=DETAIL (ProcessGroupWrapper and ProcessGroupGloo, PyTorch
+// 1.10 - 2.11), each repeated in the exception's what() and the launcher's traceback:
+//
+//   [rank0]:[I1202 02:23:16.498741707 ProcessGroupWrapper.cpp:620] [Rank 0] Running
+//     collective: CollectiveFingerPrint(SequenceNumber=7, OpType=ALLREDUCE,
+//     TensorShape=[1048576], TensorDtypes=Float, TensorDeviceTypes=TensorOptions(...))
+//   [rank0]:[E1202 02:23:21.525032713 ProcessGroupGloo.cpp:67] [Rank 0]: Ranks 1 failed to
+//     pass monitoredBarrier in 5000 ms
+//   [rank1]: RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running
+//     collective: CollectiveFingerPrint(SequenceNumber=7, OpType=_ALLGATHER_BASE, ...), but
+//     Rank 0 is running collective: CollectiveFingerPrint(SequenceNumber=7, OpType=ALLREDUCE,
+//     ...).Collectives differ in the following aspects: 	 Op type: _ALLGATHER_BASEvs ALLREDUCE
+#include "ingest/job_log/job_log_debug.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "base/text.h"
+#include "ingest/job_log/job_log_text.h"
+
+namespace commdx::ingest::job_log {
+
+namespace {
+
+constexpr std::string_view kBarrier = " failed to pass monitoredBarrier in ";
+constexpr std::string_view kMismatch = "Detected mismatch between collectives on ranks.";
+constexpr std::string_view kRunning = " is running collective: CollectiveFingerPrint(";
+
+// The value after `key` up to the first of `stops`.
+std::string Field(std::string_view s, std::string_view key, std::string_view stops) {
+  size_t at = s.find(key);
+  if (at == std::string_view::npos) return {};
+  std::string_view v = s.substr(at + key.size());
+  return std::string(v.substr(0, v.find_first_of(stops)));
+}
+
+CollectiveFingerprint ParseFingerprint(std::string_view s, int rank) {
+  CollectiveFingerprint fp;
+  fp.rank = rank;
+  fp.seq = NumberAfter(s, "SequenceNumber=");
+  fp.op = Field(s, "OpType=", ",)");
+  std::string shape = Field(s, "TensorShape=", "]");
+  if (!shape.empty()) fp.shape = shape + "]";
+  fp.dtype = Field(s, "TensorDtypes=", ",)");
+  return fp;
+}
+
+// "Ranks 1, 3" / "Rank 1" just before `at` (the barrier message).
+std::vector<int> MissingRanks(std::string_view line, size_t at) {
+  std::string_view head = line.substr(0, at);
+  size_t word = head.rfind("Rank");
+  std::vector<int> ranks;
+  if (word == std::string_view::npos) return ranks;
+  std::string_view list = head.substr(word);
+  list.remove_prefix(list.find(' ') == std::string_view::npos ? list.size() : list.find(' '));
+  while (!list.empty()) {
+    list = TrimLeft(list);
+    if (!list.empty() && list.front() == ',') {
+      list.remove_prefix(1);
+      continue;
+    }
+    auto v = ConsumeInt(list);
+    if (!v || *v < 0 || *v >= (1 << 24)) break;
+    ranks.push_back(static_cast<int>(*v));
+  }
+  return ranks;
+}
+
+// The last "[Rank R] Running collective: CollectiveFingerPrint(...)" before `before`.
+CollectiveFingerprint LastRunning(std::string_view data, size_t before, int rank) {
+  if (rank < 0) return {};
+  std::string key = "[Rank " + std::to_string(rank) + "] Running collective: ";
+  size_t at = data.substr(0, before).rfind(key);
+  if (at == std::string_view::npos) return {};
+  size_t start = 0;
+  std::string_view line = LineAround(data, at, start);
+  return ParseFingerprint(line.substr(at - start + key.size()), rank);
+}
+
+}  // namespace
+
+void ReadBarrierTimeouts(const FileText& f, JobLogFacts& out) {
+  std::string_view data = f.data;
+  std::set<std::pair<int, std::vector<int>>> seen;
+  LineCounter lines(data);
+  for (size_t at = FindFrom(data, kBarrier, 0); at != std::string_view::npos;
+       at = FindFrom(data, kBarrier, at + kBarrier.size())) {
+    size_t start = 0;
+    std::string_view line = LineAround(data, at, start);
+    BarrierTimeout b;
+    b.missing = MissingRanks(line, at - start);
+    if (b.missing.empty()) continue;
+    // The reporter's "[Rank 0]:" comes before the "Ranks 1" list.
+    std::string_view head = line.substr(0, at - start);
+    b.rank = RankOf(head.substr(0, head.rfind("Rank")));
+    b.waited_ms = NumberAfter(line.substr(at - start), kBarrier);
+    if (!seen.insert({b.rank, b.missing}).second) continue;
+    b.entering = LastRunning(data, start, b.rank);
+    b.loc = lines.At(f.path, start);
+    b.line = std::string(Trim(line).substr(0, 400));
+    out.barrier_timeouts.push_back(std::move(b));
+  }
+}
+
+void ReadFingerprintMismatches(const FileText& f, JobLogFacts& out) {
+  std::string_view data = f.data;
+  std::set<std::tuple<int, int, int64_t>> seen;
+  LineCounter lines(data);
+  for (size_t at = FindFrom(data, kMismatch, 0); at != std::string_view::npos;
+       at = FindFrom(data, kMismatch, at + kMismatch.size())) {
+    size_t start = 0;
+    std::string_view line = LineAround(data, at, start);
+    std::string_view rest = line.substr(at - start + kMismatch.size());
+    size_t first = rest.find(kRunning);
+    if (first == std::string_view::npos) continue;  // cut mid-line
+    size_t second = rest.find(kRunning, first + kRunning.size());
+    if (second == std::string_view::npos) continue;
+    FingerprintMismatch m;
+    m.a = ParseFingerprint(rest.substr(first + kRunning.size()), RankOf(rest.substr(0, first)));
+    size_t b_rank = rest.rfind(" Rank ", second);
+    m.b = ParseFingerprint(rest.substr(second + kRunning.size()),
+                           RankOf(rest.substr(b_rank, second - b_rank)));
+    if (m.a.op.empty() || m.b.op.empty()) continue;
+    if (size_t d = rest.find("differ in the following aspects:"); d != std::string_view::npos)
+      m.aspects = std::string(Trim(rest.substr(d + 32)).substr(0, 200));
+    // Each side raises it (rank 1 about rank 0, rank 0 about rank 1): one disagreement.
+    if (!seen.insert({std::min(m.a.rank, m.b.rank), std::max(m.a.rank, m.b.rank), m.a.seq}).second)
+      continue;
+    m.loc = lines.At(f.path, start);
+    m.line = std::string(Trim(line).substr(0, 600));
+    out.mismatches.push_back(std::move(m));
+  }
+}
+
+}  // namespace commdx::ingest::job_log
