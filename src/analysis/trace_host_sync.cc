@@ -99,16 +99,47 @@ std::vector<HostSync> FindHostSyncs(const RankTrace& t, int trace, const RankTim
   return out;
 }
 
+namespace {
+
+// The CPU times of the rank's first and last GPU launches ({0, -1} without any).
+std::pair<int64_t, int64_t> LaunchSpan(const RankTrace& t) {
+  std::pair<int64_t, int64_t> span{0, -1};
+  bool any = false;
+  for (const RuntimeCall& c : t.runtime) {
+    if (!(c.flags & kHostFlagLaunch)) continue;
+    if (!any) span.first = c.start_ns;
+    span.second = std::max(span.second, c.start_ns);
+    any = true;
+  }
+  return span;
+}
+
+// Where the whole trace is one step (no boundaries found), a sync before the first launch or
+// after the last one is the edge of the capture (a synchronize() around the profiled region):
+// it drains nothing the captured work needs, or holds back nothing launched after it, so it is
+// no pattern of the loop, however few syncs the "step" has.
+bool AtCaptureEdge(const RankTrace& t, const HostSync& s, int64_t first_launch,
+                   int64_t last_launch) {
+  if (s.call < 0 || static_cast<size_t>(s.call) >= t.runtime.size()) return false;
+  const RuntimeCall& c = t.runtime[static_cast<size_t>(s.call)];
+  return last_launch < first_launch || c.end_ns <= first_launch || c.start_ns >= last_launch;
+}
+
+}  // namespace
+
 std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, const Options&) {
   std::vector<Finding> out;
   for (size_t ti = 0; ti < set.ranks.size(); ++ti) {
     const RankTrace& t = set.ranks[ti];
     if (t.steps.empty() || !t.has_gpu) continue;
     auto syncs = FindHostSyncs(t, static_cast<int>(ti), f.timelines[ti]);
+    const auto [first_launch, last_launch] = LaunchSpan(t);
     int64_t in_steps = 0, blocked = 0;
     std::map<std::string, std::pair<int, int64_t>> by_cause;  // count, idle
     for (const HostSync& s : syncs) {
       if (s.step < 0) continue;  // outside the steps (profiler start/stop, setup)
+      if (t.step_source == StepSource::kWholeTrace && AtCaptureEdge(t, s, first_launch, last_launch))
+        continue;
       ++in_steps;
       blocked += s.blocked_ns;
       std::string key = s.cause + (s.context.empty() ? "" : " in " + s.context);

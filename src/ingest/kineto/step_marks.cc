@@ -132,6 +132,19 @@ bool StepsFromAnnotation(RankTrace& t) {
     if (2 * c.covered < spans[entry.first.first].length() || 2 * c.covered < main_span) continue;
     if (!best || c.covered > best->second.covered) best = &entry;
   }
+  // Marks on only part of the trace: a capture of the whole run (start-up, warm-up, then the
+  // marked iterations; nsys without a capture range) or marks on some iterations. A run of the
+  // same mark back to back, at least 90% of its own window, is the iterations there; a mark
+  // inside each iteration (a per-layer range) leaves the rest of the iteration between its runs.
+  if (!best) {
+    for (const auto& entry : cands) {
+      const Cand& c = entry.second;
+      if (c.ops.size() < 3 || c.overlaps) continue;
+      const int64_t window = c.ops.back()->end_ns - c.ops.front()->start_ns;
+      if (window <= 0 || 10 * c.covered < 9 * window) continue;
+      if (!best || c.covered > best->second.covered) best = &entry;
+    }
+  }
   if (!best) return false;
   int64_t n = 0;
   for (const HostOp* op : best->second.ops)

@@ -53,6 +53,12 @@ void NoteSource(const RankTrace& t, Diagnostics& quality) {
       id = "kineto.steps_from_annotation";
       what = "no ProfilerStep#N marks; steps are the " + std::to_string(t.steps.size()) +
              " repeating \"" + t.step_name + "\" annotations on the main thread.";
+      // Marks on the last part of a longer capture (nsys without a capture range: start-up and
+      // warm-up unmarked): what comes before the first is in no step.
+      if (const int64_t before = t.steps.front().cpu_start_ns - t.first_ns;
+          before > t.steps.back().cpu_end_ns - t.steps.front().cpu_start_ns)
+        what += " They cover only part of the trace: the " + Ms(before) +
+                " before the first (start-up, warm-up) is in no step.";
       break;
     case StepSource::kOptimizer:
       id = "kineto.steps_from_optimizer";
