@@ -5,8 +5,9 @@
 # skip, mismatch), Kineto traces and NCCL logs of DDP runs with a cause on one rank, and
 # Nsight Systems reports (one per rank, and one for the whole job) exported to SQLite.
 #   bash workloads/run_as_nodes.sh OUTDIR
-# Env: PYTHON (python3), NSYS (an nsys binary; no reports without it), NSYS_LIBS (libdw/libelf
-# its importer needs), ONLY (space-separated step names: hang ddp nsys_per_rank nsys_job).
+# Env: PYTHON (python3), NPROC (ranks, default 2; folders are named nodesNPROC_*), NSYS (an nsys
+# binary; no reports without it), NSYS_LIBS (libdw/libelf its importer needs), ONLY
+# (space-separated step names: hang ddp nsys_per_rank nsys_job).
 # Times are those of two processes taking turns on one GPU, not of two GPUs.
 set -u
 OUTDIR=${1:?usage: run_as_nodes.sh OUTDIR}
@@ -16,13 +17,14 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 export PYTHONUNBUFFERED=1
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
-torchrun=("$PYTHON" -m torch.distributed.run --standalone --nproc_per_node=2 --no-python
+NPROC=${NPROC:-2}
+torchrun=("$PYTHON" -m torch.distributed.run --standalone --nproc_per_node="$NPROC" --no-python
           "$HERE/as_node.sh")
 small=(--layers 2 --timed-steps 8)  # socket all-reduces of a 6-layer model take seconds
 want() { [[ -z ${ONLY:-} || " $ONLY " == *" $1 "* ]]; }
 
 if want hang; then
-  AS_NODES=1 NPROC=2 MODES="healthy skip mismatch" PYTHON="$PYTHON" bash "$HERE/run_hang.sh" "$OUTDIR"
+  AS_NODES=1 NPROC=$NPROC MODES="healthy skip mismatch" PYTHON="$PYTHON" bash "$HERE/run_hang.sh" "$OUTDIR"
 fi
 
 ddp() {  # ddp NAME CAUSE: Kineto traces and NCCL logs of both ranks
@@ -35,9 +37,9 @@ ddp() {  # ddp NAME CAUSE: Kineto traces and NCCL logs of both ranks
   tail -n 3 "$out/stdout.log"
 }
 if want ddp; then
-  ddp nodes2_ddp_healthy none
-  ddp nodes2_ddp_straggler straggler
-  ddp nodes2_ddp_data_stall data_stall
+  ddp "nodes${NPROC}_ddp_healthy" none
+  ddp "nodes${NPROC}_ddp_straggler" straggler
+  ddp "nodes${NPROC}_ddp_data_stall" data_stall
 fi
 
 [ -n "${NSYS:-}" ] && [ -x "$NSYS" ] || { echo "no NSYS: no Nsight Systems reports"; exit 0; }
@@ -53,18 +55,18 @@ profile=("$NSYS" profile -t cuda,nvtx --sample=none --cpuctxsw=none --force-over
 if want nsys_per_rank; then
   # The way NVIDIA's guides profile a multi-rank job: nsys inside the launcher, one report per
   # rank named by RANK, a capture range around the profiled steps.
-  out=$OUTDIR/nsys_nodes2_straggler_per_rank t0=$SECONDS; mkdir -p "$out"
+  out=$OUTDIR/nsys_nodes${NPROC}_straggler_per_rank t0=$SECONDS; mkdir -p "$out"
   NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV NCCL_DEBUG_FILE="$out/nccl.%h.%p.log" \
     timeout -k 10 200 "${torchrun[@]}" "${profile[@]}" --capture-range=cudaProfilerApi \
     -o "/tmp/nodes2_rank%q{RANK}" "$PYTHON" "$HERE/ddp.py" --scenario nsys_nodes2_straggler \
     --cause straggler --nsys --out "$out" "${small[@]}" >"$out/stdout.log" 2>&1
   echo "nsys per rank: exit $? in $((SECONDS - t0)) s"; tail -n 3 "$out/stdout.log"
-  for r in 0 1; do to_sqlite "/tmp/nodes2_rank$r" "$out/report_rank$r.sqlite"; done
+  for ((r = 0; r < NPROC; r++)); do to_sqlite "/tmp/nodes2_rank$r" "$out/report_rank$r.sqlite"; done
 fi
 if want nsys_job; then
   # nsys outside the launcher: one report holding both ranks' processes, the whole run (init,
   # warm-up and timed steps too; no capture range).
-  out=$OUTDIR/nsys_nodes2_straggler_job t0=$SECONDS; mkdir -p "$out"
+  out=$OUTDIR/nsys_nodes${NPROC}_straggler_job t0=$SECONDS; mkdir -p "$out"
   NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV NCCL_DEBUG_FILE="$out/nccl.%h.%p.log" \
     timeout -k 10 200 "${profile[@]}" -o /tmp/nodes2_job "${torchrun[@]}" "$PYTHON" \
     "$HERE/ddp.py" --scenario nsys_nodes2_straggler --cause straggler --nsys --out "$out" \

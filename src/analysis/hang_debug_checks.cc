@@ -4,6 +4,10 @@
 // same sequence number. PyTorch raises these in Python before NCCL is called, so the job dies
 // with a RuntimeError instead of hanging: there is no watchdog timeout or Flight Recorder dump
 // to read, and these lines are the whole answer.
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include "analysis/catalogue.h"
 #include "analysis/hang_analyzers.h"
 #include "base/str_format.h"
@@ -54,23 +58,54 @@ Finding FromBarrier(const BarrierTimeout& b) {
   return f;
 }
 
-Finding FromMismatch(const FingerprintMismatch& m) {
+// Every rank that raised or was named in a mismatch at one sequence number, by what it ran there.
+// Each side raises it (rank 1 about rank 0, rank 0 about rank 1), and with N ranks the odd one
+// out appears in up to N-1 lines: one finding per sequence number, the minority named.
+Finding FromMismatches(int64_t seq, const std::vector<const FingerprintMismatch*>& lines) {
+  std::map<std::string, std::set<int>> by_call;
+  for (const auto* m : lines)
+    for (const auto* fp : {&m->a, &m->b}) {
+      if (fp->rank < 0) continue;
+      by_call[Describe(*fp)].insert(fp->rank);
+    }
+  std::vector<std::pair<std::string, std::set<int>>> calls(by_call.begin(), by_call.end());
+  std::sort(calls.begin(), calls.end(),
+            [](const auto& x, const auto& y) { return x.second.size() > y.second.size(); });
   Finding f = NewFinding("hang.desync");
   f.severity = Severity::kError;
-  f.title = StrFormat("Ranks %d and %d entered different collectives at #%lld: %s vs %s", m.a.rank,
-                      m.b.rank, static_cast<long long>(m.a.seq + 1), Describe(m.a).c_str(),
-                      Describe(m.b).c_str());
+  std::string groups;
+  for (const auto& [call, ranks] : calls) {
+    std::vector<int> list(ranks.begin(), ranks.end());
+    groups += (groups.empty() ? "" : "; ") + std::string(list.size() > 1 ? "ranks " : "rank ") +
+              RankList(list) + ": " + call;
+  }
+  const bool odd_one = calls.size() >= 2 && calls.back().second.size() == 1 &&
+                       calls.front().second.size() > 1;
+  if (odd_one) {
+    f.rank = *calls.back().second.begin();
+    std::vector<int> others(calls.front().second.begin(), calls.front().second.end());
+    f.title = StrFormat("Rank %d entered %s as collective #%lld where ranks %s entered %s", *f.rank,
+                        calls.back().first.c_str(), static_cast<long long>(seq + 1),
+                        RankList(others).c_str(), calls.front().first.c_str());
+  } else {
+    f.title = StrFormat("Ranks entered different collectives at #%lld (%s)",
+                        static_cast<long long>(seq + 1), groups.c_str());
+  }
+  const std::string& aspects = lines.front()->aspects;
   f.detail =
       "TORCH_DISTRIBUTED_DEBUG=DETAIL compares each collective's fingerprint across ranks "
-      "before running it; these two disagree (" +
-      (m.aspects.empty() ? std::string("see the line") : m.aspects) +
+      "before running it; at this one they disagree (" +
+      groups + (aspects.empty() ? std::string() : "; PyTorch: " + aspects) +
       "). Without the check NCCL would have run mismatched collectives: a hang or wrong data.";
   f.fix =
       "Make every rank issue the same collectives in the same order with the same shapes: look "
       "for rank-dependent branches, ranks that skip a step, or tensors whose shape depends on "
       "the rank's data.";
-  f.metrics.push_back({"seq", static_cast<double>(m.a.seq + 1), Unit::kCount});
-  f.refs.push_back({m.loc, m.line});
+  f.metrics.push_back({"seq", static_cast<double>(seq + 1), Unit::kCount});
+  size_t nranks = 0;
+  for (const auto& c : calls) nranks += c.second.size();
+  f.metrics.push_back({"ranks", static_cast<double>(nranks), Unit::kRanks});
+  for (size_t i = 0; i < lines.size() && i < 3; ++i) f.refs.push_back({lines[i]->loc, lines[i]->line});
   return f;
 }
 
@@ -79,7 +114,9 @@ Finding FromMismatch(const FingerprintMismatch& m) {
 std::vector<Finding> FindDebugCheckHang(const Job& job, const Options&) {
   std::vector<Finding> out;
   for (const auto& b : job.job_log.barrier_timeouts) out.push_back(FromBarrier(b));
-  for (const auto& m : job.job_log.mismatches) out.push_back(FromMismatch(m));
+  std::map<int64_t, std::vector<const FingerprintMismatch*>> by_seq;
+  for (const auto& m : job.job_log.mismatches) by_seq[m.a.seq].push_back(&m);
+  for (const auto& [seq, lines] : by_seq) out.push_back(FromMismatches(seq, lines));
   return out;
 }
 

@@ -81,6 +81,18 @@ TEST(DebugChecks, FingerprintMismatchNamesBothRanksAndOps) {
   EXPECT_NE(f->title.find("#8"), std::string::npos) << f->title;
 }
 
+TEST(DebugChecks, EveryRanksMismatchLineIsOneFindingNamingTheOddOneOut) {
+  Job job = ParseLog("nodes4_mismatch_detail/job.log");
+  // Ranks 0, 1, 2 each report their disagreement with rank 3, and rank 3 one of its own.
+  EXPECT_GE(job.job_log.mismatches.size(), 3u);
+  auto fs = analysis::FindDebugCheckHang(job, {});
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].id, "hang.desync");
+  EXPECT_EQ(fs[0].rank, 3);
+  EXPECT_NE(fs[0].title.find("ranks 0, 1, 2 entered ALLREDUCE"), std::string::npos)
+      << fs[0].title;
+}
+
 TEST(DebugChecks, CutAndForeignLinesAreNotMisread) {
   Job job;
   FileText f{"x.log",
@@ -102,7 +114,13 @@ TEST(Nodes2Hangs, RootCauseIsTheHangNotTheTransport) {
   const Case cases[] = {{"nodes2_skip", "hang.rank_behind", 1},
                         {"nodes2_skip_detail", "hang.rank_behind", 1},
                         {"nodes2_mismatch", "hang.desync", -1},
-                        {"nodes2_mismatch_detail", "hang.desync", -1}};
+                        {"nodes2_mismatch_detail", "hang.desync", -1},
+                        // Four ranks, rank 3 the odd one out (held out: recorded after the
+                        // 2-rank fixes were written).
+                        {"nodes4_skip", "hang.rank_behind", 3},
+                        {"nodes4_skip_detail", "hang.rank_behind", 3},
+                        {"nodes4_mismatch", "hang.desync", 3},
+                        {"nodes4_mismatch_detail", "hang.desync", 3}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.folder);
     Job job;
