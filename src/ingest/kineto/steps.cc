@@ -122,7 +122,11 @@ void DetectSteps(RankTrace& t, Diagnostics& quality) {
 
 void ComputeGpuWindows(RankTrace& t) {
   const size_t n = t.steps.size();
-  std::vector<int64_t> first(n, INT64_MAX), last(n, INT64_MIN);
+  // first: where the step's GPU work begins — its first compute kernel, else its first op of
+  // any kind. A copy or memset runs on its own engine as soon as it is issued (the next batch's
+  // H2D copy while the GPU still computes the last step), so it does not mark where the step's
+  // work takes over the GPU; with the CPU far ahead it would cut the previous step short.
+  std::vector<int64_t> first(n, INT64_MAX), first_any(n, INT64_MAX), last(n, INT64_MIN);
   for (size_t i = 0; i < n; ++i) {
     const Step& s = t.steps[i];
     auto it = std::lower_bound(t.runtime.begin(), t.runtime.end(), s.cpu_start_ns,
@@ -130,9 +134,11 @@ void ComputeGpuWindows(RankTrace& t) {
     for (; it != t.runtime.end() && it->start_ns < s.cpu_end_ns; ++it) {
       if (it->gpu_op < 0) continue;
       const GpuOp& op = t.gpu_ops[it->gpu_op];
-      first[i] = std::min(first[i], op.start_ns);
+      first_any[i] = std::min(first_any[i], op.start_ns);
+      if (op.kind == GpuOpKind::kKernel) first[i] = std::min(first[i], op.start_ns);
       last[i] = std::max(last[i], op.end_ns);
     }
+    if (first[i] == INT64_MAX) first[i] = first_any[i];
   }
   int64_t prev_gpu_end = INT64_MIN, prev_start = INT64_MIN;
   for (size_t i = 0; i < n; ++i) {
