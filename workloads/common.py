@@ -5,9 +5,9 @@ what they have in common:
 
 * the mandatory environment (NVLink multicast off) and the NCCL debug log settings, applied before
   torch is imported so that every process and every NCCL communicator sees them;
-* the catalogue of injectable causes (`CAUSES`): one cause per run, each with the commdx finding it
-  should produce;
-* the model (a small decoder-only transformer, ~92M parameters at the default size);
+* the catalogue of injectable causes (`CAUSES`, in causes.py): one cause per run, each with the
+  commdx finding it should produce;
+* the model (model.py: a small decoder-only transformer, ~92M parameters at the default size);
 * the run loop: warm-up steps, timed steps (CUDA-synchronised at every step boundary, not
   profiled), then profiled steps (no extra synchronisation) exported as one Kineto trace per rank;
 * the output files, per run folder: trace_rank{r}.json.gz, nccl.<host>.<pid>.log (written by NCCL),
@@ -25,6 +25,8 @@ import statistics
 import sys
 import time
 
+from causes import CAUSES  # torch-free: read before torch is imported
+
 # --- environment that must be in place before torch (and so NCCL / CUDA) is loaded -------------
 
 # NVLink multicast must stay off on the shared device machines: a program that uses it can take
@@ -39,85 +41,6 @@ NCCL_DEBUG_DEFAULTS = {
     "NCCL_DEBUG": "INFO",
     "NCCL_DEBUG_SUBSYS": "INIT,GRAPH,ENV,NET,TUNING",
 }
-
-# cause -> what is injected, and what commdx should find. `env` causes are normally set by the
-# runner (run_all.sh); when a script is started by hand with such a cause and the variable is
-# missing, it is set here before torch is imported and meta.json says so.
-CAUSES = {
-    "none": dict(
-        kind="healthy", env={}, finding=None, rank=None,
-        note="healthy baseline"),
-    "small_buckets": dict(
-        kind="code", env={}, finding="trace.small_collectives", rank=None,
-        note="DDP bucket_cap_mb=0.5: about one all-reduce per parameter tensor instead of one "
-             "per 25 MB"),
-    "item_sync": dict(
-        kind="code", env={}, finding="trace.host_sync", rank=None,
-        note="`.item()` of an activation statistic after every transformer block in forward "
-             "(aten::item -> cudaMemcpyAsync D2H + cudaStreamSynchronize)"),
-    "cuda_sync": dict(
-        kind="code", env={}, finding="trace.host_sync", rank=None,
-        note="torch.cuda.synchronize() after every transformer block in forward "
-             "(cudaDeviceSynchronize)"),
-    "no_overlap": dict(
-        kind="code", env={}, finding="trace.exposed_comm", rank=None,
-        note="no DDP: gradients all-reduced by hand after backward() in 25 MB flattened buckets, "
-             "so no communication overlaps the backward pass"),
-    "straggler": dict(
-        kind="code", env={}, finding="trace.arrival_skew", rank=1,
-        note="rank 1 runs an extra bf16 matmul loop (~20 ms) before each forward; rank 0 waits "
-             "inside the first gradient all-reduce"),
-    "data_stall": dict(
-        kind="code", env={}, finding="trace.data_stall", rank=1,
-        note="rank 1 sleeps 60 ms inside record_function('dataloader') every step; "
-             "trace.arrival_skew on rank 1 is expected as well"),
-    "find_unused": dict(
-        kind="code", env={}, finding=None, rank=None,
-        note="DDP find_unused_parameters=True with every parameter used: an autograd-graph "
-             "traversal after each forward. No id for it in DESIGN section 5 yet; the cost is "
-             "CPU time per step (expected small)"),
-    "accum_no_nosync": dict(
-        kind="code", env={}, finding="trace.exposed_comm", rank=None,
-        note="gradient accumulation over 4 micro-batches WITHOUT model.no_sync(): gradients are "
-             "all-reduced after every micro-batch (4x the all-reduce traffic of ddp_accum_healthy). "
-             "No exact id in DESIGN section 5; exposed or redundant communication expected"),
-    "max_connections_1": dict(
-        kind="env", env={"CUDA_DEVICE_MAX_CONNECTIONS": "1"}, finding="trace.exposed_comm",
-        rank=None,
-        note="CUDA_DEVICE_MAX_CONNECTIONS=1 with FSDP: one hardware work queue, so all-gather / "
-             "reduce-scatter kernels on their own streams serialise with compute "
-             "(trace.comm_serialized may fit better)"),
-    "p2p_disable": dict(
-        kind="env", env={"NCCL_P2P_DISABLE": "1"}, finding="comm.p2p_disabled", rank=None,
-        note="NCCL_P2P_DISABLE=1: NCCL goes through host shared memory (SHM) instead of NVLink "
-             "(comm.shm_transport and comm.env_override also apply)"),
-    "socket": dict(
-        kind="env", env={"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1"},
-        finding="comm.socket_fallback", rank=None,
-        note="NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: NCCL falls back to NET/Socket over eth0"),
-    "one_channel": dict(
-        kind="env", env={"NCCL_MAX_NCHANNELS": "1"}, finding="comm.few_channels", rank=None,
-        note="NCCL_MAX_NCHANNELS=1: every collective on one channel (one SM pair of rings)"),
-    "algo_tree": dict(
-        kind="env", env={"NCCL_ALGO": "Tree"}, finding="comm.env_override", rank=None,
-        note="NCCL_ALGO=Tree forced for every collective. With NCCL 2.28.9 this run does not "
-             "start: DDP's parameter-shape check is an AllGather, which has no Tree algorithm "
-             "('NCCL WARN Error : no algorithm/protocol available for function AllGather'); "
-             "comm.nccl_warn is what the log can show"),
-    "algo_tree_allreduce": dict(
-        kind="env", env={"NCCL_ALGO": "allreduce:tree"}, finding="comm.env_override",
-        rank=None,
-        note="NCCL_ALGO=allreduce:tree (per-collective syntax, NCCL >= 2.24): Tree forced for "
-             "all-reduce only"),
-    "proto_simple": dict(
-        kind="env", env={"NCCL_PROTO": "Simple"}, finding="comm.env_override", rank=None,
-        note="NCCL_PROTO=Simple forced (small messages lose the LL protocols)"),
-    "omp_256": dict(
-        kind="env", env={"OMP_NUM_THREADS": "256"}, finding="env.omp_oversubscribed", rank=None,
-        note="OMP_NUM_THREADS=256 in each of the ranks on a 32-core machine; the CPU-side batch "
-             "preprocessing is an intra-op parallel matmul"),
-}
-
 
 def build_parser(workload):
     p = argparse.ArgumentParser(description=f"commdx workload: {workload}")
@@ -184,61 +107,10 @@ ARGS = _pre_torch_setup()
 
 import torch  # noqa: E402  (must come after the environment above)
 import torch.distributed as dist  # noqa: E402
-import torch.nn as nn  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 from torch.profiler import ProfilerActivity, profile, record_function, schedule  # noqa: E402
 
 
-# --- model ---------------------------------------------------------------------------------------
-
-class Block(nn.Module):
-    """Pre-norm transformer block: causal self-attention + GELU MLP."""
-
-    def __init__(self, dim, heads, ffn=None, with_mlp=True):
-        super().__init__()
-        self.heads = heads
-        self.ln1 = nn.LayerNorm(dim)
-        self.qkv = nn.Linear(dim, 3 * dim)
-        self.proj = nn.Linear(dim, dim)
-        self.with_mlp = with_mlp
-        if with_mlp:
-            ffn = ffn or 4 * dim
-            self.ln2 = nn.LayerNorm(dim)
-            self.fc1 = nn.Linear(dim, ffn)
-            self.fc2 = nn.Linear(ffn, dim)
-
-    def forward(self, x):
-        b, t, d = x.shape
-        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, d // self.heads).permute(
-            2, 0, 3, 1, 4)
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        x = x + self.proj(a.transpose(1, 2).reshape(b, t, d))
-        if self.with_mlp:
-            x = x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
-        return x
-
-
-class TinyLM(nn.Module):
-    """Decoder-only LM: embedding, `layers` blocks, final norm, untied head."""
-
-    def __init__(self, vocab, dim, heads, layers):
-        super().__init__()
-        self.emb = nn.Embedding(vocab, dim)
-        self.blocks = nn.ModuleList(Block(dim, heads) for _ in range(layers))
-        self.ln_f = nn.LayerNorm(dim)
-        self.head = nn.Linear(dim, vocab)
-
-    def forward(self, tokens, layer_hook=None):
-        x = self.emb(tokens)
-        for i, blk in enumerate(self.blocks):
-            x = blk(x)
-            if layer_hook is not None:
-                layer_hook(i, x)
-        return self.head(self.ln_f(x))
-
-
-def lm_loss(logits, targets):
-    return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), targets.reshape(-1))
+from model import Block, TinyLM, lm_loss  # noqa: E402,F401  (the workloads import them from here)
 
 
 # --- the harness ---------------------------------------------------------------------------------
