@@ -34,11 +34,6 @@ bool OverrideSetTo(const NcclSetup& s, std::string_view name, std::string_view v
   return false;
 }
 
-std::string HostOfRank(const NcclCommunicator& c, int rank) {
-  auto it = c.ranks.find(rank);
-  return it == c.ranks.end() ? std::string() : it->second.host;
-}
-
 std::string NodeOfRank(const NcclCommunicator& c, int rank) {
   auto it = c.ranks.find(rank);
   if (it == c.ranks.end() || it->second.host.empty()) return {};

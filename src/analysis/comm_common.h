@@ -22,12 +22,10 @@ const NcclEnvOverride* FindOverride(const NcclSetup& s, std::string_view name);
 // True if `name` is set to a value that changes NCCL's behaviour ("1" for *_DISABLE).
 bool OverrideSetTo(const NcclSetup& s, std::string_view name, std::string_view value);
 
-// Host of a rank, "" when unknown.
-std::string HostOfRank(const NcclCommunicator& c, int rank);
 // The node a rank is on as NCCL tells nodes apart: its host name, and its NCCL_HOSTID where the
 // log shows one ("" when the host is unknown).
 std::string NodeOfRank(const NcclCommunicator& c, int rank);
-// Both ranks known to run on one node (same host), or the communicator says nNodes 1.
+// Both ranks known to run on one node (same host and host id), or the communicator says nNodes 1.
 bool SameNode(const NcclCommunicator& c, int a, int b);
 
 // Whether the job's ranks span several hosts: nNodes > 1, several distinct hosts, or a connect

@@ -115,10 +115,10 @@ void FindStuck(const FrGroupView& g, std::vector<Finding>& out) {
   std::string who = g.ranks.size() == 1 ? "Rank " + std::to_string(g.ranks[0].rank)
                     : g.missing.empty() ? std::string("Every rank")
                                         : std::string("Every rank with a dump");
-  f.title = StrFormat("%s of process group %s %s in collective #%lld (%s), not completed when "
+  f.title = StrFormat("%s of process group %s is in collective #%lld (%s), not completed when "
                       "dumped",
-                      who.c_str(), g.name.c_str(), "is",
-                      static_cast<long long>(e->collective_seq_id), DescribeEntry(*e).c_str());
+                      who.c_str(), g.name.c_str(), static_cast<long long>(e->collective_seq_id),
+                      DescribeEntry(*e).c_str());
   f.detail =
       "The program issued this collective on every rank that left a dump, and it had "
       "not completed (state " +

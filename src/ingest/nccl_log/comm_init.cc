@@ -32,7 +32,8 @@ std::string_view CommPart(std::string_view msg) {
 }  // namespace
 
 Parsed ParseCommInit(const LineInfo& li, Builder& b) {
-  // "comm 0x352ef030 rank 0 nRanks 2 cudaDev 0 busId 60 - Abort START" (2.19+, also Destroy).
+  // "comm 0x352ef030 rank 0 nRanks 2 cudaDev 0 busId 60 - Abort START" (NCCL 2.28.9 on a
+  // normal destroy_process_group; "Destroy START" likewise).
   std::string_view tail = TrimRight(li.msg);
   if (EndsWith(tail, "Abort START") || EndsWith(tail, "Destroy START")) {
     b.MarkTeardown(li);
