@@ -19,12 +19,16 @@ endif()
 if(COMMDX_WERROR)
   target_compile_options(commdx_warnings INTERFACE -Werror)
 endif()
-if(COMMDX_BUILD_FUZZERS)
-  # Everything is instrumented for coverage; the fuzz targets add the libFuzzer main.
-  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+# Sanitizers: COMMDX_SANITIZE (tests) and COMMDX_BUILD_FUZZERS (clang) each instrument everything;
+# both on (scripts/configure.sh with SANITIZE=ON and clang) is one build for the tests and the
+# fuzz targets. The fuzz targets add the libFuzzer main (tests/fuzz/CMakeLists.txt).
+if(COMMDX_BUILD_FUZZERS OR COMMDX_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()
+if(COMMDX_BUILD_FUZZERS)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
 if(COMMDX_SANITIZE)
-  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
-  add_link_options(-fsanitize=address,undefined)
+  add_compile_options(-fno-sanitize-recover=all)
 endif()

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) and either replays their corpora
-# (default, what CI does) or fuzzes one target for a while:
+# (default) or fuzzes one target for a while:
 #   scripts/fuzz.sh                       replay every committed corpus and the real seed folders
 #   scripts/fuzz.sh nccl_log 600          fuzz nccl_log for 600 s
-# A long run starts from tests/fuzz/corpus/NAME plus the real seed folders the build lists
-# (build-fuzz/tests/fuzz/seeds_NAME.txt) and writes what it finds to build-fuzz/corpus/NAME (not
-# committed); crashes go to build-fuzz/artifacts/. To keep new coverage, merge a minimal set into
-# the committed corpus: scripts/fuzz.sh --merge NAME
+# The targets live in the sanitizer build of the tests (build-san/, scripts/configure.sh), so
+# `COMMDX_SANITIZE=ON scripts/test.sh` has built them and replayed the corpora already (CI runs
+# just that). A long run starts from tests/fuzz/corpus/NAME plus the real seed folders the build
+# lists (build-san/tests/fuzz/seeds_NAME.txt) and writes what it finds to build-san/corpus/NAME
+# (not committed); crashes go to build-san/artifacts/. To keep new coverage, merge a minimal set
+# into the committed corpus: scripts/fuzz.sh --merge NAME
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${COMMDX_FUZZ_BUILD_DIR:-build-fuzz}
-CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCOMMDX_BUILD_FUZZERS=ON -DCOMMDX_BUILD_TESTS=OFF -DCOMMDX_BUILD_BENCHMARKS=OFF >/dev/null
+if ! command -v clang++ >/dev/null || ! command -v clang >/dev/null; then
+  echo "fuzz.sh: the libFuzzer targets need clang (apt-get install clang)" >&2
+  exit 2
+fi
+build=${COMMDX_FUZZ_BUILD_DIR:-build-san}
+scripts/configure.sh "$build" ON ON
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 if [ $# -eq 0 ]; then

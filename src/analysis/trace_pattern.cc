@@ -109,7 +109,6 @@ std::vector<Finding> FindPattern(const TraceSet& set, const TraceFacts& facts, c
   f.title = "Communication pattern: " + name;
   std::string detail;
   double per_step = 0;
-  int64_t time_ns = 0;
   for (const auto& r : rows) {
     if (!detail.empty()) detail += "; ";
     std::string median = r.unknown_size == r.count
@@ -121,7 +120,6 @@ std::vector<Finding> FindPattern(const TraceSet& set, const TraceFacts& facts, c
       detail += " (" + std::to_string(r.unknown_size) + " of " + std::to_string(r.count) +
                 " calls of unknown size)";
     per_step += r.per_step;
-    time_ns += r.time_ns;
   }
   f.detail = detail + ". Link: " + (facts.link.what.empty() ? "unknown" : facts.link.what) + ".";
   f.metrics.push_back({"collectives_per_step", per_step, Unit::kCount});
