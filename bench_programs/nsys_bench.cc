@@ -139,6 +139,69 @@ BENCHMARK(BM_NsysIngestAnalyze)
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime();
 
+// The floor under any reader that goes through the SQLite library: the importer's own queries on
+// the same file, opened the same way (read-only, no mutex, mapped), every row stepped and its
+// columns read, nothing built. What BM_NsysIngestAnalyze spends above this is commdx's.
+void BM_NsysSqliteStepOnly(benchmark::State& state) {
+  const bool nvtx = state.range(0) != 0;
+  const std::string path = BenchFile(nvtx);
+  if (!std::filesystem::exists(path)) MakeExport(path, Copies(), nvtx);
+  const char* queries[] = {
+      "SELECT start, end, deviceId, streamId, coalesce(correlationId, -1), globalPid, "
+      "demangledName, gridX FROM CUPTI_ACTIVITY_KIND_KERNEL",
+      "SELECT start, end, eventClass, globalTid, coalesce(correlationId, -1), nameId "
+      "FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+      "SELECT start, end, deviceId, streamId, coalesce(correlationId, -1), globalPid, bytes, "
+      "copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+      "SELECT start, end, deviceId, streamId, coalesce(correlationId, -1), globalPid, bytes, "
+      "memKind FROM CUPTI_ACTIVITY_KIND_MEMSET",
+      "SELECT start, end, globalTid, text, textId, coalesce(domainId, 0), eventType, jsonText, "
+      "binaryData FROM NVTX_EVENTS WHERE eventType IN (59, 60, 75)"};
+  int64_t rows = 0;
+  for (auto _ : state) {
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+    sqlite3_exec(db, "PRAGMA mmap_size = 1099511627776", nullptr, nullptr, nullptr);
+    int64_t sum = 0;
+    rows = 0;
+    for (const char* q : queries) {
+      sqlite3_stmt* st = nullptr;
+      std::string sql = q;
+      if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+        // An export without payload columns: the importer selects NULL in their place.
+        sqlite3_finalize(st);
+        st = nullptr;
+        auto at = sql.find("jsonText, binaryData");
+        if (at == std::string::npos) std::abort();
+        sql.replace(at, 20, "NULL, NULL");
+        if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) std::abort();
+      }
+      const int n = sqlite3_column_count(st);
+      while (sqlite3_step(st) == SQLITE_ROW) {
+        ++rows;
+        for (int c = 0; c < n; ++c) {
+          if (sqlite3_column_type(st, c) == SQLITE_TEXT)
+            sum += sqlite3_column_bytes(st, c);
+          else
+            sum += sqlite3_column_int64(st, c);
+        }
+      }
+      sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    benchmark::DoNotOptimize(sum);
+  }
+  state.counters["rows_stepped"] = static_cast<double>(rows);
+  state.counters["rows_per_s"] = benchmark::Counter(static_cast<double>(rows) * state.iterations(),
+                                                    benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_NsysSqliteStepOnly)
+    ->ArgName("nvtx")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();
