@@ -43,13 +43,11 @@ if want ddp; then
 fi
 
 [ -n "${NSYS:-}" ] && [ -x "$NSYS" ] || { echo "no NSYS: no Nsight Systems reports"; exit 0; }
-QI=$(dirname "$(dirname "$NSYS")")/linux-desktop-glibc_2_11_3-x64/QdstrmImporter
-to_sqlite() {  # to_sqlite REP_BASE OUT.sqlite: .qdstrm -> .nsys-rep -> SQLite with payloads, gzip
-  LD_LIBRARY_PATH=${NSYS_LIBS:-} "$QI" -i "$1.qdstrm" >/dev/null 2>&1
-  LD_LIBRARY_PATH=${NSYS_LIBS:-} "$NSYS" export --type sqlite --include-json true -o "$2" \
-    "$1.nsys-rep" >/dev/null 2>&1 && gzip -6 -f "$2"
+# shellcheck source=workloads/nsys_sqlite.sh
+. "$HERE/nsys_sqlite.sh"
+to_sqlite() {  # to_sqlite REP_BASE OUT.sqlite, then its size
+  nsys_to_sqlite "$1" "$2" /dev/null
   echo "  $(basename "$2"): $([ -f "$2.gz" ] && du -h "$2.gz" | cut -f1 || echo missing)"
-  rm -f "$1.qdstrm" "$1.nsys-rep"
 }
 profile=("$NSYS" profile -t cuda,nvtx --sample=none --cpuctxsw=none --force-overwrite true)
 if want nsys_per_rank; then

@@ -7,6 +7,8 @@
 set -u
 OUTDIR=${1:?usage: run_styles.sh OUTDIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=workloads/nsys_sqlite.sh
+. "$HERE/nsys_sqlite.sh"
 PYTHON=${PYTHON:-python3}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
@@ -69,15 +71,7 @@ nsys_run() {  # nsys_run STYLE plain|ddp VARIANT
   esac
   timeout -k 10 150 "$NSYS" profile "${opts[@]}" --sample=none --cpuctxsw=none \
     --force-overwrite true -o "$rep" "${cmd[@]}" >"$out/stdout.log" 2>&1
-  qi=$(dirname "$(dirname "$NSYS")")/linux-desktop-glibc_2_11_3-x64/QdstrmImporter
-  LD_LIBRARY_PATH=${NSYS_LIBS:-} "$qi" -i "$rep.qdstrm" >>"$out/stdout.log" 2>&1
-  # --include-json: NCCL's NVTX payloads (message size, communicator, rank) as JSON text, which
-  # commdx reads; NSYS_EXPORT_FLAGS replaces it (e.g. adding --include-blobs true).
-  # shellcheck disable=SC2086
-  LD_LIBRARY_PATH=${NSYS_LIBS:-} "$NSYS" export --type sqlite ${NSYS_EXPORT_FLAGS:---include-json true} \
-    -o "$out/report.sqlite" \
-    "$rep.nsys-rep" >>"$out/stdout.log" 2>&1 && gzip -6 "$out/report.sqlite"
-  rm -f "$rep.qdstrm" "$rep.nsys-rep"
+  nsys_to_sqlite "$rep" "$out/report.sqlite" "$out/stdout.log"
   printf '%s\t%s\t%s\t%s\n' "$name" "$mode" "$([ -f "$out/report.sqlite.gz" ] && echo 0 || echo 1)" "-" \
     >>"$OUTDIR/summary.tsv"
   tail -n 3 "$out/stdout.log"
