@@ -56,6 +56,11 @@ else
   step torchrun_same_gpu 60 "${tr[@]}" RANK=0 WORLD_SIZE=2 MASTER_PORT=29514 CUDA_VISIBLE_DEVICES=0 "$cx" bench all_reduce -e 1M "${nl[@]}" --timeout 15
   wait; echo "--- rank 1:" >>"$log"; cat "$out/dup_rank1.txt" >>"$log"
 fi
+# Two ranks on one GPU under two host ids (as two pods time-slicing one GPU do): NCCL joins them
+# through sockets and the run completes; the report must name the shared GPU (bench.shared_gpu).
+"${tr[@]}" RANK=1 WORLD_SIZE=2 MASTER_PORT=29515 CUDA_VISIBLE_DEVICES=0 NCCL_HOSTID=commdx-node1 timeout 90 "$cx" bench all_reduce -b 8 -e 4M -f 8 "${nl[@]}" --timeout 30 >"$out/shared_rank1.txt" 2>&1 &
+step two_hosts_one_gpu 90 "${tr[@]}" RANK=0 WORLD_SIZE=2 MASTER_PORT=29515 CUDA_VISIBLE_DEVICES=0 NCCL_HOSTID=commdx-node0 "$cx" bench all_reduce -b 8 -e 4M -f 8 "${nl[@]}" --timeout 30
+wait; echo "--- rank 1:" >>"$log"; cat "$out/shared_rank1.txt" >>"$log"
 # Placement audit while a process holds the GPU (pinned to CPUs 0-1).
 taskset -c 0-1 python3 -c 'import torch,time; x=torch.ones(1<<28,device="cuda:0"); time.sleep(25)' &
 sleep 12

@@ -16,6 +16,8 @@ std::vector<Finding> FindBenchLowBusbw(const Job& job, const Options& options);
 std::vector<Finding> FindBenchHighLatency(const Job& job, const Options& options);
 // A directed GPU pair copying below 80% of the best pair of the same method and direction mode.
 std::vector<Finding> FindBenchAsymmetricPair(const Job& job, const Options& options);
+// Two or more ranks of a live run on one GPU (the same CUDA UUID): the times are time slices.
+std::vector<Finding> FindBenchSharedGpu(const Job& job, const Options& options);
 // Wrong elements after a collective (#wrong, or nccl-tests' out-of-bounds count).
 std::vector<Finding> FindBenchWrongResults(const Job& job, const Options& options);
 

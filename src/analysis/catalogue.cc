@@ -121,6 +121,8 @@ const std::vector<CatalogueEntry>& Catalogue() {
       {"bench.asymmetric_pair", kBench, kCause, kW, 5, "One GPU pair is slower than its peers"},
       {"bench.wrong_results", kBench, kCause, kE, 5,
        "A benchmarked collective produced wrong values"},
+      {"bench.shared_gpu", kBench, kCause, kE, 5,
+       "Two ranks of the benchmark run on one GPU"},
   };
   return kEntries;
 }

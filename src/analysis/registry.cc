@@ -110,6 +110,8 @@ const std::vector<Analyzer>& Analyzers() {
        OnJob<&FindBenchAsymmetricPair>},
       {"bench_wrong_results", "collective results checked wrong", kBench,
        OnJob<&FindBenchWrongResults>},
+      {"bench_shared_gpu", "ranks of a live run on one GPU (same CUDA UUID)", kBench,
+       OnJob<&FindBenchSharedGpu>},
       {"topo_pcie_only", "GPU pairs without NVLink", kTopo, OnJob<&FindTopoPcieOnly>},
       {"topo_nvlink_degraded", "inactive NVLinks, fewer links than peers", kTopo,
        OnJob<&FindTopoNvlinkDegraded>},

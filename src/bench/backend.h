@@ -22,6 +22,7 @@ struct RankInfo {
   std::string name;    // "NVIDIA H200"
   std::string bus_id;  // "0000:00:06.0"
   uint64_t mem_bytes = 0;
+  std::string uuid;  // "GPU-6e1c5a7e-..." (cudaDeviceProp::uuid)
 };
 
 struct BackendInfo {
@@ -41,6 +42,7 @@ struct BackendInfo {
   bool gated = false;           // batches are queued behind a gate kernel, then released
   int max_batch = 0;            // most iterations one Time() call takes (0 = no limit)
   std::vector<RankInfo> ranks;  // this process's ranks
+  std::vector<BenchRankGpu> rank_gpus;  // every rank of the job, filled by Connect()
   BenchTopology topology;
 };
 
@@ -71,7 +73,8 @@ class Backend {
   // Gives the backend the watchdog to beat while it waits (may be null).
   void SetWatchdog(Watchdog* watchdog) { watchdog_ = watchdog; }
 
-  // Creates the communicators (may wait for peers: call with the watchdog armed).
+  // Creates the communicators (may wait for peers: call with the watchdog armed), then learns
+  // every rank's GPU (Info().rank_gpus).
   virtual Status Connect() = 0;
 
   // Makes room for the largest operation: bytes per local rank for send and receive buffers.

@@ -76,6 +76,7 @@ BenchResult NewLiveResult(const Backend& backend, const std::string& case_key) {
   r.launch = info.launch;
   r.nranks = info.world_size;
   r.topology = info.topology;
+  r.rank_gpus = info.rank_gpus;
   return r;
 }
 

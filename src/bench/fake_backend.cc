@@ -17,9 +17,20 @@ FakeBackend::FakeBackend(FakeOptions options) : o_(std::move(options)) {
   info_.local_ranks = o_.ranks;
   info_.sm_kernels = o_.sm_kernels;
   info_.topology = o_.topology;
-  for (int r = 0; r < o_.ranks; ++r)
-    info_.ranks.push_back(
-        {r, r, o_.topology.gpu_name, "0000:00:0" + std::to_string(r) + ".0", o_.mem_bytes});
+  for (int r = 0; r < o_.ranks; ++r) {
+    // Ranks told to share a GPU get the first one's bus id and UUID.
+    const int gpu = r < o_.shared_gpu_ranks ? 0 : r;
+    info_.ranks.push_back({r, r, o_.topology.gpu_name,
+                           "0000:00:0" + std::to_string(gpu) + ".0", o_.mem_bytes,
+                           "GPU-fa4e0000-0000-0000-0000-00000000000" + std::to_string(gpu)});
+  }
+}
+
+Status FakeBackend::Connect() {
+  info_.rank_gpus.clear();
+  for (const RankInfo& r : info_.ranks)
+    info_.rank_gpus.push_back({r.rank, r.uuid, r.bus_id, "fakehost"});
+  return Ok{};
 }
 
 double FakeBackend::Jitter() {

@@ -29,6 +29,7 @@ struct FakeOptions {
   double asym_factor = 0.5;
   bool sm_kernels = true;
   uint64_t mem_bytes = 80ull << 30;
+  int shared_gpu_ranks = 0;  // the first N ranks (N >= 2) share one GPU, as time-sliced pods do
   BenchTopology topology = {"Fake GPU", 9, 0, "nvlink", 4, 18, 5, 16, 1, false};
 };
 
@@ -36,7 +37,7 @@ class FakeBackend : public Backend {
  public:
   explicit FakeBackend(FakeOptions options);
   const BackendInfo& Info() const override { return info_; }
-  Status Connect() override { return Ok{}; }
+  Status Connect() override;
   Status Reserve(uint64_t send_bytes, uint64_t recv_bytes) override;
   Status Prepare(const CollSpec& spec, uint64_t seed) override;
   Result<TimeMatrix> Time(const CollSpec& spec, int iters, bool graph) override;

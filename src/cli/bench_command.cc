@@ -202,6 +202,7 @@ void AddBenchCommand(CLI::App& app, Action& run) {
   cmd->add_option("--fake-hang-bytes", o->backend.fake.hang_at_bytes, "")->group("");
   cmd->add_option("--fake-asym-factor", o->backend.fake.asym_factor, "")->group("");
   cmd->add_option("--fake-asym-pair", o->backend.fake.asym_src, "")->group("");
+  cmd->add_option("--fake-shared-gpu", o->backend.fake.shared_gpu_ranks, "")->group("");
   cmd->add_option("--fault-skip-rank", o->backend.fault_skip_rank, "")->group("");
   cmd->add_option("--fault-exit-rank", o->fault_exit_rank, "")->group("");
   AddOutputFlags(*cmd, o->output);

@@ -33,6 +33,8 @@ const std::vector<CauseRule>& CauseRules() {
        true,
        {"trace.launch_bound", "trace.data_stall", "trace.arrival_skew"}},
       {"env.omp_oversubscribed", {"trace.launch_bound"}},
+      // Ranks taking turns on one GPU make every benchmark number a time slice.
+      {"bench.shared_gpu", {"bench.low_busbw", "bench.high_latency", "bench.asymmetric_pair"}},
       {"trace.comm_serialized", {"trace.exposed_comm"}},
       // A timeout is where a hang shows; a rank that stopped first or ranks out of step are why.
       {"hang.desync", {"hang.watchdog_timeout", "hang.stuck_collective"}},

@@ -75,6 +75,15 @@ struct ReproPoint {
   double comm_only_us = 0;     // the buckets alone
 };
 
+// The GPU one rank of a live run drove, as that rank saw it (gathered from every rank once the
+// communicator is up): two ranks with one UUID share one physical GPU, whatever their hosts say.
+struct BenchRankGpu {
+  int rank = 0;
+  std::string uuid;    // "GPU-6e1c5a7e-...", empty when unknown
+  std::string bus_id;  // "0000:18:00.0"
+  std::string host;    // host name of the rank's process
+};
+
 struct BenchResult {
   std::string case_key;      // bench case: "p2p", "repro", or a CollectiveTypeName ("all_reduce")
   std::string source;        // "commdx" | "nccl-tests"
@@ -95,6 +104,7 @@ struct BenchResult {
   double repro_grad_bytes = 0;
   double repro_compute_us = 0;
   double wall_s = 0;               // wall time of the whole case (live)
+  std::vector<BenchRankGpu> rank_gpus;  // live runs: every rank's GPU (empty when unknown)
   std::vector<std::string> notes;  // waivers and caveats, one sentence each
 };
 

@@ -51,6 +51,28 @@ TEST(BenchCli, LowBandwidthIsAnErrorFindingWithExitCode1) {
   EXPECT_NE(r.out.find("bench.low_busbw"), std::string::npos);
 }
 
+TEST(BenchCli, RanksOnOneGpuAreTheRootCauseOfTheirSlowNumbers) {
+  // Ranks 0 and 1 report one CUDA UUID (as two pods time-slicing one GPU do): the low bandwidth
+  // measured is their time slicing, and the report says so first.
+  ExecResult r = Exec(
+      "bench all_reduce --backend fake --fake-shared-gpu 2 --fake-busbw 20 -b 1M -e 1G -f 32");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("1. [error] bench.shared_gpu"), std::string::npos) << r.out;  // first
+  EXPECT_NE(r.out.find("Ranks 0 and 1 run on one GPU (GPU-fa4e0000-0000-0000-0000-000000000000)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(Explained by bench.shared_gpu.)"), std::string::npos) << r.out;
+
+  ExecResult four = Exec(
+      "bench all_reduce --backend fake --fake-ranks 4 --fake-shared-gpu 3 -b 1M -e 16M -f 4");
+  EXPECT_NE(four.out.find("Ranks 0, 1 and 2 run on one GPU"), std::string::npos) << four.out;
+  EXPECT_EQ(four.out.find("Ranks 0, 1, 2 and 3"), std::string::npos) << four.out;
+
+  ExecResult own = Exec("bench all_reduce --backend fake -b 1M -e 16M -f 4");
+  EXPECT_EQ(own.code, 0) << own.out;
+  EXPECT_EQ(own.out.find("bench.shared_gpu"), std::string::npos) << own.out;
+}
+
 TEST(BenchCli, OneRankIsNotJudgedAgainstALink) {
   // One GPU: every busbw is 0 by definition; seen raising bench.low_busbw on a 1-GPU H200.
   ExecResult r = Exec("bench all_reduce --backend fake --fake-ranks 1 -b 1M -e 1G -f 32");

@@ -88,7 +88,8 @@ Status CudaBackend::Init(const BackendOptions& o) {
     COMMDX_CUDA(cudaMalloc(&d.d_count, sizeof(unsigned long long)));
     char bus[32] = {0};
     cudaDeviceGetPCIBusId(bus, sizeof bus, d.dev);
-    info_.ranks.push_back({d.global, d.dev, prop.name, ToLower(bus), prop.totalGlobalMem});
+    info_.ranks.push_back(
+        {d.global, d.dev, prop.name, ToLower(bus), prop.totalGlobalMem, CudaUuidText(prop.uuid)});
     devs_.push_back(d);
   }
   for (auto& a : devs_)  // copy engines and SM kernels write straight into the peer
@@ -133,7 +134,7 @@ Status CudaBackend::Connect() {
     if (r != ncclSuccess)
       return MakeError(ErrorCode::kEnvironment, nccl_->Describe("ncclCommInitAll", r));
     for (size_t i = 0; i < devs_.size(); ++i) devs_[i].comm = comms[i];
-    return Ok{};
+    return LearnRankGpus();
   }
   ncclUniqueId id;
   std::memset(&id, 0, sizeof id);
@@ -154,7 +155,7 @@ Status CudaBackend::Connect() {
   if (r != ncclSuccess)
     return MakeError(ErrorCode::kEnvironment, nccl_->Describe("ncclCommInitRank", r) + " on rank " +
                                                   std::to_string(launch_.rank));
-  return Ok{};
+  return LearnRankGpus();
 }
 
 CudaBackend::~CudaBackend() {

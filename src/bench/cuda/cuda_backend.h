@@ -20,6 +20,9 @@
 
 namespace commdx::bench {
 
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi -L prints it (cuda_identity.cc).
+std::string CudaUuidText(const cudaUUID_t& uuid);
+
 class CudaBackend final : public Backend {
  public:
   ~CudaBackend() override;
@@ -77,6 +80,8 @@ class CudaBackend final : public Backend {
   Result<TimeMatrix> Elapsed(const std::vector<WaitItem>& items, int iters,
                              std::vector<cudaEvent_t> Dev::*ends = nullptr);
   Result<TimeMatrix> Gather(const TimeMatrix& local);
+  // Fills info_.rank_gpus (cuda_identity.cc): local devices, or all-gathered across processes.
+  Status LearnRankGpus();
   Status Fill(Dev& d, void* ptr, uint64_t elems, const pattern::Params& p, int value_rank);
   Result<int64_t> CountWrong(Dev& d, const void* ptr, uint64_t elems, const pattern::Params& p);
   char* OutputPtr(const Dev& d, const CollSpec& spec) const;
