@@ -7,7 +7,7 @@
 #include "analysis/registry.h"
 #include "analysis/trace_facts.h"
 #include "analysis/trace_step_breakdown.h"
-#include "ingest/kineto/names.h"
+#include "ingest/trace_build/names.h"
 
 namespace commdx::analysis {
 namespace {
@@ -164,7 +164,7 @@ TEST(IdleAttribution, PartsAddUpOverStepsThatCutAGap) {
 }
 
 TEST(DataLoaderNames, WhatPyTorchTorchRecAndUsersEmit) {
-  using ingest::kineto::IsDataLoaderName;
+  using ingest::trace_build::IsDataLoaderName;
   for (const char* n :
        {"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
         "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", "## load_batch ##",

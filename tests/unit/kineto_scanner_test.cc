@@ -12,11 +12,11 @@
 namespace commdx {
 namespace {
 
-using ingest::kineto::EventCat;
 using ingest::kineto::EventScanner;
 using ingest::kineto::JsonScan;
-using ingest::kineto::RawEvent;
 using ingest::kineto::ScanError;
+using ingest::trace_build::EventCat;
+using ingest::trace_build::RawEvent;
 
 // One event scanned from `json`; `after` is what the buffer holds past the end of the part
 // (a mapped file goes on with the next event, so it must never be taken as input).

@@ -1,13 +1,13 @@
-// Step detection (ingest/kineto/steps.cc, step_marks.cc, step_collectives.cc) on small hand-made
-// traces, one per source: ProfilerStep#N, the user's own marks, Optimizer.step, the repeating
-// collectives, none; the main thread; the cut first and last steps.
+// Step detection (ingest/trace_build/steps.cc, step_marks.cc, step_collectives.cc) on small
+// hand-made traces, one per source: ProfilerStep#N, the user's own marks, Optimizer.step, the
+// repeating collectives, none; the main thread; the cut first and last steps.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "analysis/trace_facts.h"
 #include "ingest/kineto/kineto_importer.h"
-#include "ingest/kineto/step_sources.h"
+#include "ingest/trace_build/step_sources.h"
 
 namespace commdx {
 namespace {
@@ -81,9 +81,9 @@ TraceText Loop(const std::string& mark, int iterations = 4) {
 int64_t Ms(double ms) { return static_cast<int64_t>(ms * 1e6); }
 
 TEST(KinetoSteps, NamePatternStripsNumbers) {
-  EXPECT_EQ(ingest::kineto::NamePattern("iteration_12"), "iteration_N");
-  EXPECT_EQ(ingest::kineto::NamePattern("## forward ##"), "## forward ##");
-  EXPECT_EQ(ingest::kineto::NamePattern("step3a45"), "stepNaN");
+  EXPECT_EQ(ingest::trace_build::NamePattern("iteration_12"), "iteration_N");
+  EXPECT_EQ(ingest::trace_build::NamePattern("## forward ##"), "## forward ##");
+  EXPECT_EQ(ingest::trace_build::NamePattern("step3a45"), "stepNaN");
 }
 
 TEST(KinetoSteps, ProfilerStepMarksAndTheirThreadIsMain) {

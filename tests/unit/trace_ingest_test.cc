@@ -9,13 +9,14 @@
 #include "ingest/kineto/event_parser.h"
 #include "ingest/kineto/json/byte_source.h"
 #include "ingest/kineto/json/document_reader.h"
-#include "ingest/kineto/json/interner.h"
 #include "ingest/kineto/json/json_values.h"
 #include "ingest/kineto/kineto_importer.h"
-#include "ingest/kineto/names.h"
-#include "ingest/kineto/rank_builder.h"
 #include "ingest/load_inputs.h"
 #include "ingest/registry.h"
+#include "ingest/trace_build/interner.h"
+#include "ingest/trace_build/names.h"
+#include "ingest/trace_build/rank_builder.h"
+#include "ingest/trace_build/unescape.h"
 
 namespace commdx {
 namespace {
@@ -196,9 +197,9 @@ TEST(KinetoIngest, GzipIsInflatedOnTheFly) {
 }
 
 TEST(KinetoNames, NcclKernelsOfEveryEra) {
-  using ingest::kineto::CollectiveFromArgName;
-  using ingest::kineto::CollectiveFromKernelName;
-  using ingest::kineto::IsCommKernelName;
+  using ingest::trace_build::CollectiveFromArgName;
+  using ingest::trace_build::CollectiveFromKernelName;
+  using ingest::trace_build::IsCommKernelName;
   EXPECT_TRUE(IsCommKernelName("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"));
   EXPECT_TRUE(IsCommKernelName(
       "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
@@ -225,7 +226,7 @@ TEST(KinetoNames, NcclKernelsOfEveryEra) {
 }
 
 TEST(KinetoNames, RankFromFileName) {
-  using ingest::kineto::RankFromFileName;
+  using ingest::trace_build::RankFromFileName;
   EXPECT_EQ(RankFromFileName("/x/trace_rank3.json.gz"), 3);
   EXPECT_EQ(RankFromFileName("rank-12.json"), 12);
   EXPECT_EQ(RankFromFileName("Rank_0_step.json"), 0);
@@ -263,13 +264,13 @@ namespace commdx {
 namespace {
 
 TEST(KinetoNames, EscapedNamesAreUnescapedOnce) {
-  using ingest::kineto::JsonUnescape;
+  using ingest::trace_build::JsonUnescape;
   EXPECT_EQ(JsonUnescape(R"(plain)"), "plain");
   EXPECT_EQ(JsonUnescape(R"(say \"hi\" \\ \/ \n)"), "say \"hi\" \\ / \n");
   EXPECT_EQ(JsonUnescape(R"(caf\u00e9)"), "caf\xc3\xa9");
   EXPECT_EQ(JsonUnescape(R"(\ud83d\ude00)"), "\xf0\x9f\x98\x80");  // surrogate pair
   EXPECT_EQ(JsonUnescape(R"(bad \u12)"), "bad ?12");  // a broken escape becomes ?, the rest stays
-  ingest::kineto::Interner in;
+  ingest::trace_build::Interner in;
   uint32_t a = in.InternRaw(R"(fn(\"x\"))");
   uint32_t b = in.Intern("fn(\"x\")");
   EXPECT_EQ(a, b);  // raw and unescaped forms are one name
@@ -281,7 +282,7 @@ TEST(KinetoNames, HashDependsOnTheBytesOnly) {
   // Every length around the 4- and 8-byte reads, from views at every offset of a buffer: the
   // hash is the same as that of an exact copy, and one changed byte changes it (past 32 bytes
   // only the first and last 16 are hashed, by design: the table confirms every hit).
-  using ingest::kineto::Interner;
+  using ingest::trace_build::Interner;
   const std::string text = "aten::_local_scalar_dense_with_a_long_tail";
   for (size_t len = 0; len <= 40; ++len) {
     for (size_t at = 0; at + len <= text.size(); at += 3) {
@@ -306,7 +307,7 @@ namespace commdx {
 namespace {
 
 using ingest::kineto::EventParser;
-using ingest::kineto::RankBuilder;
+using ingest::trace_build::RankBuilder;
 
 TEST(KinetoIngest, OverSizedPartIsAClearError) {
   // A trace without line breaks is one part; simdjson cannot take one over 4 GiB. The limit is

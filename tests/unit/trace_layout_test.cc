@@ -12,8 +12,8 @@
 #include "ingest/kineto/json/byte_source.h"
 #include "ingest/kineto/json/document_reader.h"
 #include "ingest/kineto/json/progress.h"
-#include "ingest/kineto/rank_builder.h"
 #include "ingest/load_inputs.h"
+#include "ingest/trace_build/rank_builder.h"
 
 namespace commdx {
 namespace {

@@ -15,8 +15,8 @@
 #include "analysis/trace_pattern.h"
 #include "base/file.h"
 #include "ingest/kineto/kineto_importer.h"
-#include "ingest/kineto/names.h"
 #include "ingest/load_inputs.h"
+#include "ingest/trace_build/names.h"
 #include "run_commdx.h"
 
 namespace commdx {
@@ -244,7 +244,7 @@ TEST(UnknownSize, StaysOutOfTheHistogramAndTheAdvice) {
 }
 
 TEST(CollectiveNames, NcclAnnotations) {
-  using ingest::kineto::CollectiveFromAnnotation;
+  using ingest::trace_build::CollectiveFromAnnotation;
   EXPECT_EQ(CollectiveFromAnnotation("nccl:all_to_all"), CollectiveType::kAllToAll);
   EXPECT_EQ(CollectiveFromAnnotation("nccl:send"), CollectiveType::kSend);
   EXPECT_EQ(CollectiveFromAnnotation("nccl:recv"), CollectiveType::kRecv);

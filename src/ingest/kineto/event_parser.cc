@@ -16,7 +16,7 @@ struct EventParser::Impl {
   EventScanner scanner;
 };
 
-EventParser::EventParser(std::string file, RankBuilder& builder)
+EventParser::EventParser(std::string file, trace_build::RankBuilder& builder)
     : impl_(std::make_unique<Impl>()), builder_(builder) {
   impl_->file = std::move(file);
 }
@@ -57,7 +57,7 @@ Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uin
         s.Fail(ScanError::kEnd, p);
         return fail();
       }
-      RawEvent ev;
+      trace_build::RawEvent ev;
       ev.offset = at(p);
       const char* after = nullptr;
       if (*p == '{') {

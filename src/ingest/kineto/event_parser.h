@@ -8,13 +8,13 @@
 
 #include "ingest/kineto/json/document_reader.h"
 #include "ingest/kineto/json/json_values.h"  // ParseMicrosToNs
-#include "ingest/kineto/rank_builder.h"
+#include "ingest/trace_build/rank_builder.h"
 
 namespace commdx::ingest::kineto {
 
 class EventParser final : public DocumentSink {
  public:
-  EventParser(std::string file, RankBuilder& builder);
+  EventParser(std::string file, trace_build::RankBuilder& builder);
   ~EventParser() override;
 
   Status TopLevel(std::string_view key, std::string_view value_json, uint64_t offset) override;
@@ -26,7 +26,7 @@ class EventParser final : public DocumentSink {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  RankBuilder& builder_;
+  trace_build::RankBuilder& builder_;
 };
 
 }  // namespace commdx::ingest::kineto

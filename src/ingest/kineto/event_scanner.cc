@@ -8,6 +8,10 @@
 
 namespace commdx::ingest::kineto {
 
+using trace_build::CollArgs;
+using trace_build::EventCat;
+using trace_build::RawEvent;
+
 namespace {
 
 EventCat CatOf(std::string_view c) {

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "ingest/kineto/json/json_scan.h"
-#include "ingest/kineto/raw_event.h"
+#include "ingest/trace_build/raw_event.h"
 
 namespace commdx::ingest::kineto {
 
@@ -27,7 +27,7 @@ class EventScanner {
   // `want_flows`: flow events ("s"/"f") are read only while some GPU op or launch lacks its
   // correlation in the args (older traces); otherwise the rest of one is skipped right after
   // "ph", which Kineto writes first.
-  const char* Event(JsonScan& s, const char* p, RawEvent& ev, bool want_flows);
+  const char* Event(JsonScan& s, const char* p, trace_build::RawEvent& ev, bool want_flows);
 
  private:
   // How much of "args" an event needs; the rest is skipped by depth:
@@ -37,16 +37,17 @@ class EventScanner {
     kLaunchIds,   // compute kernels: External id, device, stream, correlation (Kineto: first)
     kCopyBytes,   // copies and sets: those and "bytes"
   };
-  static Need NeedOf(const RawEvent& ev);
-  static bool Done(const RawEvent& ev, Need need);
+  static Need NeedOf(const trace_build::RawEvent& ev);
+  static bool Done(const trace_build::RawEvent& ev, Need need);
 
   // `p` at the '{' of "args".
-  const char* Args(JsonScan& s, const char* p, RawEvent& ev, Need need);
+  const char* Args(JsonScan& s, const char* p, trace_build::RawEvent& ev, Need need);
   // One args member whose key is [key, key + len) and whose value starts at `v`.
-  const char* ArgField(JsonScan& s, const char* key, size_t len, const char* v, RawEvent& ev);
-  CollArgs& Coll(RawEvent& ev);
+  const char* ArgField(JsonScan& s, const char* key, size_t len, const char* v,
+                       trace_build::RawEvent& ev);
+  trace_build::CollArgs& Coll(trace_build::RawEvent& ev);
 
-  CollArgs coll_;  // the collective args of the event being read, if it has any
+  trace_build::CollArgs coll_;  // the collective args of the event being read, if it has any
   std::string ranks_, in_split_, out_split_;           // flattened lists
   std::string coll_name_, dtype_, pg_name_, pg_desc_;  // unescaped strings, where they had escapes
 };

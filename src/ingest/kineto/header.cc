@@ -7,6 +7,9 @@
 
 namespace commdx::ingest::kineto {
 
+using trace_build::PgConfig;
+using trace_build::RankBuilder;
+
 namespace {
 
 // {"id": 0, "name": "NVIDIA H200", "totalGlobalMem": 150109880320, "computeMajor": 9,

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "base/result.h"
-#include "ingest/kineto/rank_builder.h"
+#include "ingest/trace_build/rank_builder.h"
 
 namespace commdx::ingest::kineto {
 
@@ -23,6 +23,6 @@ namespace commdx::ingest::kineto {
 // ignored; a value of the wrong shape is an input-quality note, never fatal.
 Status ParseHeaderValue(simdjson::ondemand::parser& parser, std::string_view key,
                         std::string_view value_json, uint64_t offset, const std::string& file,
-                        RankBuilder& builder);
+                        trace_build::RankBuilder& builder);
 
 }  // namespace commdx::ingest::kineto

@@ -7,7 +7,7 @@
 #include "ingest/kineto/event_parser.h"
 #include "ingest/kineto/json/byte_source.h"
 #include "ingest/kineto/json/document_reader.h"
-#include "ingest/kineto/rank_builder.h"
+#include "ingest/trace_build/rank_builder.h"
 
 namespace commdx::ingest {
 
@@ -40,7 +40,7 @@ template <class Reopen>
 FileResult ParseOne(const std::string& path, ByteSource& src, Reopen reopen,
                     const kineto::ReaderOptions& ropt) {
   FileResult out;
-  kineto::RankBuilder builder(path);
+  trace_build::RankBuilder builder(path);
   builder.Reserve(src.size_hint());
   kineto::EventParser parser(path, builder);
   auto stats = kineto::ReadDocument(src, path, parser, ropt);
@@ -53,7 +53,7 @@ FileResult ParseOne(const std::string& path, ByteSource& src, Reopen reopen,
     out.not_a_trace = true;
     return out;
   }
-  RankTrace t = builder.Finish(kineto::RankFromFileName(path));
+  RankTrace t = builder.Finish(trace_build::RankFromFileName(path));
   t.json_bytes = stats->bytes;
   out.quality = builder.quality();
   out.trace = std::move(t);

@@ -8,8 +8,8 @@
 
 #include "base/file.h"
 #include "base/result.h"
-#include "ingest/kineto/trace_set.h"  // FinishTraceSet, for the callers of the entries here
 #include "ingest/registry.h"
+#include "ingest/trace_build/trace_set.h"  // FinishTraceSet, for the callers of the entries here
 #include "model/job.h"
 
 namespace commdx::ingest {

@@ -13,8 +13,8 @@ constexpr uint64_t kTidBits = 24;
 
 }  // namespace
 
-kineto::RawEvent TimedEvent(const Rows& r, kineto::EventCat cat) {
-  kineto::RawEvent ev;
+trace_build::RawEvent TimedEvent(const Rows& r, trace_build::EventCat cat) {
+  trace_build::RawEvent ev;
   ev.ph = 'X';
   ev.cat = cat;
   ev.ts_ns = r.Int(0);

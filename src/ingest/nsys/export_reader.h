@@ -27,9 +27,9 @@
 
 #include "base/diagnostics.h"
 #include "base/result.h"
-#include "ingest/kineto/rank_builder.h"
 #include "ingest/nsys/nccl_nvtx.h"
 #include "ingest/nsys/sqlite_db.h"
+#include "ingest/trace_build/rank_builder.h"
 #include "model/job.h"
 
 namespace commdx::ingest::nsys {
@@ -42,7 +42,7 @@ struct ExportRead {
 
 // A complete event from columns 0 and 1 (start, end: integer ns). A hostile end before start or
 // far past it is a negative or huge duration the RankBuilder skips with a note.
-kineto::RawEvent TimedEvent(const Rows& r, kineto::EventCat cat);
+trace_build::RawEvent TimedEvent(const Rows& r, trace_build::EventCat cat);
 
 // Appends the export's ranks to part.trace and its notes to part.quality.
 Result<ExportRead> ReadExport(const Database& db, Job& part);
@@ -50,7 +50,7 @@ Result<ExportRead> ReadExport(const Database& db, Job& part);
 // One process of the export on its way to a RankTrace.
 struct Process {
   explicit Process(const std::string& file) : builder(file) {}
-  kineto::RankBuilder builder;
+  trace_build::RankBuilder builder;
   uint64_t pid = 0;
   uint64_t gpu_rows = 0;
   uint64_t host_rows = 0;

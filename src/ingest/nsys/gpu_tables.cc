@@ -9,8 +9,8 @@ namespace commdx::ingest::nsys {
 
 namespace {
 
-using kineto::EventCat;
-using kineto::RawEvent;
+using trace_build::EventCat;
+using trace_build::RawEvent;
 
 // The columns every GPU activity table shares, selected first in this order.
 // NULLs are turned into -1 by SQLite (cheaper than asking each column's type here).

@@ -5,16 +5,16 @@
 #include <vector>
 
 #include "base/text.h"
-#include "ingest/kineto/names.h"
 #include "ingest/nsys/export_reader.h"
 #include "ingest/nsys/nsys_names.h"
+#include "ingest/trace_build/names.h"
 
 namespace commdx::ingest::nsys {
 
 namespace {
 
-using kineto::EventCat;
-using kineto::RawEvent;
+using trace_build::EventCat;
+using trace_build::RawEvent;
 
 constexpr int64_t kDriverClass = 1;        // ENUM_NSYS_EVENT_CLASS: TRACE_PROCESS_EVENT_CUDA_DRIVER
 constexpr int64_t kNvtxPushPop = 59;       // ENUM_NSYS_EVENT_TYPE: NvtxPushPopRange
@@ -40,7 +40,7 @@ Status ExportReader::ReadRuntime() {
     int64_t id = r.Int(5);
     if (id != last_id) {
       name = RawName(RuntimeName(String(last_id = id)));
-      flags = kineto::RuntimeFlags(name);
+      flags = trace_build::RuntimeFlags(name);
     }
     bool driver = r.Int(2) == kDriverClass;
     // The driver calls PyTorch's profiler records are the launches; nsys traces every one.

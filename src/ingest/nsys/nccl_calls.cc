@@ -46,7 +46,7 @@ void ExportReader::AddNcclCalls(const std::vector<LibraryRange>& calls) {
     ++nccl_calls_;
     if (c.payload_unreadable) ++nccl_payloads_unreadable_;
     const NcclPayload& p = c.payload;
-    kineto::CollArgs args;
+    trace_build::CollArgs args;
     args.present = true;
     args.coll_name = kind.coll;
     std::string comm;
@@ -62,9 +62,9 @@ void ExportReader::AddNcclCalls(const std::vector<LibraryRange>& calls) {
     }
     if (kind.coll == "send") args.dst_rank = p.peer;
     if (kind.coll == "recv") args.src_rank = p.peer;
-    kineto::RawEvent ev;
+    trace_build::RawEvent ev;
     ev.ph = 'X';
-    ev.cat = kineto::EventCat::kCpuOp;
+    ev.cat = trace_build::EventCat::kCpuOp;
     ev.ts_ns = c.start;
     ev.dur_ns = static_cast<int64_t>(static_cast<uint64_t>(c.end) - static_cast<uint64_t>(c.start));
     ev.has_ts = ev.has_dur = true;

@@ -1,7 +1,7 @@
 #include "ingest/nsys/nsys_names.h"
 
 #include "base/text.h"
-#include "ingest/kineto/rank_builder.h"  // RankFromFileName
+#include "ingest/trace_build/rank_builder.h"  // RankFromFileName
 
 namespace commdx::ingest::nsys {
 
@@ -88,7 +88,7 @@ int RankFromReportName(std::string_view path) {
       break;
     }
   }
-  return kineto::RankFromFileName(std::string(s) + ".json");
+  return trace_build::RankFromFileName(std::string(s) + ".json");
 }
 
 }  // namespace commdx::ingest::nsys

@@ -1,5 +1,5 @@
 // Names as Nsight Systems writes them, turned into the names the PyTorch profiler writes for the
-// same thing, so that one set of name rules (ingest/kineto/names.h) reads both.
+// same thing, so that one set of name rules (ingest/trace_build/names.h) reads both.
 #pragma once
 
 #include <cstdint>

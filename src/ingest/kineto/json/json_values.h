@@ -138,7 +138,4 @@ const char* ReadList(JsonScan& s, const char* p, std::string_view& out, std::str
 // "grid": [24, 1, 1] -> 24 (left as is if the value is not an array or is empty).
 const char* ReadFirstInt(JsonScan& s, const char* p, int64_t& out);
 
-// JSON string escapes (\" \\ \/ \b \f \n \r \t \uXXXX with surrogate pairs) to UTF-8.
-std::string JsonUnescape(std::string_view raw);
-
 }  // namespace commdx::ingest::kineto

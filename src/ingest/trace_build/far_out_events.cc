@@ -1,10 +1,10 @@
 // Finishing a rank, before sorting: events far outside the trace's span (model/far_out.h) are
 // left out, with the collectives their kernels carried, and noted.
 #include "base/text.h"
-#include "ingest/kineto/rank_builder.h"
+#include "ingest/trace_build/rank_builder.h"
 #include "model/far_out.h"
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 void RankBuilder::DropFarOut() {
   const TimeWindow w = FarOutWindow(trace_);
@@ -29,4 +29,4 @@ void RankBuilder::DropFarOut() {
     quality_.Add("kineto.far_out_events", DiagSeverity::kWarning, message, SourceLoc{trace_.file});
 }
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

@@ -8,7 +8,7 @@
 
 #include "model/trace.h"
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 // A communication kernel by its name: "ncclKernel_AllReduce_RING_LL_Sum_float(...)" (NCCL <= 2.18),
 // "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)" (>= 2.19), "ncclDevKernel_SendRecv(...)",
@@ -44,4 +44,4 @@ bool IsDataLoaderName(std::string_view name);
 // An integer from a token written as 7, "7" or "stream 7"; -1 if there is none.
 int64_t ParseLooseInt(std::string_view s);
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

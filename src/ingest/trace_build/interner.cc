@@ -1,11 +1,11 @@
-#include "ingest/kineto/json/interner.h"
+#include "ingest/trace_build/interner.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "ingest/kineto/json/json_values.h"  // JsonUnescape
+#include "ingest/trace_build/unescape.h"  // JsonUnescape
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 Interner::Interner() {
   ids_.slots.resize(1024);
@@ -120,4 +120,4 @@ std::vector<std::string> Interner::Take() {
   return out;
 }
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

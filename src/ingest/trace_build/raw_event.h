@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 // Kineto `cat` values. Older traces write "Kernel", "Memcpy", "Memset", "Runtime", "Operator".
 enum class EventCat : uint8_t {
@@ -76,4 +76,4 @@ struct RawEvent {
   uint64_t offset = 0;  // file offset of the event's '{'
 };
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

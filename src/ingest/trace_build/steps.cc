@@ -1,12 +1,12 @@
-#include "ingest/kineto/steps.h"
+#include "ingest/trace_build/steps.h"
 
 #include <algorithm>
 #include <string>
 
 #include "base/str_format.h"
-#include "ingest/kineto/step_sources.h"
+#include "ingest/trace_build/step_sources.h"
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 namespace {
 
@@ -161,4 +161,4 @@ void ComputeGpuWindows(RankTrace& t) {
   }
 }
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "base/diagnostics.h"
-#include "ingest/kineto/json/interner.h"
-#include "ingest/kineto/raw_event.h"
+#include "ingest/trace_build/interner.h"
+#include "ingest/trace_build/raw_event.h"
 #include "model/trace.h"
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 struct PgConfig {
   std::string name, desc;
@@ -121,4 +121,4 @@ class RankBuilder {
 // -1 if the name does not say.
 int RankFromFileName(std::string_view path);
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

@@ -7,7 +7,7 @@
 #include "base/diagnostics.h"
 #include "model/trace.h"
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 // Fills trace.main_thread, trace.steps, trace.step_source, trace.step_name; notes a weaker source,
 // no boundaries and a truncated last step in `quality`. Needs sorted events with launches linked
@@ -20,4 +20,4 @@ void DetectSteps(RankTrace& trace, Diagnostics& quality);
 // ends at the later of its GPU work and its CPU end. Windows tile the GPU timeline.
 void ComputeGpuWindows(RankTrace& trace);
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

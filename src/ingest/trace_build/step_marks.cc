@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "base/text.h"
-#include "ingest/kineto/step_sources.h"
+#include "ingest/trace_build/step_sources.h"
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 namespace {
 
@@ -181,4 +181,4 @@ bool StepsFromOptimizer(RankTrace& t) {
   return true;
 }
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

@@ -1,10 +1,10 @@
-#include "ingest/kineto/names.h"
+#include "ingest/trace_build/names.h"
 
 #include <cctype>
 
 #include "base/text.h"
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 namespace {
 
@@ -142,4 +142,4 @@ int64_t ParseLooseInt(std::string_view s) {
   return neg ? -1 : *v;
 }
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

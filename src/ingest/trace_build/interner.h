@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 // Interns strings; the hash looks at the length and both ends only, because kernel names are
 // long and mostly differ at the start (template arguments) or end. Two open-addressing tables
@@ -49,4 +49,4 @@ class Interner {
   std::vector<std::pair<std::string_view, uint32_t>> raw_entries_;  // raw form, name id
 };
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

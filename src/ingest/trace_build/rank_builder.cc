@@ -1,15 +1,15 @@
-#include "ingest/kineto/rank_builder.h"
+#include "ingest/trace_build/rank_builder.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "base/memory.h"
 #include "base/text.h"
-#include "ingest/kineto/json/json_values.h"  // JsonUnescape
-#include "ingest/kineto/names.h"
-#include "ingest/kineto/steps.h"
+#include "ingest/trace_build/names.h"
+#include "ingest/trace_build/steps.h"
+#include "ingest/trace_build/unescape.h"  // JsonUnescape
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 RankBuilder::RankBuilder(std::string file) { trace_.file = std::move(file); }
 
@@ -387,4 +387,4 @@ int RankFromFileName(std::string_view path) {
   return v ? static_cast<int>(*v) : -1;
 }
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

@@ -5,10 +5,10 @@
 #include <unordered_map>
 
 #include "base/text.h"
-#include "ingest/kineto/names.h"
-#include "ingest/kineto/rank_builder.h"
+#include "ingest/trace_build/names.h"
+#include "ingest/trace_build/rank_builder.h"
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 namespace {
 
@@ -229,4 +229,4 @@ void RankBuilder::BuildProcessGroups() {
     if (c.group_size <= 0 && c.pg >= 0) c.group_size = pgs[c.pg].size;
 }
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

@@ -3,7 +3,7 @@
 // unioned, traces that cannot belong to the same job or run noted (a folder holding rank 0 of one
 // run and rank 1 of another makes cross-rank numbers meaningless), and ranks whose trace is
 // missing named.
-#include "ingest/kineto/trace_set.h"
+#include "ingest/trace_build/trace_set.h"
 
 #include <algorithm>
 #include <set>

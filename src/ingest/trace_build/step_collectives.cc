@@ -4,9 +4,9 @@
 #include <cmath>
 #include <tuple>
 
-#include "ingest/kineto/step_sources.h"
+#include "ingest/trace_build/step_sources.h"
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 namespace {
 
@@ -85,4 +85,4 @@ bool StepsFromCollectives(RankTrace& t) {
   return false;
 }
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

@@ -6,9 +6,9 @@
 #include <numeric>
 
 #include "base/sort.h"
-#include "ingest/kineto/rank_builder.h"
+#include "ingest/trace_build/rank_builder.h"
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 namespace {
 
@@ -276,4 +276,4 @@ void RankBuilder::BuildStreams() {
   }
 }
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build

@@ -10,7 +10,7 @@
 
 #include "model/trace.h"
 
-namespace commdx::ingest::kineto {
+namespace commdx::ingest::trace_build {
 
 // The training-loop thread when no step marks say so: a thread named like the main one
 // ("pt_main_thread", "MainThread"), else the process's first thread (pid == tid), else the one
@@ -39,4 +39,4 @@ bool StepsFromOptimizer(RankTrace& t);
 // collective of the period that follows the longest gap. Leading part cut, tail in no step.
 bool StepsFromCollectives(RankTrace& t);
 
-}  // namespace commdx::ingest::kineto
+}  // namespace commdx::ingest::trace_build
