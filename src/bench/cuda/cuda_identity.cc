@@ -4,6 +4,7 @@
 // their "link" is the GPU's time slicing, which the bench report must say (bench.shared_gpu).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
