@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include "base/diagnostics.h"
 #include "base/file.h"
@@ -7,6 +6,7 @@
 #include "base/result.h"
 #include "base/str_format.h"
 #include "base/text.h"
+#include "gzip_text.h"
 
 namespace commdx {
 namespace {
@@ -53,20 +53,6 @@ TEST(Text, SanitizesInvalidUtf8) {
   EXPECT_EQ(SanitizeUtf8("a\nb"), "a\nb");
   EXPECT_EQ(SanitizeUtf8("bad \xff\xfe"), "bad ??");
   EXPECT_EQ(SanitizeUtf8(std::string_view("a\0b", 3)), "a?b");
-}
-
-std::string GzipString(const std::string& s) {
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, s.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
-  zs.avail_in = static_cast<uInt>(s.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
 }
 
 TEST(File, GunzipRoundTripAndConcatenatedMembers) {

@@ -14,6 +14,7 @@
 #include "ingest/kineto/json/progress.h"
 #include "ingest/load_inputs.h"
 #include "ingest/trace_build/rank_builder.h"
+#include "gzip_text.h"
 
 namespace commdx {
 namespace {
@@ -150,6 +151,30 @@ TEST(KinetoLayouts, BrokenEventErrorIsTheSameWithTinyParts) {
   ASSERT_FALSE(whole);
   ASSERT_FALSE(small);
   EXPECT_EQ(small.error().ToString(), whole.error().ToString());
+}
+
+// The model's arrays are reserved from the decompressed size a source expects: for gzip the
+// trailer's, so a .json.gz does not grow them from the compressed size by doubling.
+TEST(KinetoLayouts, GzipSourcesExpectTheirInflatedSize) {
+  auto text = ReadFile(Data("kineto_2024_rank0.json"));
+  ASSERT_TRUE(text);
+  const std::string& json = text->data;
+  const std::string gz = GzipString(json);
+  ASSERT_LT(gz.size(), json.size());
+  std::string path = WriteTemp("expected.json.gz", gz);
+  auto file = ingest::kineto::OpenFileSource(path);
+  ASSERT_TRUE(file);
+  EXPECT_TRUE((*file)->was_gzip());
+  EXPECT_EQ((*file)->expected_bytes(), json.size());
+  EXPECT_EQ(ingest::kineto::MemorySource(gz, "m.json.gz")->expected_bytes(), json.size());
+  // `cat a.gz b.gz` with a small last member: its stated size is not the whole; a guess is.
+  const std::string two = gz + GzipString("\n");
+  EXPECT_EQ(ingest::kineto::MemorySource(two, "two.json.gz")->expected_bytes(), two.size() * 10);
+  // Plain files expect their size; the gzip model equals the plain one.
+  auto plain = ingest::kineto::OpenFileSource(Data("kineto_2024_rank0.json"));
+  ASSERT_TRUE(plain);
+  EXPECT_EQ((*plain)->expected_bytes(), json.size());
+  ExpectSameModel(LoadPath(Data("kineto_2024_rank0.json"), 8u << 20), LoadPath(path, 8u << 20));
 }
 
 TEST(KinetoLayouts, ProgressLineOnlyForLongReads) {

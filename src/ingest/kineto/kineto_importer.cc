@@ -41,7 +41,7 @@ FileResult ParseOne(const std::string& path, ByteSource& src, Reopen reopen,
                     const kineto::ReaderOptions& ropt) {
   FileResult out;
   trace_build::RankBuilder builder(path);
-  builder.Reserve(src.size_hint());
+  builder.Reserve(src.expected_bytes());
   kineto::EventParser parser(path, builder);
   auto stats = kineto::ReadDocument(src, path, parser, ropt);
   if (!stats) {

@@ -26,6 +26,16 @@ SourceLoc At(const std::string& name, uint64_t offset) {
   return loc;
 }
 
+// The decompressed size a gzip input will likely have, from the ISIZE field of its trailer (the
+// last 4 bytes: the last member's size mod 2^32). Below the compressed size it has wrapped or
+// names a small last member; then a typical trace's ratio (~10x) is the guess.
+uint64_t ExpectedInflated(uint64_t compressed, std::string_view tail) {
+  if (tail.size() != 4) return compressed * 10;
+  uint32_t isize = 0;
+  for (int i = 3; i >= 0; --i) isize = isize << 8 | static_cast<unsigned char>(tail[i]);
+  return isize >= compressed ? isize : compressed * 10;
+}
+
 // Raw bytes: a FILE* or a memory span.
 class RawReader {
  public:
@@ -91,8 +101,10 @@ class PlainSource final : public ByteSource {
 class GzipSource final : public ByteSource {
  public:
   GzipSource(std::unique_ptr<RawReader> raw, std::string_view head, std::string name,
-             uint64_t compressed)
-      : raw_(std::move(raw)), name_(std::move(name)), compressed_(compressed), in_(1 << 20) {
+             uint64_t compressed, uint64_t expected)
+      : raw_(std::move(raw)), name_(std::move(name)), compressed_(compressed),
+        expected_(expected),
+        in_(1 << 20) {
     std::memcpy(in_.data(), head.data(), head.size());
     zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
     zs_.avail_in = static_cast<uInt>(head.size());
@@ -103,6 +115,7 @@ class GzipSource final : public ByteSource {
   bool was_gzip() const override { return true; }
   uint64_t compressed_bytes() const override { return compressed_; }
   uint64_t compressed_read() const override { return consumed_ - zs_.avail_in; }
+  uint64_t expected_bytes() const override { return expected_; }
 
   Result<size_t> Read(char* dst, size_t n) override {
     if (!ok_) return MakeError(ErrorCode::kInternal, "zlib inflateInit2 failed", {name_});
@@ -156,6 +169,7 @@ class GzipSource final : public ByteSource {
   std::unique_ptr<RawReader> raw_;
   std::string name_;
   uint64_t compressed_;
+  uint64_t expected_;
   std::vector<char> in_;
   z_stream zs_{};
   bool ok_ = false;
@@ -170,8 +184,10 @@ class GzipSource final : public ByteSource {
 class IsalGzipSource final : public ByteSource {
  public:
   IsalGzipSource(std::unique_ptr<RawReader> raw, std::string_view head, std::string name,
-                 uint64_t compressed)
-      : raw_(std::move(raw)), name_(std::move(name)), compressed_(compressed), in_(1 << 20) {
+                 uint64_t compressed, uint64_t expected)
+      : raw_(std::move(raw)), name_(std::move(name)), compressed_(compressed),
+        expected_(expected),
+        in_(1 << 20) {
     std::memcpy(in_.data(), head.data(), head.size());
     inf_.SetInput(in_.data(), head.size());
     consumed_ = head.size();
@@ -179,6 +195,7 @@ class IsalGzipSource final : public ByteSource {
   bool was_gzip() const override { return true; }
   uint64_t compressed_bytes() const override { return compressed_; }
   uint64_t compressed_read() const override { return consumed_ - inf_.avail_in(); }
+  uint64_t expected_bytes() const override { return expected_; }
 
   Result<size_t> Read(char* dst, size_t n) override {
     const size_t want = std::min<size_t>(n, 1u << 30);
@@ -228,6 +245,7 @@ class IsalGzipSource final : public ByteSource {
   std::unique_ptr<RawReader> raw_;
   std::string name_;
   uint64_t compressed_;
+  uint64_t expected_;
   std::vector<char> in_;
   IsalInflater inf_;
   bool eof_ = false;
@@ -287,13 +305,15 @@ std::unique_ptr<ByteSource> TryMap(const std::string& path) {
   return out;
 }
 
+// `tail`: the input's last 4 bytes where they could be read (a gzip trailer's ISIZE).
 std::unique_ptr<ByteSource> Wrap(std::unique_ptr<RawReader> raw, std::string_view head,
-                                 const std::string& name, uint64_t size) {
+                                 const std::string& name, uint64_t size, std::string_view tail) {
   if (LooksGzip(head)) {
+    const uint64_t expected = ExpectedInflated(size, tail);
 #ifdef COMMDX_HAVE_ISAL
-    return std::make_unique<IsalGzipSource>(std::move(raw), head, name, size);
+    return std::make_unique<IsalGzipSource>(std::move(raw), head, name, size, expected);
 #else
-    return std::make_unique<GzipSource>(std::move(raw), head, name, size);
+    return std::make_unique<GzipSource>(std::move(raw), head, name, size, expected);
 #endif
   }
   return std::make_unique<PlainSource>(std::move(raw), head, size);
@@ -309,20 +329,26 @@ Result<std::unique_ptr<ByteSource>> OpenFileSource(const std::string& path, bool
     return MakeError(ErrorCode::kBadInput, std::string("cannot open file: ") + std::strerror(errno),
                      {path});
   uint64_t size = 0;
+  char tail[4];
+  size_t tail_len = 0;
   if (std::fseek(f, 0, SEEK_END) == 0) {
     long s = std::ftell(f);
     if (s > 0) size = static_cast<uint64_t>(s);
+    if (size >= sizeof tail && std::fseek(f, -static_cast<long>(sizeof tail), SEEK_END) == 0)
+      tail_len = std::fread(tail, 1, sizeof tail, f);
     std::fseek(f, 0, SEEK_SET);
   }
   auto raw = std::make_unique<FileReader>(f, path);
   char head[2];
   COMMDX_ASSIGN_OR_RETURN(size_t got, raw->Read(head, 2));
-  return Wrap(std::move(raw), std::string_view(head, got), path, size);
+  return Wrap(std::move(raw), std::string_view(head, got), path, size,
+              std::string_view(tail, tail_len));
 }
 
 std::unique_ptr<ByteSource> MemorySource(std::string_view data, const std::string& name) {
   auto raw = std::make_unique<SpanReader>(data.substr(std::min<size_t>(2, data.size())));
-  return Wrap(std::move(raw), data.substr(0, 2), name, data.size());
+  return Wrap(std::move(raw), data.substr(0, 2), name, data.size(),
+              data.size() >= 4 ? data.substr(data.size() - 4) : std::string_view());
 }
 
 LineColResult LocateByRereading(ByteSource& src, uint64_t offset) {

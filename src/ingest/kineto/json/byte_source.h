@@ -24,6 +24,10 @@ class ByteSource {
   virtual uint64_t compressed_read() const { return 0; }
   // Size of the decompressed input if known in advance (plain files, memory), else 0.
   virtual uint64_t size_hint() const { return 0; }
+  // The decompressed size to plan memory for: size_hint() where known; for gzip the size its
+  // trailer states (exact for the usual one-member file under 4 GiB) or a guess. Never exact
+  // by contract: readers stop at the end of the data, not at this size.
+  virtual uint64_t expected_bytes() const { return size_hint(); }
   // A plain file mapped into memory (private, writable copy-on-write), or null: the reader then
   // parses in place instead of copying through Read().
   virtual char* mapped() { return nullptr; }
