@@ -13,8 +13,21 @@ bins=($1)
 shift
 runs=${RUNS:-3}
 cpu=${CPU:-0}
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+# CPU seconds (user + sys) and peak RSS in KB of one run of "$@": /usr/bin/time where it is
+# installed, else Python's wait4 on a posix_spawn'ed child (not fork: a forked child's peak RSS
+# would start at Python's).
+measure() {
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f "%U %S %M" "$@" 2>&1 >/dev/null | tail -1 | awk '{print $1 + $2, $3}'
+  else
+    python3 -c 'import os, sys
+fd = os.open(os.devnull, os.O_RDWR)
+pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ,
+                      file_actions=[(os.POSIX_SPAWN_DUP2, fd, 1), (os.POSIX_SPAWN_DUP2, fd, 2)])
+r = os.wait4(pid, 0)[2]
+print(r.ru_utime + r.ru_stime, r.ru_maxrss)' "$@"
+  fi
+}
 echo "| file | binary | CPU s (median of $runs) | MB/s | M events/s | peak RSS MB | RSS B/event | RSS / JSON |"
 echo "|---|---|---|---|---|---|---|---|"
 for f in "$@"; do
@@ -38,10 +51,8 @@ PY
   declare -A cpu_s=() rss=()
   for ((r = 0; r < runs; r++)); do
     for b in "${bins[@]}"; do
-      /usr/bin/time -o "$tmp" -f "%U %S %M" taskset -c "$cpu" "$b" trace --format json \
-        -o /dev/null "$f" >/dev/null 2>&1 || true
-      read -r u s m < <(tail -1 "$tmp")
-      cpu_s[$b]+="$(echo "$u + $s" | bc) "
+      read -r t m < <(measure taskset -c "$cpu" "$b" trace --format json -o /dev/null "$f")
+      cpu_s[$b]+="$t "
       rss[$b]+="$m "
     done
   done
