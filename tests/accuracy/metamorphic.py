@@ -14,6 +14,10 @@ as on the original (the root cause, else the top finding; rank included where on
   indented      every trace pretty-printed with indent=1 (gzip): same findings
   far_out       rank 0's trace gets a copy of its first kernel at ts=0 and a copy of its first
                 NCCL kernel lasting 104 days (a broken clock or writer): same findings
+  clock_skew    rank 1's clock 30 ms ahead of rank 0's (its baseTimeNanoseconds, or every ts,
+                moved), as on two hosts whose clocks are not synchronised: the same cause
+  epoch_us      absolute epoch microseconds in `ts` with no baseTimeNanoseconds, as Kineto
+                wrote before 2023 (to json's float precision): the same cause
 
 A sync added at the end of each iteration is not emulated: a physically consistent edit would
 have to re-time every later CPU event and re-schedule every GPU stream (and the other rank's
@@ -95,6 +99,24 @@ def add_far_out(doc):
         events.append(dict(nccl[0], dur=104 * 86400e6))
 
 
+def shift_clock(doc, us):
+    if "baseTimeNanoseconds" in doc:
+        doc["baseTimeNanoseconds"] += int(us * 1000)
+        return
+    for e in doc["traceEvents"]:
+        if isinstance(e.get("ts"), (int, float)):
+            e["ts"] += us
+
+
+def to_epoch_us(doc):
+    base = doc.pop("baseTimeNanoseconds", None)
+    if base is None:
+        return
+    for e in doc["traceEvents"]:
+        if isinstance(e.get("ts"), (int, float)):
+            e["ts"] = e["ts"] + base / 1000
+
+
 def make_variant(kind, src, dst):
     """Writes variant `kind` of capture src into dst; returns False where it does not apply."""
     traces = glob.glob(os.path.join(src, "trace_rank*.json.gz"))
@@ -112,6 +134,13 @@ def make_variant(kind, src, dst):
         rewrite_traces(dst, lambda d: None, out_name=lambda n: n[:-3])
     elif kind == "indented":
         rewrite_traces(dst, lambda d: None, indent=1)
+    elif kind == "clock_skew":
+        rank1 = os.path.join(dst, "trace_rank1.json.gz")
+        doc = load(rank1)
+        shift_clock(doc, 30_000)
+        save_gz(doc, rank1)
+    elif kind == "epoch_us":
+        rewrite_traces(dst, to_epoch_us)
     elif kind == "far_out":
         rank0 = os.path.join(dst, "trace_rank0.json.gz")
         doc = load(rank0)
@@ -148,8 +177,9 @@ def judge(kind, base, variant):
 
 
 def plan(examples):
-    """(capture, variant) pairs: every 2-rank capture gets strip_steps and drop_rank1, the 1-rank
-    ones strip_steps where they have ProfilerStep marks; layouts on two of each kind."""
+    """(capture, variant) pairs: every 2-rank capture gets strip_steps, drop_rank1 and
+    clock_skew, the 1-rank ones strip_steps where they have ProfilerStep marks; layouts and epoch
+    timestamps on two of each kind."""
     pairs = []
     for name in TWO_RANK + ONE_RANK:
         src = os.path.join(examples, name)
@@ -157,11 +187,11 @@ def plan(examples):
             continue
         kinds = ["strip_steps"] if has_profiler_steps(src) else []
         if name in TWO_RANK:
-            kinds.append("drop_rank1")
+            kinds += ["drop_rank1", "clock_skew"]
         if name == "ddp_data_stall":
             kinds.append("dl_name")
         if name in TWO_RANK[:2] + ONE_RANK[:2]:
-            kinds += ["one_line", "indented"]
+            kinds += ["one_line", "indented", "epoch_us"]
         if name in TWO_RANK + ONE_RANK[:2]:
             kinds.append("far_out")
         pairs += [(name, k) for k in kinds]
