@@ -193,6 +193,9 @@ struct RankTrace {
 
 struct TraceSet {
   std::vector<RankTrace> ranks;  // sorted by rank (unknown ranks last, in file order)
+  // Earlier profiling windows of the same job (torch.profiler with a repeating schedule writes
+  // a trace per window and rank): read, not analysed; `ranks` holds each rank's latest window.
+  std::vector<RankTrace> other_windows;
   std::vector<ProcessGroupInfo> process_groups;  // union over ranks, by name
   // How many ranks the job has, by the largest of distributedInfo.world_size, the process
   // group sizes and members, and the collectives' group sizes (0: nothing says).

@@ -16,6 +16,9 @@ as on the original (the root cause, else the top finding; rank included where on
                 NCCL kernel lasting 104 days (a broken clock or writer): same findings
   clock_skew    rank 1's clock 30 ms ahead of rank 0's (its baseTimeNanoseconds, or every ts,
                 moved), as on two hosts whose clocks are not synchronised: the same cause
+  windows       an earlier profiling window beside each rank's trace (its copy 60 s earlier;
+                both named as tensorboard_trace_handler names files), as a repeating profiler
+                schedule leaves them: the same findings, the earlier window set aside
   epoch_us      absolute epoch microseconds in `ts` with no baseTimeNanoseconds, as Kineto
                 wrote before 2023 (to json's float precision): the same cause
 
@@ -139,6 +142,14 @@ def make_variant(kind, src, dst):
         doc = load(rank1)
         shift_clock(doc, 30_000)
         save_gz(doc, rank1)
+    elif kind == "windows":
+        # Named as tensorboard_trace_handler names them: "<host>_<pid>.<ms>.pt.trace.json.gz".
+        for p in sorted(glob.glob(os.path.join(dst, "trace_rank*.json.gz"))):
+            worker = f"node1_{4100 + int(os.path.basename(p)[len('trace_rank'):].split('.')[0])}"
+            doc = load(p)
+            os.rename(p, os.path.join(dst, f"{worker}.1790857086000.pt.trace.json.gz"))
+            shift_clock(doc, -60_000_000)
+            save_gz(doc, os.path.join(dst, f"{worker}.1790857026000.pt.trace.json.gz"))
     elif kind == "epoch_us":
         rewrite_traces(dst, to_epoch_us)
     elif kind == "far_out":
@@ -161,7 +172,12 @@ def cause_id(report):
 def judge(kind, base, variant):
     """Returns None when the variant keeps the answer, else what changed."""
     before, after = common.said(base), common.said(variant)
-    if kind in ("one_line", "indented", "far_out"):
+    if kind == "windows":
+        ids = {q.get("id") for q in variant.get("input_quality", [])}
+        if "kineto.profiling_windows" not in ids or ids & {"kineto.duplicate_rank",
+                                                           "kineto.mixed_jobs"}:
+            return f"the earlier window was not set aside: input quality {sorted(ids)}"
+    if kind in ("one_line", "indented", "far_out", "windows"):
         a, b = findings_key(base), findings_key(variant)
         return None if a == b else f"findings changed: {a} -> {b}"
     if before == after:
@@ -191,7 +207,7 @@ def plan(examples):
         if name == "ddp_data_stall":
             kinds.append("dl_name")
         if name in TWO_RANK[:2] + ONE_RANK[:2]:
-            kinds += ["one_line", "indented", "epoch_us"]
+            kinds += ["one_line", "indented", "epoch_us", "windows"]
         if name in TWO_RANK + ONE_RANK[:2]:
             kinds.append("far_out")
         pairs += [(name, k) for k in kinds]

@@ -1,6 +1,6 @@
-// The trace set: duplicate ranks counted once, and traces that cannot come from one run of one
-// job noted (kineto.mixed_jobs) — on hand-made rank traces for each rule, and never on the real
-// two-rank captures, the straggler among them.
+// The trace set: duplicate ranks counted once, traces that cannot come from one run of one job
+// noted (kineto.mixed_jobs), earlier profiling windows set aside — on hand-made rank traces for
+// each rule, and never on the real two-rank captures, the straggler among them.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -121,6 +121,52 @@ TEST(TraceSet, EachStrangerAndEachDuplicateCountedOnceWhenFinishedRepeatedly) {
   }
   EXPECT_EQ(job.quality.Count("kineto.mixed_jobs"), 2u);  // ranks 1 and 2 (world 4)
   EXPECT_EQ(job.quality.Count("kineto.duplicate_rank"), 1u);
+}
+
+// torch.profiler with a repeating schedule: a trace per rank and active window.
+TEST(TraceSet, EarlierProfilingWindowsAreSetAside) {
+  std::vector<RankTrace> files;
+  for (int64_t start : {100 * kSec, 110 * kSec, 120 * kSec})
+    for (int rank : {0, 1}) {
+      RankTrace t = Rank(rank, start, start + 2 * kSec);
+      t.file = "w" + std::to_string(start / kSec) + "_rank" + std::to_string(rank) + ".json";
+      files.push_back(t);
+    }
+  Job job = SetOf(files);
+  ASSERT_EQ(job.trace.ranks.size(), 2u);
+  EXPECT_EQ(job.trace.ranks[0].file, "w120_rank0.json");
+  EXPECT_EQ(job.trace.ranks[1].file, "w120_rank1.json");
+  EXPECT_EQ(job.trace.other_windows.size(), 4u);
+  EXPECT_EQ(job.quality.Count("kineto.profiling_windows"), 1u);
+  EXPECT_EQ(job.quality.Count("kineto.duplicate_rank"), 0u);
+  EXPECT_EQ(job.quality.Count("kineto.mixed_jobs"), 0u);
+  EXPECT_TRUE(job.trace.missing_ranks.empty());
+  // Finished after every file (the registry path): the same choice, one note.
+  Job inc;
+  for (const RankTrace& t : files) {
+    inc.trace.ranks.push_back(t);
+    ingest::FinishTraceSet(inc);
+  }
+  ASSERT_EQ(inc.trace.ranks.size(), 2u);
+  EXPECT_EQ(inc.trace.ranks[0].file, "w120_rank0.json");
+  EXPECT_EQ(inc.trace.other_windows.size(), 4u);
+  EXPECT_EQ(inc.quality.Count("kineto.profiling_windows"), 1u);
+}
+
+TEST(TraceSet, SameRankAtTheSameTimeOrOfAnotherJobIsNoWindow) {
+  // Overlapping in time: two traces claim one rank (two jobs, or a wrong rank): both kept.
+  Job dup = SetOf({Rank(0, 0, 2 * kSec), Rank(0, kSec, 3 * kSec), Rank(1, 0, 2 * kSec)});
+  EXPECT_EQ(dup.trace.ranks.size(), 3u);
+  EXPECT_TRUE(dup.trace.other_windows.empty());
+  EXPECT_EQ(dup.quality.Count("kineto.duplicate_rank"), 1u);
+  EXPECT_EQ(dup.quality.Count("kineto.profiling_windows"), 0u);
+  // Apart in time but of another job (world size 8): not a window of this one.
+  RankTrace other = Rank(0, 50 * kSec, 52 * kSec);
+  other.world_size = 8;
+  Job mixed = SetOf({Rank(0, 0, 2 * kSec), other, Rank(1, 0, 2 * kSec)});
+  EXPECT_EQ(mixed.trace.ranks.size(), 3u);
+  EXPECT_EQ(mixed.quality.Count("kineto.profiling_windows"), 0u);
+  EXPECT_EQ(mixed.quality.Count("kineto.mixed_jobs"), 1u);
 }
 
 TEST(TraceSet, RealCapturesOfOneJobAreNotFlagged) {

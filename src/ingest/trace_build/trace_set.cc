@@ -1,11 +1,12 @@
-// The traces of one job, taken together: ordered by rank, unknown ranks numbered, duplicates
-// noted (once each, though the set is finished again after every file added), process groups
-// unioned, traces that cannot belong to the same job or run noted (a folder holding rank 0 of one
-// run and rank 1 of another makes cross-rank numbers meaningless), and ranks whose trace is
-// missing named.
+// The traces of one job, taken together: earlier profiling windows set aside, ordered by rank,
+// unknown ranks numbered, duplicates noted (once each, though the set is finished again after
+// every file added), process groups unioned, traces that cannot belong to the same job or run
+// noted (a folder holding rank 0 of one run and rank 1 of another makes cross-rank numbers
+// meaningless), and ranks whose trace is missing named.
 #include "ingest/trace_build/trace_set.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -76,9 +77,10 @@ std::string RankList(const std::vector<int>& ranks) {
 // Why traces `a` and `b` cannot come from one run of one job, or "" when nothing says so.
 // Each rule is a fact every rank of one job shares: the world size, the members of a process
 // group of the same name, the kinds of collective issued in it (every member issues the same
-// ones), and the time window (ranks of one run are profiled over the same steps; a window that
-// ends well before the other starts is another run, or host clocks that disagree by that much).
-std::string WhyNotOneJob(const RankTrace& a, const RankTrace& b) {
+// ones), and, with `by_time`, the time window (ranks of one run are profiled over the same
+// steps; a window that ends well before the other starts is another run, or host clocks that
+// disagree by that much).
+std::string WhyNotOneJob(const RankTrace& a, const RankTrace& b, bool by_time = true) {
   std::string who = "rank " + std::to_string(a.rank) + " and rank " + std::to_string(b.rank);
   if (a.world_size > 0 && b.world_size > 0 && a.world_size != b.world_size)
     return who + " give different world sizes (" + std::to_string(a.world_size) + " and " +
@@ -99,7 +101,7 @@ std::string WhyNotOneJob(const RankTrace& a, const RankTrace& b) {
              "' (rank " + std::to_string(a.rank) + ": " + CollectiveTypeName(*ta.begin()) +
              ", rank " + std::to_string(b.rank) + ": " + CollectiveTypeName(*tb.begin()) + ")";
   }
-  if (a.last_ns > a.first_ns && b.last_ns > b.first_ns) {
+  if (by_time && a.last_ns > a.first_ns && b.last_ns > b.first_ns) {
     const RankTrace& early = a.last_ns <= b.first_ns ? a : b;
     const RankTrace& late = &early == &a ? b : a;
     int64_t gap_ns = late.first_ns - early.last_ns;
@@ -112,6 +114,94 @@ std::string WhyNotOneJob(const RankTrace& a, const RankTrace& b) {
              "'s ends (different runs, or host clocks that disagree by that much)";
   }
   return "";
+}
+
+// The worker of a file tensorboard_trace_handler named, "<worker>.<ms>.pt.trace.json[.gz]"
+// (worker: "<host>_<pid>" unless the user named it); "" for other names.
+std::string_view HandlerWorker(std::string_view path) {
+  std::string_view name = path.substr(path.find_last_of('/') + 1);
+  for (std::string_view ext : {".pt.trace.json.gz", ".pt.trace.json"})
+    if (EndsWith(name, ext)) {
+      name.remove_suffix(ext.size());
+      size_t dot = name.find_last_of('.');
+      if (dot == std::string_view::npos || dot + 1 == name.size()) return "";
+      std::string_view ms = name.substr(dot + 1);
+      if (!std::all_of(ms.begin(), ms.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return "";
+      return name.substr(0, dot);
+    }
+  return "";
+}
+
+// Which process of the job wrote a trace: its rank, or (no rank written, as in a job that is
+// not distributed) the worker in the handler's file name; "" when neither says.
+std::string ProcessKey(const RankTrace& t) {
+  if (t.rank_source != "unknown") return "rank " + std::to_string(t.rank);
+  std::string_view worker = HandlerWorker(t.file);
+  return worker.empty() ? "" : "worker " + std::string(worker);
+}
+
+// Two traces of one process of one job that do not overlap in time: two profiling windows.
+bool TwoWindows(const RankTrace& a, const RankTrace& b) {
+  if (a.last_ns > b.first_ns && b.last_ns > a.first_ns) return false;  // the same time: duplicates
+  return WhyNotOneJob(a, b, /*by_time=*/false).empty();
+}
+
+std::string StepRange(const RankTrace& t) {
+  if (t.step_source != StepSource::kProfilerStep || t.steps.empty()) return "";
+  return ", ProfilerStep#" + std::to_string(t.steps.front().number) + "-" +
+         std::to_string(t.steps.back().number);
+}
+
+// torch.profiler with a schedule that repeats (tensorboard_trace_handler writes a file per
+// active window and rank), or the profiler started several times in one job, leaves several
+// traces per rank, each a few steps long and apart in time. Read as one set they would be
+// duplicate ranks of different runs; each rank's latest window is analysed (the windows of
+// ranks in lock-step line up), the earlier ones are kept aside and named. Works on the whole
+// pool each time, so finishing the set again after another file gives the same choice.
+void PickLatestWindows(Job& job) {
+  TraceSet& set = job.trace;
+  for (auto& t : set.other_windows) set.ranks.push_back(std::move(t));
+  set.other_windows.clear();
+  job.quality.Remove("kineto.profiling_windows");
+  std::vector<RankTrace>& pool = set.ranks;
+  std::map<std::string, std::vector<size_t>> by_process;
+  for (size_t i = 0; i < pool.size(); ++i)
+    if (std::string key = ProcessKey(pool[i]); !key.empty()) by_process[key].push_back(i);
+  std::vector<bool> aside(pool.size(), false);
+  std::string shown;  // the process the note names
+  for (const auto& [key, traces] : by_process)
+    for (size_t i : traces)
+      for (size_t j : traces)
+        if (!aside[i] && pool[i].first_ns < pool[j].first_ns && TwoWindows(pool[i], pool[j])) {
+          aside[i] = true;
+          if (shown.empty()) shown = key;
+        }
+  if (shown.empty()) return;
+  std::vector<RankTrace> kept;
+  std::string names;
+  size_t n_aside = 0;
+  for (size_t i = 0; i < pool.size(); ++i) {
+    if (!aside[i]) {
+      kept.push_back(std::move(pool[i]));
+      continue;
+    }
+    if (++n_aside <= 3) names += (n_aside > 1 ? ", " : "") + pool[i].file;
+    set.other_windows.push_back(std::move(pool[i]));
+  }
+  pool = std::move(kept);
+  // The process's latest window is never set aside (nothing starts after it).
+  const RankTrace& latest = *std::find_if(
+      pool.begin(), pool.end(), [&](const RankTrace& t) { return ProcessKey(t) == shown; });
+  if (n_aside > 3) names += " and " + std::to_string(n_aside - 3) + " more";
+  job.quality.Add("kineto.profiling_windows", DiagSeverity::kNote,
+                  "several profiling windows of one job (traces of the same rank apart in time, "
+                  "as torch.profiler writes with a repeating schedule): each rank's latest "
+                  "window is analysed (" +
+                      latest.file + StepRange(latest) + "); " + std::to_string(n_aside) +
+                      " earlier trace(s) were read and set aside: " + names +
+                      ". To analyse another window, pass its files alone",
+                  SourceLoc{latest.file});
 }
 
 void NoteMixedJobs(Job& job) {
@@ -199,6 +289,7 @@ void NoteMissingRanks(Job& job) {
 }  // namespace
 
 void FinishTraceSet(Job& job) {
+  PickLatestWindows(job);
   OrderAndNumberRanks(job);
   NoteMixedJobs(job);
   UnionProcessGroups(job);
