@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -16,7 +17,8 @@ namespace {
 constexpr size_t kMaxWalkBack = 20000;   // host ops looked at to find enclosing ones
 constexpr double kMinStepShare = 0.02;   // a finding needs 2% of the step...
 constexpr int64_t kMinCostNs = 100'000;  // ...and 0.1 ms per step
-constexpr double kRepeatedPerStep = 2;   // blocking calls per step reported even when cheap
+constexpr double kRepeatedPerStep = 2;   // calls per step between its kernel launches
+                                         // reported even when cheap
 
 int64_t StepOfTime(const RankTrace& t, int64_t ts) {
   for (const Step& s : t.steps)
@@ -125,6 +127,45 @@ bool AtCaptureEdge(const RankTrace& t, const HostSync& s, int64_t first_launch,
   return last_launch < first_launch || c.end_ns <= first_launch || c.start_ns >= last_launch;
 }
 
+// A call that launches a kernel (a copy or a set aside): the step's computation.
+bool LaunchesKernel(const RankTrace& t, const RuntimeCall& c) {
+  if (!(c.flags & kHostFlagLaunch)) return false;
+  if (c.gpu_op >= 0 && static_cast<size_t>(c.gpu_op) < t.gpu_ops.size()) {
+    const GpuOpKind k = t.gpu_ops[static_cast<size_t>(c.gpu_op)].kind;
+    return k == GpuOpKind::kKernel || k == GpuOpKind::kCommKernel;
+  }
+  return t.names[c.name].find("Launch") != std::string::npos;  // its GPU op is not in the trace
+}
+
+// The CPU times of the first and last kernel launches in each step, by step number.
+std::map<int64_t, std::pair<int64_t, int64_t>> KernelLaunchSpans(const RankTrace& t) {
+  std::map<int64_t, std::pair<int64_t, int64_t>> out;
+  auto by_start = [](const RuntimeCall& r, int64_t ts) { return r.start_ns < ts; };
+  for (const Step& step : t.steps) {
+    auto lo = std::lower_bound(t.runtime.begin(), t.runtime.end(), step.cpu_start_ns, by_start);
+    auto hi = std::lower_bound(lo, t.runtime.end(), step.cpu_end_ns, by_start);
+    auto first = std::find_if(lo, hi, [&](const RuntimeCall& r) { return LaunchesKernel(t, r); });
+    if (first == hi) continue;
+    auto last = std::find_if(std::make_reverse_iterator(hi), std::make_reverse_iterator(first),
+                             [&](const RuntimeCall& r) { return LaunchesKernel(t, r); });
+    out[step.number] = {first->start_ns, last->start_ns};
+  }
+  return out;
+}
+
+// A sync before the step's first kernel launch or after its last one (the batch's pageable
+// `.to(device)` copies, a loss.item() at the end) sits at the step's edge: it drains the queue
+// once per step, where the loop turns over, however many calls it takes. Only a sync between
+// the step's kernel launches cuts the CPU's lead over the GPU in the middle of the work.
+bool AtStepEdge(const RankTrace& t, const HostSync& s,
+                const std::map<int64_t, std::pair<int64_t, int64_t>>& spans) {
+  auto span = spans.find(s.step);
+  if (span == spans.end() || s.call < 0 || static_cast<size_t>(s.call) >= t.runtime.size())
+    return true;
+  const RuntimeCall& c = t.runtime[static_cast<size_t>(s.call)];
+  return c.start_ns <= span->second.first || c.start_ns >= span->second.second;
+}
+
 }  // namespace
 
 std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, const Options&) {
@@ -134,13 +175,15 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
     if (t.steps.empty() || !t.has_gpu) continue;
     auto syncs = FindHostSyncs(t, static_cast<int>(ti), f.timelines[ti]);
     const auto [first_launch, last_launch] = LaunchSpan(t);
-    int64_t in_steps = 0, blocked = 0;
+    const auto spans = KernelLaunchSpans(t);
+    int64_t in_steps = 0, in_work = 0, blocked = 0;
     std::map<std::string, std::pair<int, int64_t>> by_cause;  // count, idle
     for (const HostSync& s : syncs) {
       if (s.step < 0) continue;  // outside the steps (profiler start/stop, setup)
       if (t.step_source == StepSource::kWholeTrace && AtCaptureEdge(t, s, first_launch, last_launch))
         continue;
       ++in_steps;
+      in_work += !AtStepEdge(t, s, spans);
       blocked += s.blocked_ns;
       std::string key = s.cause + (s.context.empty() ? "" : " in " + s.context);
       auto& c = by_cause[key];
@@ -151,15 +194,17 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
     const double per_step_blocked = static_cast<double>(blocked) / nsteps;
     const double step_ns = static_cast<double>(f.rank_means[ti].total_ns());
     const double per_step_count = static_cast<double>(in_steps) / nsteps;
+    const double per_step_in_work = static_cast<double>(in_work) / nsteps;
     // The idle the syncs create, from the one attribution (each gap charged once, at most the
     // time the sync blocked, data loading and already-drained GPUs excluded), over the steps the
     // rank's mean uses.
     const double cost = static_cast<double>(f.rank_means[ti].idle_sync_ns);
-    // Two or more blocking calls in every step are almost never intended (one per step can be,
-    // e.g. GradScaler's inf check): they are reported even where the profile shows them cheap
+    // Two or more blocking calls in every step between its kernel launches are almost never
+    // intended (one per step can be, e.g. GradScaler's inf check; calls at the step's edge drain
+    // the queue once, AtStepEdge): they are reported even where the profile shows them cheap
     // (under the profiler the CPU is often behind the GPU, so a sync finds little to wait for).
     const bool costly = cost >= kMinCostNs && (step_ns <= 0 || cost >= kMinStepShare * step_ns);
-    if (per_step_count < 1 || (!costly && per_step_count < kRepeatedPerStep)) continue;
+    if (per_step_count < 1 || (!costly && per_step_in_work < kRepeatedPerStep)) continue;
     std::vector<std::pair<std::string, std::pair<int, int64_t>>> causes(by_cause.begin(),
                                                                         by_cause.end());
     std::sort(causes.begin(), causes.end(),
