@@ -37,4 +37,8 @@ if(COMMDX_BENCH_KERNELS)
   target_compile_options(commdx_bench_kernels PRIVATE -Xcompiler=-Wall,-Wextra
     $<$<BOOL:${COMMDX_WERROR}>:-Werror=all-warnings>)
   target_sources(commdx_bench PRIVATE $<TARGET_OBJECTS:commdx_bench_kernels>)
+  # The Makefile generator gives commdx_bench a CUDA dialect of its own for the objects above,
+  # from CMAKE_CXX_STANDARD (20), which CMake 3.25 cannot ask of nvcc 13: "requires the language
+  # dialect CUDA20" at generate time. The kernels are C++17.
+  set_target_properties(commdx_bench PROPERTIES CUDA_STANDARD 17)
 endif()
