@@ -35,6 +35,8 @@ const std::vector<CatalogueEntry>& Catalogue() {
        "Collectives transfer slower than the link should allow"},
       {"trace.comm_serialized", kTrace, kCause, kW, 7,
        "Communication kernels run one after another, not overlapped"},
+      {"trace.serial_gpus", kTrace, kCause, kW, 8,
+       "One process's GPUs run one at a time: each idles while the others work"},
       {"trace.pattern", kTrace, kContext, kI, 1, "Communication pattern of the job"},
       // logs
       {"comm.socket_fallback", kLogs, kCause, kE, 4, "NCCL fell back to TCP sockets"},

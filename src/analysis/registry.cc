@@ -69,6 +69,8 @@ const std::vector<Analyzer>& Analyzers() {
        OnTrace<&FindSlowCollectiveBw>},
       {"trace_comm_serialized", "NCCL kernels keep ready compute waiting", kTrace,
        OnTrace<&FindCommSerialized>},
+      {"trace_serial_gpus", "one process's GPUs taking turns (model split, no pipeline)", kTrace,
+       OnTrace<&FindSerialGpus>},
       {"comm_socket_fallback", "NET/Socket where RDMA or P2P/SHM should be", kLogs,
        OnJob<&FindCommSocketFallback>},
       {"comm_p2p_disabled", "GPUs of one node not on P2P", kLogs, OnJob<&FindCommP2pDisabled>},
