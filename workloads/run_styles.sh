@@ -38,6 +38,7 @@ run healthy_sync_end ddp
 run slow_loader_item_end plain
 run slow_loader_sched ddp
 run slow_loader_workers plain
+run slow_loader_windows plain
 run torchrec_load_batch ddp
 run item_mid_forward plain
 run cuda_graph plain

@@ -30,7 +30,9 @@ import torch.nn.functional as F  # noqa: E402
 from torch.profiler import ProfilerActivity, profile, record_function, schedule  # noqa: E402
 
 # style -> how it is recorded, what is injected, what commdx should say.
-#   marks:  "sched" = profiler schedule + prof.step() (ProfilerStep#N), "iter" = the user's own
+#   marks:  "sched" = profiler schedule + prof.step() (ProfilerStep#N), "windows" = the same
+#           schedule repeated twice with tensorboard_trace_handler (a gzip'd file per active
+#           window, "<host>_<pid>.<ms>.pt.trace.json.gz"), "iter" = the user's own
 #           record_function("iteration_N"), "train_step" = record_function("train_step"),
 #           "none" = a plain `with profile():` around the loop and nothing else
 #   sync:   what ends each iteration: None, "item" (loss.item() for logging), "sync"
@@ -62,6 +64,11 @@ STYLES = {
         marks="sched", loader="slow", finding="trace.data_stall", shapes=True,
         note="a real torch DataLoader (num_workers=0) whose dataset takes ~40 ms per batch; "
              "profiler schedule; record_shapes=True"),
+    "slow_loader_windows": dict(
+        marks="windows", loader="slow", finding="trace.data_stall",
+        note="a real torch DataLoader (num_workers=0) whose dataset takes ~40 ms per batch; "
+             "profiler schedule with repeat=2 and tensorboard_trace_handler: two trace files "
+             "of one process, half the profiled steps each; not distributed (no rank written)"),
     "slow_loader_workers": dict(
         marks="iter", sync="item", loader="slow_workers", finding="trace.data_stall",
         note="a real torch DataLoader with 2 worker processes, each batch ~160 ms of work "
@@ -273,6 +280,16 @@ def main():
                 marked_step(i)
         torch.cuda.synchronize()
         torch.cuda.profiler.stop()
+        trace = None
+    elif st["marks"] == "windows":
+        half = max(1, a.steps // 2)
+        with profile(schedule=schedule(wait=1, warmup=1, active=half, repeat=2),
+                     on_trace_ready=torch.profiler.tensorboard_trace_handler(a.out,
+                                                                             use_gzip=True),
+                     **kw) as prof:
+            for i in range(2 * (half + 2)):
+                marked_step(i)
+                prof.step()
         trace = None
     elif st["marks"] == "sched":
         with profile(schedule=schedule(wait=1, warmup=1, active=a.steps, repeat=1),

@@ -169,6 +169,23 @@ TEST(TraceSet, SameRankAtTheSameTimeOrOfAnotherJobIsNoWindow) {
   EXPECT_EQ(mixed.quality.Count("kineto.mixed_jobs"), 1u);
 }
 
+// A real repeat=2 schedule with tensorboard_trace_handler on the H200 (not distributed: no
+// rank written, the worker "<host>_<pid>" in both file names).
+TEST(TraceSet, RealHandlerWindowsOfOneProcess) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(COMMDX_SOURCE_DIR) / "examples" / "styles_slow_loader_windows";
+  auto loaded = ingest::LoadInputs({dir.string()}, ingest::ForcedKind(InputKind::kKineto));
+  ASSERT_TRUE(loaded);
+  const Job& job = *loaded;
+  ASSERT_EQ(job.trace.ranks.size(), 1u);
+  ASSERT_EQ(job.trace.other_windows.size(), 1u);
+  EXPECT_LT(job.trace.other_windows[0].last_ns, job.trace.ranks[0].first_ns);
+  EXPECT_EQ(job.trace.ranks[0].steps.front().number, 8);  // the second window's ProfilerSteps
+  EXPECT_EQ(job.quality.Count("kineto.profiling_windows"), 1u);
+  EXPECT_EQ(job.quality.Count("kineto.mixed_jobs"), 0u);
+  EXPECT_EQ(job.quality.Count("kineto.duplicate_rank"), 0u);
+}
+
 TEST(TraceSet, RealCapturesOfOneJobAreNotFlagged) {
   namespace fs = std::filesystem;
   for (const char* name : {"ddp_healthy", "ddp_straggler", "fsdp_healthy", "pipeline_healthy"}) {

@@ -195,8 +195,8 @@ void PickLatestWindows(Job& job) {
       pool.begin(), pool.end(), [&](const RankTrace& t) { return ProcessKey(t) == shown; });
   if (n_aside > 3) names += " and " + std::to_string(n_aside - 3) + " more";
   job.quality.Add("kineto.profiling_windows", DiagSeverity::kNote,
-                  "several profiling windows of one job (traces of the same rank apart in time, "
-                  "as torch.profiler writes with a repeating schedule): each rank's latest "
+                  "several profiling windows of one job (traces of one process apart in time, "
+                  "as torch.profiler writes with a repeating schedule): each process's latest "
                   "window is analysed (" +
                       latest.file + StepRange(latest) + "); " + std::to_string(n_aside) +
                       " earlier trace(s) were read and set aside: " + names +
