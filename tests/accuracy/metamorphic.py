@@ -19,6 +19,9 @@ as on the original (the root cause, else the top finding; rank included where on
   windows       an earlier profiling window beside each rank's trace (its copy 60 s earlier;
                 both named as tensorboard_trace_handler names files), as a repeating profiler
                 schedule leaves them: the same findings, the earlier window set aside
+  copies        an uncompressed copy beside each trace (trace_rank0.json next to
+                trace_rank0.json.gz, as `gzip -k` leaves them): the same findings, each trace
+                read once
   epoch_us      absolute epoch microseconds in `ts` with no baseTimeNanoseconds, as Kineto
                 wrote before 2023 (to json's float precision): the same cause
 
@@ -150,6 +153,10 @@ def make_variant(kind, src, dst):
             os.rename(p, os.path.join(dst, f"{worker}.1790857086000.pt.trace.json.gz"))
             shift_clock(doc, -60_000_000)
             save_gz(doc, os.path.join(dst, f"{worker}.1790857026000.pt.trace.json.gz"))
+    elif kind == "copies":
+        for p in sorted(glob.glob(os.path.join(dst, "trace_rank*.json.gz"))):
+            with gzip.open(p, "rb") as src, open(p[:-3], "wb") as out:
+                shutil.copyfileobj(src, out)
     elif kind == "epoch_us":
         rewrite_traces(dst, to_epoch_us)
     elif kind == "far_out":
@@ -172,12 +179,12 @@ def cause_id(report):
 def judge(kind, base, variant):
     """Returns None when the variant keeps the answer, else what changed."""
     before, after = common.said(base), common.said(variant)
-    if kind == "windows":
+    expected_note = {"windows": "kineto.profiling_windows", "copies": "kineto.same_trace_twice"}
+    if kind in expected_note:
         ids = {q.get("id") for q in variant.get("input_quality", [])}
-        if "kineto.profiling_windows" not in ids or ids & {"kineto.duplicate_rank",
-                                                           "kineto.mixed_jobs"}:
-            return f"the earlier window was not set aside: input quality {sorted(ids)}"
-    if kind in ("one_line", "indented", "far_out", "windows"):
+        if expected_note[kind] not in ids or ids & {"kineto.duplicate_rank", "kineto.mixed_jobs"}:
+            return f"read as more ranks than the job has: input quality {sorted(ids)}"
+    if kind in ("one_line", "indented", "far_out", "windows", "copies"):
         a, b = findings_key(base), findings_key(variant)
         return None if a == b else f"findings changed: {a} -> {b}"
     if before == after:
@@ -207,7 +214,7 @@ def plan(examples):
         if name == "ddp_data_stall":
             kinds.append("dl_name")
         if name in TWO_RANK[:2] + ONE_RANK[:2]:
-            kinds += ["one_line", "indented", "epoch_us", "windows"]
+            kinds += ["one_line", "indented", "epoch_us", "windows", "copies"]
         if name in TWO_RANK + ONE_RANK[:2]:
             kinds.append("far_out")
         pairs += [(name, k) for k in kinds]

@@ -70,9 +70,13 @@ def main():
     # Found by fuzzing: a world size far past int64 (UBSan: float to int64 overflow).
     put("trace_world_size_huge.json",
         re.sub(rb'"world_size": [0-9]+', b'"world_size": 288888888888888888888888', trace, count=1))
-    # Same rank twice (a file copied), and ranks of two different jobs in one folder.
+    # Same rank twice at the same time (two different traces claim rank 0: a kernel left out of
+    # the second), one trace copied (read once), and ranks of two different jobs in one folder.
     put("dup_ranks/trace_a.json", trace)
-    put("dup_ranks/trace_b.json", trace)
+    put("dup_ranks/trace_b.json", re.sub(rb'\{"ph": "X", "cat": "kernel"[^\n]*\n', b"", trace,
+                                         count=1))
+    put("copied_trace/trace_rank0.json", trace)
+    put("copied_trace/copy/trace_rank0.json", trace)
     put("mixed_jobs/ddp_rank0.json", trace)
     put("mixed_jobs/fsdp_rank1.json", fsdp.replace(b'"rank": 0', b'"rank": 1', 1))
     # A future NCCL: unknown version and line kinds commdx has never seen.

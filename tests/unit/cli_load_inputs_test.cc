@@ -62,15 +62,17 @@ TEST(LoadDiagnoseInputs, TracesAndLogsInFileOrderWithSkippedFilesNamed) {
   EXPECT_EQ(job->skipped[1].reason, "empty file");
 }
 
-TEST(LoadDiagnoseInputs, DuplicateRanksCountedOncePerDuplicate) {
+TEST(LoadDiagnoseInputs, CopiesOfOneTraceAreReadOnceEachNoted) {
   Folder f("commdx_load_inputs_dup");
   for (const char* name : {"x_rank0.json", "y_rank0.json", "z_rank0.json"})
     f.Copy(kTraces + "skew_rank0.json", name);
   auto job = ingest::LoadInputs({f.dir.string()});
   ASSERT_TRUE(job) << job.error().ToString();
-  EXPECT_EQ(job->trace.ranks.size(), 3u);
-  // Three traces of rank 0: two duplicates (the set is finished once, not after every file).
-  EXPECT_EQ(job->quality.Count("kineto.duplicate_rank"), 2u);
+  EXPECT_EQ(job->inputs.size(), 3u);
+  EXPECT_EQ(job->trace.ranks.size(), 1u);
+  // One trace in three files: two copies (the set is finished once, not after every file).
+  EXPECT_EQ(job->quality.Count("kineto.same_trace_twice"), 2u);
+  EXPECT_EQ(job->quality.Count("kineto.duplicate_rank"), 0u);
 }
 
 // STYLE rule 6: a broken trace among several inputs is an input-quality error with its place and

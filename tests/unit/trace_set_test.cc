@@ -169,6 +169,24 @@ TEST(TraceSet, SameRankAtTheSameTimeOrOfAnotherJobIsNoWindow) {
   EXPECT_EQ(mixed.quality.Count("kineto.mixed_jobs"), 1u);
 }
 
+// trace.json beside trace.json.gz: one trace, read once; a different trace of the rank at the
+// same time stays a duplicate.
+TEST(TraceSet, TheSameTraceTwiceIsReadOnce) {
+  RankTrace a = Rank(0, 0, 2 * kSec), b = a, c = Rank(1, 0, 2 * kSec);
+  a.events = b.events = 20433;
+  b.file = "trace_rank0.json.gz";
+  Job job = SetOf({a, b, c});
+  ASSERT_EQ(job.trace.ranks.size(), 2u);
+  EXPECT_EQ(job.trace.ranks[0].file, "trace_rank0.json");
+  EXPECT_EQ(job.quality.Count("kineto.same_trace_twice"), 1u);
+  EXPECT_EQ(job.quality.Count("kineto.duplicate_rank"), 0u);
+  RankTrace other = a;
+  other.events = 20000;
+  Job dup = SetOf({a, other, c});
+  EXPECT_EQ(dup.trace.ranks.size(), 3u);
+  EXPECT_EQ(dup.quality.Count("kineto.duplicate_rank"), 1u);
+}
+
 // A real repeat=2 schedule with tensorboard_trace_handler on the H200 (not distributed: no
 // rank written, the worker "<host>_<pid>" in both file names).
 TEST(TraceSet, RealHandlerWindowsOfOneProcess) {

@@ -1,8 +1,8 @@
-// The traces of one job, taken together: earlier profiling windows set aside, ordered by rank,
-// unknown ranks numbered, duplicates noted (once each, though the set is finished again after
-// every file added), process groups unioned, traces that cannot belong to the same job or run
-// noted (a folder holding rank 0 of one run and rank 1 of another makes cross-rank numbers
-// meaningless), and ranks whose trace is missing named.
+// The traces of one job, taken together: copies of one trace read once, earlier profiling
+// windows set aside, ordered by rank, unknown ranks numbered, duplicates noted (once each, though
+// the set is finished again after every file added), process groups unioned, traces that cannot
+// belong to the same job or run noted (a folder holding rank 0 of one run and rank 1 of another
+// makes cross-rank numbers meaningless), and ranks whose trace is missing named.
 #include "ingest/trace_build/trace_set.h"
 
 #include <algorithm>
@@ -153,6 +153,32 @@ std::string StepRange(const RankTrace& t) {
          std::to_string(t.steps.back().number);
 }
 
+// The same trace read twice (trace.json beside trace.json.gz, a copy in a subfolder): one process,
+// the same span to the nanosecond and the same event counts.
+bool SameTrace(const RankTrace& a, const RankTrace& b) {
+  return a.first_ns == b.first_ns && a.last_ns == b.last_ns && a.events == b.events &&
+         a.gpu_ops.size() == b.gpu_ops.size() && a.host_ops.size() == b.host_ops.size() &&
+         a.runtime.size() == b.runtime.size() && a.collectives.size() == b.collectives.size() &&
+         a.world_size == b.world_size && ProcessKey(a) == ProcessKey(b);
+}
+
+// Copies are read once: the first file (in reading order) is kept, the others are named.
+void DropCopies(Job& job) {
+  std::vector<RankTrace>& ranks = job.trace.ranks;
+  for (size_t i = 0; i < ranks.size(); ++i)
+    for (size_t j = i + 1; j < ranks.size();) {
+      if (ProcessKey(ranks[i]).empty() || !SameTrace(ranks[i], ranks[j])) {
+        ++j;
+        continue;
+      }
+      job.quality.Add(
+          "kineto.same_trace_twice", DiagSeverity::kNote,
+          "the same trace as " + ranks[i].file + " (same rank, events and times): read once",
+          SourceLoc{ranks[j].file});
+      ranks.erase(ranks.begin() + static_cast<std::ptrdiff_t>(j));
+    }
+}
+
 // torch.profiler with a schedule that repeats (tensorboard_trace_handler writes a file per
 // active window and rank), or the profiler started several times in one job, leaves several
 // traces per rank, each a few steps long and apart in time. Read as one set they would be
@@ -289,6 +315,7 @@ void NoteMissingRanks(Job& job) {
 }  // namespace
 
 void FinishTraceSet(Job& job) {
+  DropCopies(job);
   PickLatestWindows(job);
   OrderAndNumberRanks(job);
   NoteMixedJobs(job);
