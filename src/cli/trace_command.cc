@@ -30,12 +30,19 @@ int RunTrace(const TraceOptions& o) {
   auto loaded = ingest::LoadInputs(o.paths, load);
   if (!loaded) return ReportError(loaded.error());
   Job job = std::move(*loaded);
-  if (job.trace.empty())
+  if (job.trace.empty()) {
+    // One file: why it was not read (an archive, a compression commdx does not open); several:
+    // the first few reasons.
+    if (job.skipped.size() == 1 && job.inputs.empty())
+      return ReportError(MakeError(ErrorCode::kBadInput, job.skipped[0].reason,
+                                   {job.skipped[0].path}));
+    std::string msg =
+        "no PyTorch profiler (Kineto) trace or Nsight Systems report found in the given input";
+    for (size_t i = 0; i < job.skipped.size() && i < 5; ++i)
+      msg += "\n  " + job.skipped[i].path + ": " + job.skipped[i].reason;
     return ReportError(
-        MakeError(ErrorCode::kBadInput,
-                  "no PyTorch profiler (Kineto) trace or Nsight Systems report found in the "
-                  "given input",
-                  {o.paths.size() == 1 ? o.paths[0] : std::string()}));
+        MakeError(ErrorCode::kBadInput, msg, {o.paths.size() == 1 ? o.paths[0] : std::string()}));
+  }
   analysis::AnalysisInput input(job);
   // The trace alone: the other sources are not expected here.
   auto diag = diagnose::Diagnose(input, diagnose::DiagnoseOptions::Only({Source::kTrace}));

@@ -58,8 +58,25 @@ void NoteUnread(const ExpandedInputs& found, Job& job) {
   for (const auto& n : found.repeated) job.skipped.push_back({n.path, n.reason});
 }
 
-std::string WhyNotRead(bool empty, const LoadOptions& options) {
-  if (empty) return "empty file";
+// An archive or a compression commdx does not open, by its magic bytes (for a .tar.gz, in the
+// inflated head): what to run instead. "" for anything else.
+std::string PackedHint(std::string_view head) {
+  auto at = [&head](size_t pos, std::string_view magic) {
+    return head.size() >= pos + magic.size() && head.substr(pos, magic.size()) == magic;
+  };
+  if (at(257, "ustar")) return "a tar archive: unpack it (tar xf) and pass the folder";
+  if (at(0, "PK\x03\x04")) return "a zip archive: unpack it (unzip) and pass the folder";
+  if (at(0, "\x28\xB5\x2F\xFD")) return "zstd-compressed: decompress it (zstd -d) first";
+  if (at(0, "\xFD" "7zXZ")) return "xz-compressed: decompress it (xz -d) first";
+  if (at(0, "BZh")) return "bzip2-compressed: decompress it (bunzip2) first";
+  if (at(0, "7z\xBC\xAF\x27\x1C")) return "a 7-Zip archive: unpack it (7z x) first";
+  return "";
+}
+
+std::string WhyNotRead(std::string_view head, const LoadOptions& options) {
+  if (head.empty()) return "empty file";
+  if (std::string packed = PackedHint(head); !packed.empty())
+    return "not a format commdx reads: " + packed + " (commdx reads plain and gzip files)";
   if (options.only.empty()) return "not a format commdx reads";
   std::string why = "not recognised as";
   for (size_t i = 0; i < options.only.size(); ++i)
@@ -70,6 +87,11 @@ std::string WhyNotRead(bool empty, const LoadOptions& options) {
 // Reads the start of the file once and picks the importers that read it.
 void Recognise(Slot& s, const LoadOptions& options) {
   if (options.force_single && options.only.size() == 1 && s.named) {
+    // An archive given by name: say what it is rather than how it fails to parse.
+    if (auto head = s.pipe ? Result<std::string>(std::string()) : ReadHead(s.path, kSniffBytes))
+      if (std::string packed = PackedHint(*head); !packed.empty())
+        return void(s.error = MakeError(ErrorCode::kBadInput,
+                                        packed + " (commdx reads plain and gzip files)", {s.path}));
     if (s.pipe) {
       auto text = ReadFile(s.path);
       if (!text) return void(s.error = text.error());
@@ -106,9 +128,12 @@ void Recognise(Slot& s, const LoadOptions& options) {
   // An Nsight Systems report has no documented signature: known by its name, converted by nsys.
   if (s.imps.empty() && nsys::IsReportName(s.path) && Allowed(options, InputKind::kNsys))
     s.imps.push_back(FindImporter(InputKind::kNsys));
-  if (s.imps.empty() && options.force_single && s.named && !options.only.empty())
+  // A named file is read as the first kind anyway (its reader names the broken place), unless
+  // it is an archive or a compression commdx does not open: then that is the answer.
+  if (s.imps.empty() && options.force_single && s.named && !options.only.empty() &&
+      PackedHint(head).empty())
     if (const Importer* imp = FindImporter(options.only.front())) s.imps.push_back(imp);
-  if (s.imps.empty()) s.skip = WhyNotRead(head.empty(), options);
+  if (s.imps.empty()) s.skip = WhyNotRead(head, options);
 }
 
 // Files whose format streams are read in parallel, each into its own part.

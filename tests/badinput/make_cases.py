@@ -8,9 +8,11 @@ Cases too large to commit (10 MB lines, a trace over 4 GiB) are made at test tim
 gen_long_lines.py and gen_huge_trace.py.
 """
 import gzip
+import io
 import os
 import random
 import re
+import tarfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "tests", "badinput", "cases")
@@ -79,6 +81,15 @@ def main():
     put("copied_trace/copy/trace_rank0.json", trace)
     put("mixed_jobs/ddp_rank0.json", trace)
     put("mixed_jobs/fsdp_rank1.json", fsdp.replace(b'"rank": 0', b'"rank": 1', 1))
+    # Traces handed over packed: a .tar.gz of the rank files (as downloaded from a cluster) and
+    # a zstd-compressed trace (magic bytes and a frame start: enough to be recognised).
+    tar = io.BytesIO()
+    with tarfile.open(fileobj=tar, mode="w", format=tarfile.USTAR_FORMAT) as t:
+        info = tarfile.TarInfo("trace_rank0.json")
+        info.size, info.mtime = len(trace), 0
+        t.addfile(info, io.BytesIO(trace))
+    put("archive.tar.gz", gzip.compress(tar.getvalue(), mtime=0))
+    put("trace.json.zst", b"\x28\xb5\x2f\xfd\x04\x58" + random.Random(9).randbytes(256))
     # A future NCCL: unknown version and line kinds commdx has never seen.
     future = re.sub(rb"NCCL version 2\.[0-9.]+", b"NCCL version 3.7.1", log)
     future += (b"vm:654:654 [1] NCCL INFO Quantum channel 00/24 : 0[0] => 1[1] via QLINK/ent\n"
