@@ -3,7 +3,10 @@
 // at the same time, or a second GPU with next to no work, are not.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "analysis/registry.h"
+#include "ingest/kineto/kineto_importer.h"
 
 namespace commdx::analysis {
 namespace {
@@ -91,6 +94,30 @@ TEST(SerialGpus, GpusRunningTogetherOrOneIdleGpuAreNotReported) {
     ops.push_back(Op(0, b + 42, b + 82));
   });
   EXPECT_EQ(SerialGpus(RunAnalyzers(one, {}, {Source::kTrace})), nullptr);
+}
+
+// Through ingest: kernels on devices 0 and 1 of one process (Kineto writes the device in the
+// args and as the pid), forty 0.1 ms kernels on GPU 0, then forty on GPU 1.
+TEST(SerialGpus, ReadFromAKinetoTraceWithANote) {
+  std::string text = R"({"schemaVersion": 1, "traceEvents": [)";
+  for (int i = 0; i < 80; ++i) {
+    const int dev = i < 40 ? 0 : 1;
+    text += (i ? ",\n" : "\n") + std::string(R"({"ph": "X", "cat": "kernel", "name": "gemm", )") +
+            R"("pid": )" + std::to_string(dev) + R"(, "tid": 7, "ts": )" +
+            std::to_string(1000 + 100 * i) + R"(, "dur": 99, "args": {"device": )" +
+            std::to_string(dev) + R"(, "stream": 7, "correlation": )" + std::to_string(i + 1) +
+            "}}";
+  }
+  text += "\n]}";
+  FileText f{"two_gpus.json", text, false, text.size()};
+  Job job;
+  ASSERT_TRUE(ingest::ParseKineto(f, job));
+  ingest::FinishTraceSet(job);
+  EXPECT_EQ(job.quality.Count("kineto.several_gpus"), 1u);
+  const std::vector<Finding> findings = RunAnalyzers(job, {}, {Source::kTrace});
+  const Finding* x = SerialGpus(findings);
+  ASSERT_NE(x, nullptr);
+  EXPECT_NEAR(*x->cost_ns_per_step, 4.0 * kMs, 0.1 * kMs);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "base/sort.h"
 #include "ingest/trace_build/rank_builder.h"
@@ -270,9 +271,20 @@ void RankBuilder::BuildStreams() {
     s.busy_ns += op.end_ns - op.start_ns;
     if (op.kind == GpuOpKind::kCommKernel) s.comm_ns += op.end_ns - op.start_ns;
   }
+  std::set<int> devices;
   for (auto& [key, s] : streams) {
     s.is_comm = s.comm_ns > 0 && 2 * s.comm_ns >= s.busy_ns;
     t.streams.push_back(s);
+    if (s.device >= 0 && s.busy_ns > 0) devices.insert(s.device);
+  }
+  if (devices.size() > 1) {
+    std::string list;
+    for (int d : devices) list += (list.empty() ? "" : ", ") + std::to_string(d);
+    quality_.Add("kineto.several_gpus", DiagSeverity::kNote,
+                 "one process ran GPU work on devices " + list +
+                     ": the step breakdown counts its GPU busy while any of them is "
+                     "(trace.serial_gpus compares them)",
+                 SourceLoc{t.file});
   }
 }
 
