@@ -167,7 +167,7 @@ void DropCopies(Job& job) {
   std::vector<RankTrace>& ranks = job.trace.ranks;
   for (size_t i = 0; i < ranks.size(); ++i)
     for (size_t j = i + 1; j < ranks.size();) {
-      if (ProcessKey(ranks[i]).empty() || !SameTrace(ranks[i], ranks[j])) {
+      if (!SameTrace(ranks[i], ranks[j]) || ProcessKey(ranks[i]).empty()) {
         ++j;
         continue;
       }
