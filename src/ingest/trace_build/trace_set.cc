@@ -182,7 +182,7 @@ void DropCopies(Job& job) {
 // torch.profiler with a schedule that repeats (tensorboard_trace_handler writes a file per
 // active window and rank), or the profiler started several times in one job, leaves several
 // traces per rank, each a few steps long and apart in time. Read as one set they would be
-// duplicate ranks of different runs; each rank's latest window is analysed (the windows of
+// duplicate ranks of different runs; each process's latest window is analysed (the windows of
 // ranks in lock-step line up), the earlier ones are kept aside and named. Works on the whole
 // pool each time, so finishing the set again after another file gives the same choice.
 void PickLatestWindows(Job& job) {
