@@ -1,7 +1,6 @@
 // Bad input never crashes: broken files are file:line:col errors (exit 3), bad records are
 // counted in job.quality and skipped.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +8,7 @@
 #include <string>
 
 #include "base/file.h"
+#include "gzip_text.h"
 #include "ingest/load_inputs.h"
 
 namespace commdx {
@@ -44,20 +44,6 @@ std::string TempFile(const std::string& name, const std::string& bytes) {
   return path;
 }
 
-std::string GzipBytes(const std::string& text) {
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(compressBound(text.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  zs.avail_in = static_cast<uInt>(text.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
 TEST(KinetoBadInput, TruncatedJsonIsAnErrorWithLineAndColumn) {
   Job job;
   auto st = LoadOne(Data("truncated.json"), job);
@@ -90,7 +76,7 @@ TEST(KinetoBadInput, NotJsonAndEmpty) {
 }
 
 TEST(KinetoBadInput, TruncatedGzipIsAnError) {
-  std::string gz = GzipBytes(Slurp(Data("kineto_2024_rank0.json")));
+  std::string gz = GzipString(Slurp(Data("kineto_2024_rank0.json")));
   std::string cut = TempFile("cut.json.gz", gz.substr(0, gz.size() / 2));
   Job job;
   auto st = LoadOne(cut, job);
@@ -112,13 +98,13 @@ TEST(KinetoBadInput, TruncatedGzipIsAnError) {
 TEST(KinetoBadInput, GzipMembersChainAndTheirChecksumsHold) {
   std::string json = Slurp(Data("kineto_2024_rank0.json"));
   std::string two =
-      GzipBytes(json.substr(0, json.size() / 3)) + GzipBytes(json.substr(json.size() / 3));
+      GzipString(json.substr(0, json.size() / 3)) + GzipString(json.substr(json.size() / 3));
   Job job;
   auto st = LoadOne(TempFile("two_members.json.gz", two), job);
   ASSERT_TRUE(st) << st.error().ToString();
   ASSERT_EQ(job.trace.ranks.size(), 1u);
   EXPECT_EQ(job.trace.ranks[0].collectives.size(), 2u);
-  std::string bad = GzipBytes(json);
+  std::string bad = GzipString(json);
   bad[bad.size() - 8] ^= 0x01;  // the first byte of the CRC-32 trailer
   Job broken;
   auto err = LoadOne(TempFile("bad_crc.json.gz", bad), broken);

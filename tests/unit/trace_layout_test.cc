@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "base/file.h"
+#include "gzip_text.h"
 #include "ingest/kineto/event_parser.h"
 #include "ingest/kineto/json/byte_source.h"
 #include "ingest/kineto/json/document_reader.h"
 #include "ingest/kineto/json/progress.h"
 #include "ingest/load_inputs.h"
 #include "ingest/trace_build/rank_builder.h"
-#include "gzip_text.h"
 
 namespace commdx {
 namespace {
