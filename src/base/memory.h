@@ -1,8 +1,7 @@
-// Memory hints for the large, long-lived arrays of the model.
+// Memory hints for large blocks (used by the binary's operator new, cli/main_operator_new.cc).
 #pragma once
 
 #include <cstddef>
-#include <vector>
 
 namespace commdx {
 
@@ -11,11 +10,5 @@ namespace commdx {
 // of per 4 KiB as the array fills, and fewer TLB misses when it is read. A hint only: nothing
 // happens elsewhere or when the kernel declines.
 void AdviseHugePages(const void* p, size_t bytes);
-
-// The same for a vector's reserved capacity (call it after reserve()).
-template <class T>
-void AdviseHugePages(const std::vector<T>& v) {
-  AdviseHugePages(v.data(), v.capacity() * sizeof(T));
-}
 
 }  // namespace commdx
