@@ -252,5 +252,87 @@ TEST(KinetoScanner, ExactMicrosFastPathAgreesWithTheTokenParser) {
   }
 }
 
+
+// The scanner keeps the bytes a file writes between members (`, "cat": `, `,\n      "cat": `)
+// once it has parsed them, and matches later ones in one compare. What it learned from earlier
+// events must never change how a later one is read: each event below, read by one scanner in
+// turn, gives the same fields, end and error as a fresh scanner reading it alone.
+TEST(KinetoScanner, LearnedLayoutNeverChangesWhatIsRead) {
+  const std::string kineto =
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7, "ts": 10, "dur": 5, )j"
+      R"j("args": {"External id": 3, "device": 0, "stream": 7, "correlation": 9, "grid": [2, 1, 1]}})j";
+  const std::string compact =
+      R"j({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":11,"dur":4,)j"
+      R"j("args":{"External id":4}})j";
+  const std::string indented =
+      "{\n      \"ph\": \"X\",\n      \"cat\": \"gpu_memcpy\",\n      \"name\": \"Memcpy HtoD\",\n"
+      "      \"pid\": 1,\n      \"tid\": 7,\n      \"ts\": 12,\n      \"dur\": 3,\n"
+      "      \"args\": {\n        \"External id\": 5,\n        \"device\": 0,\n"
+      "        \"stream\": 7,\n        \"correlation\": 10,\n        \"bytes\": 64\n      }\n    }";
+  const std::string crlf =
+      "{\r\n      \"ph\": \"X\",\r\n      \"cat\": \"cpu_op\",\r\n      \"name\": \"a\",\r\n"
+      "      \"pid\": 1,\r\n      \"tid\": 2,\r\n      \"ts\": 13,\r\n      \"dur\": 2,\r\n"
+      "      \"args\": {\r\n        \"External id\": 6\r\n      }\r\n    }";
+  const std::string cases[] = {
+      kineto, compact, indented, crlf, kineto, indented, compact,
+      // The joint's bytes, then a value that starts with whitespace or is missing.
+      R"j({"ph": "X", "cat":  "kernel", "name": "k", "pid":	1, "tid": 7, "ts": 14, "dur": 5})j",
+      R"j({"ph": "X", "cat": "cpu_op", "name": "k", "pid": , "tid": 7})j",
+      R"j({"ph": "X", "cat": "cpu_op", "name": "k", "pid": 1, "tid": 7, "ts": 15, "dur": })j",
+      // Kineto's keys at other places, a key that only starts like the next one, the same key
+      // twice, a member whose gap is longer than 32 bytes.
+      R"j({"ph": "X", "name": "n", "cat": "cpu_op", "pid": 1, "tid": 7, "dur": 1, "ts": 16})j",
+      R"j({"ph": "X", "cat": "cpu_op", "names": "x", "name": "n", "pid": 1, "tid": 7, "ts": 17})j",
+      R"j({"ph": "X", "cat": "cpu_op", "cat": "kernel", "name": "n", "pid": 1, "tid": 7})j",
+      "{\"ph\": \"X\",                                        \"cat\": \"cpu_op\", \"name\": \"m\"}",
+      R"j({"ph": "X", "cat": "cpu_op", "name": "k", "pid": 1, "tid": 7, "ts": 18, "dur": 5, )j"
+      R"j("args": {"External id": 7,)j" "\n           " R"j("Input Dims": [[1]]}})j",
+      // Args gaps: Kineto's, then ones a learned gap almost matches.
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "args": {"device": 0,  "stream": 7, )j"
+      R"j("correlation": 1, "External id": 2}})j",
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"args\": {\"device\": 0,\n"
+      "        \"stream\": 7,\n         \"correlation\": 1,\n        \"External id\": 2}}",
+      kineto, crlf, compact,
+  };
+  EventScanner shared;
+  for (const std::string& json : cases) {
+    Scanned fresh;
+    ScanInto(fresh, json);
+    RawEvent ev;
+    std::string buf = json + std::string(64, ' ');
+    JsonScan s(buf.data() + json.size());
+    const char* end = shared.Event(s, s.SkipWs(buf.data()), ev, true);
+    long consumed = end ? end - buf.data() : -1;
+    long error_at = s.error_at() ? s.error_at() - buf.data() : -1;
+    EXPECT_EQ(consumed, fresh.consumed) << json;
+    EXPECT_EQ(s.error(), fresh.error) << json;
+    EXPECT_EQ(error_at, fresh.error_at) << json;
+    const RawEvent& f = fresh.ev;
+    EXPECT_EQ(ev.ph, f.ph) << json;
+    EXPECT_EQ(ev.cat, f.cat) << json;
+    EXPECT_EQ(ev.name, f.name) << json;
+    EXPECT_EQ(ev.pid, f.pid) << json;
+    EXPECT_EQ(ev.tid, f.tid) << json;
+    EXPECT_EQ(ev.ts_ns, f.ts_ns) << json;
+    EXPECT_EQ(ev.dur_ns, f.dur_ns) << json;
+    EXPECT_EQ(ev.has_ts, f.has_ts) << json;
+    EXPECT_EQ(ev.bad_ts, f.bad_ts) << json;
+    EXPECT_EQ(ev.has_dur, f.has_dur) << json;
+    EXPECT_EQ(ev.external_id, f.external_id) << json;
+    EXPECT_EQ(ev.device, f.device) << json;
+    EXPECT_EQ(ev.stream, f.stream) << json;
+    EXPECT_EQ(ev.correlation, f.correlation) << json;
+    EXPECT_EQ(ev.bytes, f.bytes) << json;
+    EXPECT_EQ(ev.grid_x, f.grid_x) << json;
+  }
+  // The layouts were read whole (not a vacuous comparison of two failures).
+  for (const std::string& json : {kineto, compact, indented, crlf}) {
+    Scanned r;
+    ScanInto(r, json);
+    EXPECT_EQ(r.consumed, static_cast<long>(json.size())) << json;
+    EXPECT_GE(r.ev.external_id, 3) << json;
+  }
+}
+
 }  // namespace
 }  // namespace commdx

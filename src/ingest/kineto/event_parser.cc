@@ -14,6 +14,7 @@ struct EventParser::Impl {
   std::string file;
   simdjson::ondemand::parser parser;  // for the top-level values only
   EventScanner scanner;
+  Gap item_gap;  // between an event's '}' and the next one's '{': `,\n` as Kineto writes them
 };
 
 EventParser::EventParser(std::string file, trace_build::RankBuilder& builder)
@@ -73,12 +74,19 @@ Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uin
                                SourceLoc{m.file, 0, 0, ev.offset, true});
       }
       // Between items a comma; after the last one, the end of the part.
+      const Gap& gap = m.item_gap;
+      if (gap.At(after) && after + gap.len < s.end() && after[gap.len] == '{') {
+        p = after + gap.len;
+        done = static_cast<size_t>(p - json);  // the next item starts here
+        continue;
+      }
       p = s.SkipWs(after);
       if (p >= s.end()) {
         closed = true;
       } else if (*p == ',') {
         p = s.SkipWs(p + 1);
         done = static_cast<size_t>(p - json);  // the next item starts here
+        if (p < s.end() && *p == '{') m.item_gap.Set(after, p);
       } else {
         s.Fail(ScanError::kExpectedComma, p);
         return fail();

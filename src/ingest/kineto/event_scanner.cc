@@ -76,13 +76,17 @@ EventCat CatOf(std::string_view c) {
 
 // An event key of up to 7 bytes and its closing quote, compared as one little-endian word
 // against the 8 bytes after the opening quote: "ph" matches `ph"`, not `phase"` or `p\"`.
+// The event keys commdx reads; the first eight in the order Kineto writes them.
+enum Field : uint8_t { kFPh, kFCat, kFName, kFPid, kFTid, kFTs, kFDur, kFArgs, kFId, kFOther };
+
 struct KeyWord {
   uint64_t word = 0, mask = 0;
   size_t len = 0;
+  Field field = kFOther;
 };
 
 template <size_t N>
-constexpr KeyWord Key(const char (&lit)[N]) {
+constexpr KeyWord Key(const char (&lit)[N], Field field) {
   static_assert(N <= 8, "key and quote must fit a word");
   KeyWord k;
   for (size_t i = 0; i < N - 1; ++i)
@@ -90,6 +94,7 @@ constexpr KeyWord Key(const char (&lit)[N]) {
   k.word |= uint64_t{'"'} << (8 * (N - 1));
   k.mask = N == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * N)) - 1;
   k.len = N - 1;
+  k.field = field;
   return k;
 }
 
@@ -100,15 +105,26 @@ inline bool Is(const char* key, const char (&lit)[N]) {
   return std::memcmp(key, lit, N - 1) == 0;  // the length is already known to be N - 1
 }
 
-constexpr KeyWord kPh = Key("ph"), kPid = Key("pid"), kTid = Key("tid"), kTs = Key("ts"),
-                  kDur = Key("dur"), kCat = Key("cat"), kName = Key("name"), kArgs = Key("args"),
-                  kId = Key("id");
+constexpr KeyWord kPh = Key("ph", kFPh), kPid = Key("pid", kFPid), kTid = Key("tid", kFTid),
+                  kTs = Key("ts", kFTs), kDur = Key("dur", kFDur), kCat = Key("cat", kFCat),
+                  kName = Key("name", kFName), kArgs = Key("args", kFArgs), kId = Key("id", kFId);
 //   "ph": "X", "cat": "cpu_op", "name": "aten::div", "pid": 653, "tid": 675,
 //   "ts": 5160728064615.551, "dur": 72.853, "args": {...}
 constexpr std::array<const KeyWord*, 8> kKinetoOrder = {&kPh,  &kCat, &kName, &kPid,
                                                         &kTid, &kTs,  &kDur,  &kArgs};
 
 }  // namespace
+
+EventScanner::EventScanner() {
+  // Kineto's own layout: `, "cat": ` after "ph"'s value, and so on.
+  for (size_t i = 0; i < joints_.size(); ++i) {
+    std::string text = std::string(", \"") +
+                       std::string(reinterpret_cast<const char*>(&kKinetoOrder[i + 1]->word),
+                                   kKinetoOrder[i + 1]->len) +
+                       "\": ";
+    joints_[i].Set(text.data(), text.data() + text.size());
+  }
+}
 
 CollArgs& EventScanner::Coll(RawEvent& ev) {
   if (!ev.coll) {
@@ -152,7 +168,8 @@ bool EventScanner::Done(const RawEvent& ev, Need need) {
 const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool want_flows) {
   p = s.SkipWs(p + 1);
   if (p < s.end() && *p == '}') return p + 1;
-  size_t member = 0;
+  size_t member = 0;                 // position of the member being read
+  const char* joint_from = nullptr;  // the end of the previous member's value, where in order
   while (true) {
     if (p >= s.end()) return s.Fail(ScanError::kEnd, p);
     if (*p != '"') return s.Fail(ScanError::kExpectedKey, p);
@@ -191,56 +208,89 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
           break;
       }
     }
-    ++member;
     const char* close = hit ? k + hit->len : s.StringEnd(k);
     if (!close) return nullptr;
     if (close >= s.end()) return s.Fail(ScanError::kUnterminated, p);
     const char* v = AfterColon(s, close);
     if (!v) return nullptr;
-    const char* after = nullptr;
-    if (hit == &kPh) {
-      std::string_view ph;
-      unsigned char c1 = static_cast<unsigned char>(v[1]);  // readable: the part is padded
-      if (v + 2 < s.end() && v[0] == '"' && v[2] == '"' && c1 >= 0x20 && c1 < 0x7f && c1 != '\\' &&
-          c1 != '"') {
-        ph = std::string_view(v + 1, 1);  // "X": the usual one-letter phase
-        after = v + 3;
-      } else {
-        after = ReadRawStr(s, v, ph);
+    Field field = hit ? hit->field : kFOther;
+    // Kineto's order, but not the bytes expected between the two members: learn these.
+    if (joint_from && size_t{field} == member) joints_[member - 1].Set(joint_from, v);
+    while (true) {  // one member's value at `v`; again while the next one is where Kineto puts it
+      const char* after = nullptr;
+      switch (field) {
+        case kFPh: {
+          std::string_view ph;
+          unsigned char c1 = static_cast<unsigned char>(v[1]);  // readable: the part is padded
+          if (v + 2 < s.end() && v[0] == '"' && v[2] == '"' && c1 >= 0x20 && c1 < 0x7f &&
+              c1 != '\\' && c1 != '"') {
+            ph = std::string_view(v + 1, 1);  // "X": the usual one-letter phase
+            after = v + 3;
+          } else {
+            after = ReadRawStr(s, v, ph);
+          }
+          ev.ph = ph.size() == 1 ? ph[0] : '?';
+          if (after && !want_flows && (ev.ph == 's' || ev.ph == 'f')) return s.SkipRest(after, '{');
+          break;
+        }
+        case kFCat:
+          after = ReadRawStr(s, v, ev.cat_text);
+          ev.cat = CatOf(ev.cat_text);
+          break;
+        case kFName:
+          after = ReadRawStr(s, v, ev.name);  // escaped: the interner unescapes
+          break;
+        case kFPid:
+          after = ReadRawStr(s, v, ev.pid);
+          break;
+        case kFTid:
+          after = ReadRawStr(s, v, ev.tid);
+          break;
+        case kFTs: {
+          ev.has_ts = true;
+          bool ok = false;
+          after = ReadMicros(s, v, ev.ts_ns, ok);
+          ev.bad_ts = !ok;
+          break;
+        }
+        case kFDur: {
+          ev.has_dur = true;
+          bool ok = false;
+          after = ReadMicros(s, v, ev.dur_ns, ok);
+          ev.bad_dur = !ok;
+          break;
+        }
+        case kFArgs:
+          // Not an object: not used, skipped with the event.
+          after = v < s.end() && *v == '{' ? Args(s, v, ev, NeedOf(ev)) : s.SkipValue(v);
+          break;
+        case kFId:
+          after = ReadInt(s, v, ev.flow_id);
+          break;
+        case kFOther:
+          after = s.SkipValue(v);
+          break;
       }
-      ev.ph = ph.size() == 1 ? ph[0] : '?';
-      if (after && !want_flows && (ev.ph == 's' || ev.ph == 'f')) return s.SkipRest(after, '{');
-    } else if (hit == &kCat) {
-      after = ReadRawStr(s, v, ev.cat_text);
-      ev.cat = CatOf(ev.cat_text);
-    } else if (hit == &kName) {
-      after = ReadRawStr(s, v, ev.name);  // escaped: the interner unescapes
-    } else if (hit == &kPid) {
-      after = ReadRawStr(s, v, ev.pid);
-    } else if (hit == &kTid) {
-      after = ReadRawStr(s, v, ev.tid);
-    } else if (hit == &kTs) {
-      ev.has_ts = true;
-      bool ok = false;
-      after = ReadMicros(s, v, ev.ts_ns, ok);
-      ev.bad_ts = !ok;
-    } else if (hit == &kDur) {
-      ev.has_dur = true;
-      bool ok = false;
-      after = ReadMicros(s, v, ev.dur_ns, ok);
-      ev.bad_dur = !ok;
-    } else if (hit == &kArgs) {
-      // Not an object: not used, skipped with the event.
-      after = v < s.end() && *v == '{' ? Args(s, v, ev, NeedOf(ev)) : s.SkipValue(v);
-    } else if (hit == &kId) {
-      after = ReadInt(s, v, ev.flow_id);
-    } else {
-      after = s.SkipValue(v);
+      if (!after) return nullptr;
+      ++member;
+      // The next member where Kineto puts it: its value starts right after the joint (the
+      // part is padded, so the 32-byte load is safe; the value must start before the end and
+      // not with whitespace, as AfterColon would have it).
+      joint_from = nullptr;
+      if (size_t{field} + 1 == member && member < kKinetoOrder.size()) {
+        const Gap& j = joints_[member - 1];
+        if (j.At(after) && after + j.len < s.end() && !JsonScan::IsWs(after[j.len])) {
+          field = static_cast<Field>(member);
+          v = after + j.len;
+          continue;
+        }
+        joint_from = after;
+      }
+      bool closed = false;
+      p = NextMember(s, after, '}', closed);
+      if (!p || closed) return p;
+      break;
     }
-    if (!after) return nullptr;
-    bool closed = false;
-    p = NextMember(s, after, '}', closed);
-    if (!p || closed) return p;
   }
 }
 
@@ -260,9 +310,20 @@ const char* EventScanner::Args(JsonScan& s, const char* p, RawEvent& ev, Need ne
     if (!v) return nullptr;
     const char* after = ArgField(s, p + 1, static_cast<size_t>(close - p - 1), v, ev);
     if (!after) return nullptr;
+    uint16_t two;
+    std::memcpy(&two, after, 2);  // the part is padded
+    if (two == (',' | ' ' << 8) && after + 2 < s.end() && after[2] == '"') {
+      p = after + 2;  // `, "next key"`: Kineto's layout
+      continue;
+    }
+    if (arg_gap_.At(after) && after + arg_gap_.len < s.end() && after[arg_gap_.len] == '"') {
+      p = after + arg_gap_.len;  // `,\n        "next key"`: indented
+      continue;
+    }
     bool closed = false;
     p = NextMember(s, after, '}', closed);
     if (!p || closed) return p;
+    if (*p == '"') arg_gap_.Set(after, p);
   }
 }
 

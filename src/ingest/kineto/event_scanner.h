@@ -14,6 +14,8 @@
 // a broken file.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
 
 #include "ingest/kineto/json/json_scan.h"
@@ -23,6 +25,8 @@ namespace commdx::ingest::kineto {
 
 class EventScanner {
  public:
+  EventScanner();
+
   // `p` at the event's '{'. Returns past its '}', or nullptr with the error in `s`.
   // `want_flows`: flow events ("s"/"f") are read only while some GPU op or launch lacks its
   // correlation in the args (older traces); otherwise the rest of one is skipped right after
@@ -46,6 +50,13 @@ class EventScanner {
   const char* ArgField(JsonScan& s, const char* key, size_t len, const char* v,
                        trace_build::RawEvent& ev);
   trace_build::CollArgs& Coll(trace_build::RawEvent& ev);
+
+  // The bytes between two members in Kineto's key order, from the end of one's value to the
+  // start of the next one's: `, "cat": ` in Kineto's own layout; learned from the file where
+  // it differs (`,\n      "cat": ` indented, `,"cat":` compact). joints_[i] follows member i.
+  // Matched, they stand for the comma, the key and the colon.
+  std::array<Gap, 7> joints_;
+  Gap arg_gap_;  // between an args value and the next args key's quote, where not `, `
 
   trace_build::CollArgs coll_;  // the collective args of the event being read, if it has any
   std::string ranks_, in_split_, out_split_;           // flattened lists

@@ -151,24 +151,20 @@ inline uint64_t PrefixXor(uint64_t x) {
 }  // namespace
 
 const char* JsonScan::SkipRest(const char* p, char open) {
-  // One bit per open level: set for '{', clear for '['. A word is written before it is read.
-  uint64_t kinds[kMaxDepth / 64];
+  // The open brackets, innermost last. A closing bracket is its opening one plus 2 ('{' 0x7b,
+  // '}' 0x7d; '[' 0x5b, ']' 0x5d), and only the opening ones have bit 1 set. Entries are
+  // written before they are read.
+  char stack[kMaxDepth];
   int depth = 1;
-  kinds[0] = open == '{' ? 1 : 0;
+  stack[0] = open;
   // Returns false on an error; true with depth 0 when the container closed.
   auto bracket = [&](char c, const char* at) {
-    if (c == '{' || c == '[') {
+    if (c & 2) {
       if (depth >= kMaxDepth) return Fail(ScanError::kTooDeep, at), false;
-      uint64_t& word = kinds[depth / 64];
-      uint64_t bit = uint64_t{1} << (depth % 64);
-      if (depth % 64 == 0) word = 0;
-      word = c == '{' ? (word | bit) : (word & ~bit);
-      ++depth;
+      stack[depth++] = c;
       return true;
     }
-    --depth;  // '}' or ']'
-    bool was_object = (kinds[depth / 64] >> (depth % 64)) & 1;
-    if (was_object != (c == '}')) return Fail(ScanError::kBracketMismatch, at), false;
+    if (stack[--depth] + 2 != c) return Fail(ScanError::kBracketMismatch, at), false;
     return true;
   };
 #if defined(__SSE2__)

@@ -209,6 +209,41 @@ class JsonScan {
   const char* err_at_ = nullptr;
 };
 
+// Bytes a file writes the same way between many pairs of tokens — `, ` between members, `,\n    `
+// between indented events, `, "cat": ` between two members in Kineto's order — kept once they
+// have been parsed the slow way, so that later ones are matched by one compare. Up to 32 bytes;
+// 0 matches nothing.
+struct Gap {
+  char bytes[32] = {};
+  uint8_t len = 0;
+
+  void Set(const char* from, const char* to) {
+    auto n = static_cast<size_t>(to - from);
+    if (n > sizeof(bytes)) return;  // keeps the old one
+    std::memcpy(bytes, from, n);
+    len = static_cast<uint8_t>(n);
+  }
+  // The `len` bytes at p are this gap's (32 bytes at p must be readable).
+  bool At(const char* p) const {
+#if defined(__SSE2__)
+    auto same16 = [](const char* a, const char* b) {
+      __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
+      __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+      return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+    };
+    if (len <= 16) {  // Kineto's own and the compact layouts
+      uint32_t need = (uint32_t{1} << len) - 1;
+      return len != 0 && (same16(p, bytes) & need) == need;
+    }
+    uint32_t same = same16(p, bytes) | same16(p + 16, bytes + 16) << 16;
+    uint32_t need = len >= 32 ? ~uint32_t{0} : (uint32_t{1} << len) - 1;
+    return (same & need) == need;
+#else
+    return len != 0 && std::memcmp(p, bytes, len) == 0;
+#endif
+  }
+};
+
 // The value at `p` must be followed by ',' (returns past it, ws skipped, `closed` false) or by
 // `close` (returns past it, `closed` true).
 inline const char* NextMember(JsonScan& s, const char* p, char close, bool& closed) {
