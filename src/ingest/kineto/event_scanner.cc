@@ -151,7 +151,7 @@ EventScanner::Need EventScanner::NeedOf(const RawEvent& ev) {
   }
 }
 
-bool EventScanner::Done(const RawEvent& ev, Need need) {
+inline bool EventScanner::Done(const RawEvent& ev, Need need) {
   switch (need) {
     case Need::kAll:
       return false;

@@ -80,7 +80,9 @@ namespace {
 #if defined(__SSE2__)
 // Bit i of each mask describes byte p[i] of a 64-byte block.
 struct Block {
-  uint64_t quote, bslash, bracket, ctl, hi;
+  uint64_t quote, bracket;
+  uint64_t bslash_hi;  // '\\' or a byte >= 0x80
+  uint64_t ctl_hi;     // a byte < 0x20 or >= 0x80
 };
 
 inline uint64_t Mask16(__m128i eq, int at) {
@@ -90,18 +92,18 @@ inline uint64_t Mask16(__m128i eq, int at) {
 inline Block Classify(const char* p) {
   const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
   const __m128i bit5 = _mm_set1_epi8(0x20), open_b = _mm_set1_epi8('{');
-  const __m128i close_b = _mm_set1_epi8('}'), ctl = _mm_set1_epi8(0x1f);
-  Block b{0, 0, 0, 0, 0};
+  const __m128i close_b = _mm_set1_epi8('}'), space = _mm_set1_epi8(0x20);
+  Block b{0, 0, 0, 0};
   for (int i = 0; i < 64; i += 16) {
     __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
     // With bit 5 set, '[' 0x5b and ']' 0x5d become '{' 0x7b and '}' 0x7d; no other byte does.
     __m128i folded = _mm_or_si128(v, bit5);
     b.quote |= Mask16(_mm_cmpeq_epi8(v, quote), i);
-    b.bslash |= Mask16(_mm_cmpeq_epi8(v, bslash), i);
     __m128i bracket = _mm_or_si128(_mm_cmpeq_epi8(folded, open_b), _mm_cmpeq_epi8(folded, close_b));
     b.bracket |= Mask16(bracket, i);
-    b.ctl |= Mask16(_mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v), i);
-    b.hi |= Mask16(v, i);
+    // The sign bit is the byte's high bit; as signed bytes, 0x80-0xff are below 0x20 too.
+    b.bslash_hi |= Mask16(_mm_or_si128(_mm_cmpeq_epi8(v, bslash), v), i);
+    b.ctl_hi |= Mask16(_mm_cmpgt_epi8(space, v), i);
   }
   return b;
 }
@@ -115,17 +117,16 @@ __attribute__((target("avx2"))) inline uint64_t Mask32(__m256i eq, int at) {
 __attribute__((target("avx2"))) Block ClassifyAvx2(const char* p) {
   const __m256i quote = _mm256_set1_epi8('"'), bslash = _mm256_set1_epi8('\\');
   const __m256i bit5 = _mm256_set1_epi8(0x20), open_b = _mm256_set1_epi8('{');
-  const __m256i close_b = _mm256_set1_epi8('}'), ctl = _mm256_set1_epi8(0x1f);
-  Block b{0, 0, 0, 0, 0};
+  const __m256i close_b = _mm256_set1_epi8('}'), space = _mm256_set1_epi8(0x20);
+  Block b{0, 0, 0, 0};
   for (int i = 0; i < 64; i += 32) {
     __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
     __m256i folded = _mm256_or_si256(v, bit5);
     b.quote |= Mask32(_mm256_cmpeq_epi8(v, quote), i);
-    b.bslash |= Mask32(_mm256_cmpeq_epi8(v, bslash), i);
     b.bracket |= Mask32(
         _mm256_or_si256(_mm256_cmpeq_epi8(folded, open_b), _mm256_cmpeq_epi8(folded, close_b)), i);
-    b.ctl |= Mask32(_mm256_cmpeq_epi8(_mm256_min_epu8(v, ctl), v), i);
-    b.hi |= Mask32(v, i);
+    b.bslash_hi |= Mask32(_mm256_or_si256(_mm256_cmpeq_epi8(v, bslash), v), i);
+    b.ctl_hi |= Mask32(_mm256_cmpgt_epi8(space, v), i);
   }
   return b;
 }
@@ -180,7 +181,7 @@ const char* JsonScan::SkipRest(const char* p, char open) {
 #endif
     uint64_t valid = end_ - p >= 64 ? ~uint64_t{0} : (uint64_t{1} << (end_ - p)) - 1;
     uint64_t inside = PrefixXor(b.quote & valid) ^ (in_string ? ~uint64_t{0} : 0);
-    if (((b.bslash | b.hi | (b.ctl & inside)) & valid) != 0) break;
+    if (((b.bslash_hi | (b.ctl_hi & inside)) & valid) != 0) break;
     for (uint64_t m = b.bracket & ~inside & valid; m != 0; m &= m - 1) {
       const char* at = p + __builtin_ctzll(m);
       if (!bracket(*at, at)) return nullptr;

@@ -56,26 +56,30 @@ inline const char* ReadMicros(JsonScan& s, const char* p, int64_t& ns, bool& ok)
   const char* q = p;
   bool neg = *q == '-';  // readable: the part is padded
   q += neg;
-  // Whole µs: up to 17 digits in 8-byte steps (the padding makes the loads safe; the end of
-  // the part is checked once after).
-  uint64_t digits_value = 0;  // unsigned: past 17 digits it may wrap before it is thrown away
-  int digits = 0;
-  while (true) {
+  // Whole µs: up to 17 digits, 8 at a time (the padding makes the loads safe; the end of the
+  // part is checked once after). Epoch µs have 16.
+  uint64_t digits_value = 0;
+  int n = detail::LeadingDigits8(q, digits_value);
+  if (n == 0) return detail::ReadMicrosSlow(s, p, ns, ok);
+  q += n;
+  if (n == 8) {
     uint64_t v = 0;
-    int n = detail::LeadingDigits8(q, v);
+    n = detail::LeadingDigits8(q, v);
     digits_value = digits_value * detail::kPow10[n] + v;
-    digits += n;
     q += n;
-    if (n < 8 || digits > 17) break;
+    if (n == 8 && detail::IsDigit(*q)) {  // a 17th digit; an 18th goes the slow way
+      digits_value = digits_value * 10 + static_cast<uint64_t>(*q - '0');
+      ++q;
+      if (detail::IsDigit(*q)) return detail::ReadMicrosSlow(s, p, ns, ok);
+    }
   }
-  if (digits == 0 || digits > 17) return detail::ReadMicrosSlow(s, p, ns, ok);
   const int64_t whole = static_cast<int64_t>(digits_value);  // < 10^17
   int64_t frac = 0;
   bool round_up = false;
   if (*q == '.') {
     ++q;
     uint64_t v = 0;
-    int n = detail::LeadingDigits8(q, v);
+    n = detail::LeadingDigits8(q, v);
     if (n == 8) return detail::ReadMicrosSlow(s, p, ns, ok);  // 8+ decimals: rare, exact below
     // The first three decimals (padded with zeros to three), the fourth rounds.
     if (n <= 3) {
