@@ -41,7 +41,7 @@ class FarOutRule {
 
  private:
   size_t stride_ = 1;
-  size_t seen_ = 0;
+  size_t until_next_ = 1;  // events until the next one sampled
   std::vector<int64_t> starts_, ends_;
 };
 
