@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trace-ingest speed on the GPU machine's CPU, a quieter machine than the 2-core VM: grows two
+# Trace-ingest speed on the GPU machine's CPU, a quieter machine than the 2-core VM: grows three
 # public traces from tests/data/public_traces to ~500 MB each with
 # bench_programs/make_trace_layouts.py (several layouts, and gzip) and times `commdx trace` on
 # one pinned core with bench_programs/trace_layouts.sh, for each binary given, alternating.
@@ -24,6 +24,9 @@ python3 "$gen" "$pub"/v100_torchrec_rank1_of_2/test.json.gz "$work/v100" --mb "$
   --layouts perline,oneline --gz >/dev/null
 python3 "$gen" "$pub"/a100_alexnet_no_steps/*.json.gz "$work/alexnet" --mb "$mb" \
   --layouts perline >/dev/null
+# Float epoch µs (Kineto since 2024; Python's json keeps ~16 digits of them).
+python3 "$gen" "$pub"/v100_ddp_ns_resolution/*.json.gz "$work/ddp_ns" --mb "$mb" \
+  --layouts perline,oneline >/dev/null
 {
   echo "# commdx trace ingest, $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
@@ -33,5 +36,5 @@ python3 "$gen" "$pub"/a100_alexnet_no_steps/*.json.gz "$work/alexnet" --mb "$mb"
   for b in $bins; do echo "- $b: $("$b" --version 2>&1 | head -1)"; done
   echo
   RUNS=${RUNS:-5} bench_programs/trace_layouts.sh "$bins" "$work"/v100.*.json* \
-    "$work"/alexnet.perline.json
+    "$work"/alexnet.perline.json "$work"/ddp_ns.*.json
 } >"$out"

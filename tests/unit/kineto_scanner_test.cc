@@ -293,6 +293,22 @@ TEST(KinetoScanner, LearnedLayoutNeverChangesWhatIsRead) {
       "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"args\": {\"device\": 0,\n"
       "        \"stream\": 7,\n         \"correlation\": 1,\n        \"External id\": 2}}",
       kineto, crlf, compact,
+      // Args kept per category and position: a key too long to keep at a place where another
+      // was kept, then that other again.
+      R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {"External id": 1, "cbid": 2, )j"
+      R"j("correlation": 3}})j",
+      R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {"External id": 1, "cbid": 2, )j"
+      R"j("a key that is longer than the thirty-two bytes kept": 3, "correlation": 4}})j",
+      R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {"External id": 1, "cbid": 2, )j"
+      R"j("correlation": 5}})j",
+      R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {"External id": 1, "cbid": 2, )j"
+      R"j("correlation":  6}})j",
+      R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {"External id": 1, "cbid": 2, )j"
+      R"j("correlation": }})j",
+      R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {"External id": 1, "cbid": 2}})j",
+      R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {}})j",
+      R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {"External id": 1, "cbid": 2, )j"
+      R"j("correlation": 7}})j",
   };
   EventScanner shared;
   for (const std::string& json : cases) {
@@ -325,7 +341,16 @@ TEST(KinetoScanner, LearnedLayoutNeverChangesWhatIsRead) {
     EXPECT_EQ(ev.bytes, f.bytes) << json;
     EXPECT_EQ(ev.grid_x, f.grid_x) << json;
   }
-  // The layouts were read whole (not a vacuous comparison of two failures).
+  // The layouts were read whole (not a vacuous comparison of two failures), and the last
+  // runtime event's correlation after all the others.
+  {
+    RawEvent ev;
+    std::string json = cases[std::size(cases) - 1];
+    std::string buf = json + std::string(64, ' ');
+    JsonScan s(buf.data() + json.size());
+    ASSERT_NE(shared.Event(s, buf.data(), ev, true), nullptr);
+    EXPECT_EQ(ev.correlation, 7);
+  }
   for (const std::string& json : {kineto, compact, indented, crlf}) {
     Scanned r;
     ScanInto(r, json);

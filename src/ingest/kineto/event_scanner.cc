@@ -100,11 +100,6 @@ constexpr KeyWord Key(const char (&lit)[N], Field field) {
 
 inline bool Is(uint64_t w, const KeyWord& k) { return (w & k.mask) == k.word; }
 
-template <size_t N>
-inline bool Is(const char* key, const char (&lit)[N]) {
-  return std::memcmp(key, lit, N - 1) == 0;  // the length is already known to be N - 1
-}
-
 constexpr KeyWord kPh = Key("ph", kFPh), kPid = Key("pid", kFPid), kTid = Key("tid", kFTid),
                   kTs = Key("ts", kFTs), kDur = Key("dur", kFDur), kCat = Key("cat", kFCat),
                   kName = Key("name", kFName), kArgs = Key("args", kFArgs), kId = Key("id", kFId);
@@ -124,45 +119,6 @@ EventScanner::EventScanner() {
                        "\": ";
     joints_[i].Set(text.data(), text.data() + text.size());
   }
-}
-
-CollArgs& EventScanner::Coll(RawEvent& ev) {
-  if (!ev.coll) {
-    coll_ = CollArgs{};
-    ev.coll = &coll_;
-  }
-  return coll_;
-}
-
-EventScanner::Need EventScanner::NeedOf(const RawEvent& ev) {
-  if (ev.name.empty()) return Need::kAll;  // name after args: cannot tell
-  switch (ev.cat) {
-    case EventCat::kCpuOp:
-    case EventCat::kUserAnnotation:
-      return ev.name == "record_param_comms" ? Need::kAll : Need::kExternalId;
-    case EventCat::kKernel:
-      return ev.name.substr(0, 4) == "nccl" || ev.name.substr(0, 4) == "rccl" ? Need::kAll
-                                                                              : Need::kLaunchIds;
-    case EventCat::kMemcpy:
-    case EventCat::kMemset:
-      return Need::kCopyBytes;
-    default:
-      return Need::kAll;
-  }
-}
-
-inline bool EventScanner::Done(const RawEvent& ev, Need need) {
-  switch (need) {
-    case Need::kAll:
-      return false;
-    case Need::kExternalId:
-      return ev.external_id >= 0;
-    case Need::kLaunchIds:
-      return ev.external_id >= 0 && ev.device >= 0 && ev.stream >= 0 && ev.correlation >= 0;
-    case Need::kCopyBytes:
-      return ev.correlation >= 0 && ev.stream >= 0 && ev.bytes >= 0;
-  }
-  return false;
 }
 
 const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool want_flows) {
@@ -292,98 +248,6 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
       break;
     }
   }
-}
-
-//   "args": {
-//     "External id": 1290, "device": 0, "stream": 7, "correlation": 22417, ...
-//   }
-const char* EventScanner::Args(JsonScan& s, const char* p, RawEvent& ev, Need need) {
-  p = s.SkipWs(p + 1);
-  if (p < s.end() && *p == '}') return p + 1;
-  while (true) {
-    if (p >= s.end()) return s.Fail(ScanError::kEnd, p);
-    if (Done(ev, need)) return s.SkipRest(p, '{');
-    if (*p != '"') return s.Fail(ScanError::kExpectedKey, p);
-    const char* close = s.StringEnd(p + 1);
-    if (!close) return nullptr;
-    const char* v = AfterColon(s, close);
-    if (!v) return nullptr;
-    const char* after = ArgField(s, p + 1, static_cast<size_t>(close - p - 1), v, ev);
-    if (!after) return nullptr;
-    uint16_t two;
-    std::memcpy(&two, after, 2);  // the part is padded
-    if (two == (',' | ' ' << 8) && after + 2 < s.end() && after[2] == '"') {
-      p = after + 2;  // `, "next key"`: Kineto's layout
-      continue;
-    }
-    if (arg_gap_.At(after) && after + arg_gap_.len < s.end() && after[arg_gap_.len] == '"') {
-      p = after + arg_gap_.len;  // `,\n        "next key"`: indented
-      continue;
-    }
-    bool closed = false;
-    p = NextMember(s, after, '}', closed);
-    if (!p || closed) return p;
-    if (*p == '"') arg_gap_.Set(after, p);
-  }
-}
-
-// Keys compared raw (an escaped key is not one of these), after a switch on the length.
-const char* EventScanner::ArgField(JsonScan& s, const char* key, size_t len, const char* v,
-                                   RawEvent& ev) {
-  switch (len) {
-    case 11:
-      if (Is(key, "External id")) return ReadInt(s, v, ev.external_id);
-      if (Is(key, "correlation")) return ReadInt(s, v, ev.correlation);
-      break;
-    case 6:
-      if (Is(key, "device")) return ReadInt(s, v, ev.device);
-      if (Is(key, "stream")) return ReadInt(s, v, ev.stream);
-      break;
-    case 5:
-      if (Is(key, "bytes")) return ReadInt(s, v, ev.bytes);
-      if (Is(key, "dtype")) return ReadStr(s, v, Coll(ev).dtype, dtype_);
-      break;
-    case 4:
-      if (Is(key, "grid")) return ReadFirstInt(s, v, ev.grid_x);
-      if (Is(key, "name")) return ReadRawStr(s, v, ev.meta_name);
-      break;
-    case 15:
-      if (Is(key, "Collective name")) {
-        Coll(ev).present = true;
-        return ReadStr(s, v, Coll(ev).coll_name, coll_name_);
-      }
-      break;
-    case 13:
-      if (Is(key, "In msg nelems")) return ReadInt(s, v, Coll(ev).in_nelems);
-      if (Is(key, "In split size")) return ReadList(s, v, Coll(ev).in_split, in_split_);
-      break;
-    case 14:
-      if (Is(key, "Out msg nelems")) return ReadInt(s, v, Coll(ev).out_nelems);
-      if (Is(key, "Out split size")) return ReadList(s, v, Coll(ev).out_split, out_split_);
-      break;
-    case 10:
-      if (Is(key, "Group size")) return ReadInt(s, v, Coll(ev).group_size);
-      break;
-    case 18:
-      if (Is(key, "Process Group Name")) return ReadStr(s, v, Coll(ev).pg_name, pg_name_);
-      break;
-    case 25:
-      if (Is(key, "Process Group Description")) return ReadStr(s, v, Coll(ev).pg_desc, pg_desc_);
-      break;
-    case 19:
-      if (Is(key, "Process Group Ranks")) return ReadList(s, v, Coll(ev).pg_ranks, ranks_);
-      break;
-    case 3:
-      if (Is(key, "Seq")) return ReadInt(s, v, Coll(ev).seq);
-      break;
-    case 8:
-      if (Is(key, "Src Rank")) return ReadInt(s, v, Coll(ev).src_rank);
-      if (Is(key, "Dst Rank")) return ReadInt(s, v, Coll(ev).dst_rank);
-      break;
-    default:
-      break;
-  }
-  return s.SkipValue(v);
 }
 
 }  // namespace commdx::ingest::kineto

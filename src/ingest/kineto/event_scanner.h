@@ -44,11 +44,18 @@ class EventScanner {
   static Need NeedOf(const trace_build::RawEvent& ev);
   static bool Done(const trace_build::RawEvent& ev, Need need);
 
-  // `p` at the '{' of "args".
+  // `p` at the '{' of "args" (event_args.cc).
   const char* Args(JsonScan& s, const char* p, trace_build::RawEvent& ev, Need need);
-  // One args member whose key is [key, key + len) and whose value starts at `v`.
-  const char* ArgField(JsonScan& s, const char* key, size_t len, const char* v,
-                       trace_build::RawEvent& ev);
+  // The args commdx reads; kSkip for every other key.
+  enum class Arg : uint8_t {
+    kSkip, kExternalId, kCorrelation, kDevice, kStream, kBytes, kDtype, kGrid, kMetaName,
+    kCollName, kInNelems, kInSplit, kOutNelems, kOutSplit, kGroupSize, kPgName, kPgDesc,
+    kPgRanks, kSeq, kSrcRank, kDstRank,
+  };
+  // The arg whose key is [key, key + len), as written (escapes not undone).
+  static Arg ArgOf(const char* key, size_t len);
+  // Reads the value at `v` into `ev`: past it, or nullptr.
+  const char* ReadArg(JsonScan& s, Arg arg, const char* v, trace_build::RawEvent& ev);
   trace_build::CollArgs& Coll(trace_build::RawEvent& ev);
 
   // The bytes between two members in Kineto's key order, from the end of one's value to the
@@ -57,6 +64,14 @@ class EventScanner {
   // Matched, they stand for the comma, the key and the colon.
   std::array<Gap, 7> joints_;
   Gap arg_gap_;  // between an args value and the next args key's quote, where not `, `
+  // Per event category, for the first args in their order: the bytes from the end of the
+  // previous value (or the '{') to the start of this one's, and which arg it is.
+  struct ArgJoint {
+    Gap gap;
+    Arg arg = Arg::kSkip;
+  };
+  using ArgJoints = std::array<ArgJoint, 8>;
+  std::array<ArgJoints, trace_build::kEventCats> arg_joints_;
 
   trace_build::CollArgs coll_;  // the collective args of the event being read, if it has any
   std::string ranks_, in_split_, out_split_;           // flattened lists

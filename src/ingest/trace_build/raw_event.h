@@ -2,6 +2,7 @@
 // the part being parsed and are valid only until the builder has taken the event.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -28,6 +29,7 @@ enum class EventCat : uint8_t {
   // range profiler (cuda_profiler_range). Counted as "seen, not analysed", never dropped silently.
   kOtherDevice,
 };
+inline constexpr size_t kEventCats = static_cast<size_t>(EventCat::kOtherDevice) + 1;
 
 // The collective arguments PyTorch writes on NCCL kernels and on `record_param_comms`:
 //   "Collective name": "allreduce", "In msg nelems": 8400896, "Out msg nelems": 8400896,

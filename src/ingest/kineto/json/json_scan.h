@@ -217,9 +217,10 @@ struct Gap {
   char bytes[32] = {};
   uint8_t len = 0;
 
+  // Keeps [from, to), or nothing where it is longer than 32 bytes.
   void Set(const char* from, const char* to) {
     auto n = static_cast<size_t>(to - from);
-    if (n > sizeof(bytes)) return;  // keeps the old one
+    if (n > sizeof(bytes)) n = 0;
     std::memcpy(bytes, from, n);
     len = static_cast<uint8_t>(n);
   }
