@@ -122,56 +122,67 @@ EventScanner::EventScanner() {
 }
 
 const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool want_flows) {
-  p = s.SkipWs(p + 1);
-  if (p < s.end() && *p == '}') return p + 1;
+  const char* open = p;
   size_t member = 0;                 // position of the member being read
   const char* joint_from = nullptr;  // the end of the previous member's value, where in order
+  const char* v = nullptr;           // the value of the member being read, once known
+  Field field = kFOther;
+  if (head_.At(open) && open + head_.len < s.end() && !JsonScan::IsWs(open[head_.len])) {
+    field = kFPh;  // `{"ph": ` as the events before began
+    v = open + head_.len;
+  } else {
+    p = s.SkipWs(p + 1);
+    if (p < s.end() && *p == '}') return p + 1;
+  }
   while (true) {
-    if (p >= s.end()) return s.Fail(ScanError::kEnd, p);
-    if (*p != '"') return s.Fail(ScanError::kExpectedKey, p);
-    const char* k = p + 1;
-    uint64_t w;
-    std::memcpy(&w, k, 8);  // the part is padded: reading past a short key is safe
-    // Kineto writes complete events' keys in one order: trying the key expected at this
-    // position first keeps the dispatch predictable; any other order takes the switch.
-    const KeyWord* hit = nullptr;
-    if (member < kKinetoOrder.size() && Is(w, *kKinetoOrder[member])) {
-      hit = kKinetoOrder[member];
-    } else {
-      switch (k[0]) {
-        case 'p':
-          hit = Is(w, kPh) ? &kPh : Is(w, kPid) ? &kPid : nullptr;
-          break;
-        case 't':
-          hit = Is(w, kTs) ? &kTs : Is(w, kTid) ? &kTid : nullptr;
-          break;
-        case 'd':
-          hit = Is(w, kDur) ? &kDur : nullptr;
-          break;
-        case 'c':
-          hit = Is(w, kCat) ? &kCat : nullptr;
-          break;
-        case 'n':
-          hit = Is(w, kName) ? &kName : nullptr;
-          break;
-        case 'a':
-          hit = Is(w, kArgs) ? &kArgs : nullptr;
-          break;
-        case 'i':
-          hit = Is(w, kId) ? &kId : nullptr;
-          break;
-        default:
-          break;
+    if (!v) {  // the next key, read the slow way
+      if (p >= s.end()) return s.Fail(ScanError::kEnd, p);
+      if (*p != '"') return s.Fail(ScanError::kExpectedKey, p);
+      const char* k = p + 1;
+      uint64_t w;
+      std::memcpy(&w, k, 8);  // the part is padded: reading past a short key is safe
+      // Kineto writes complete events' keys in one order: trying the key expected at this
+      // position first keeps the dispatch predictable; any other order takes the switch.
+      const KeyWord* hit = nullptr;
+      if (member < kKinetoOrder.size() && Is(w, *kKinetoOrder[member])) {
+        hit = kKinetoOrder[member];
+      } else {
+        switch (k[0]) {
+          case 'p':
+            hit = Is(w, kPh) ? &kPh : Is(w, kPid) ? &kPid : nullptr;
+            break;
+          case 't':
+            hit = Is(w, kTs) ? &kTs : Is(w, kTid) ? &kTid : nullptr;
+            break;
+          case 'd':
+            hit = Is(w, kDur) ? &kDur : nullptr;
+            break;
+          case 'c':
+            hit = Is(w, kCat) ? &kCat : nullptr;
+            break;
+          case 'n':
+            hit = Is(w, kName) ? &kName : nullptr;
+            break;
+          case 'a':
+            hit = Is(w, kArgs) ? &kArgs : nullptr;
+            break;
+          case 'i':
+            hit = Is(w, kId) ? &kId : nullptr;
+            break;
+          default:
+            break;
+        }
       }
+      const char* close = hit ? k + hit->len : s.StringEnd(k);
+      if (!close) return nullptr;
+      if (close >= s.end()) return s.Fail(ScanError::kUnterminated, p);
+      v = AfterColon(s, close);
+      if (!v) return nullptr;
+      field = hit ? hit->field : kFOther;
+      // Kineto's order, but not the bytes expected between the two members: learn these.
+      if (joint_from && size_t{field} == member) joints_[member - 1].Set(joint_from, v);
+      if (member == 0 && field == kFPh) head_.Set(open, v);
     }
-    const char* close = hit ? k + hit->len : s.StringEnd(k);
-    if (!close) return nullptr;
-    if (close >= s.end()) return s.Fail(ScanError::kUnterminated, p);
-    const char* v = AfterColon(s, close);
-    if (!v) return nullptr;
-    Field field = hit ? hit->field : kFOther;
-    // Kineto's order, but not the bytes expected between the two members: learn these.
-    if (joint_from && size_t{field} == member) joints_[member - 1].Set(joint_from, v);
     while (true) {  // one member's value at `v`; again while the next one is where Kineto puts it
       const char* after = nullptr;
       switch (field) {
@@ -247,6 +258,7 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
       if (!p || closed) return p;
       break;
     }
+    v = nullptr;
   }
 }
 

@@ -63,6 +63,7 @@ class EventScanner {
   // it differs (`,\n      "cat": ` indented, `,"cat":` compact). joints_[i] follows member i.
   // Matched, they stand for the comma, the key and the colon.
   std::array<Gap, 7> joints_;
+  Gap head_;  // from an event's '{' to the value of its first member, "ph": `{"ph": `
   Gap arg_gap_;  // between an args value and the next args key's quote, where not `, `
   // Per event category, for the first args in their order: the bytes from the end of the
   // previous value (or the '{') to the start of this one's, and which arg it is.
