@@ -47,8 +47,12 @@ bool SameCollArgs(const RawEvent& a, const RawEvent& b) {
 }
 
 bool Same(const Read& a, const Read& b) {
+  if (a.end != b.end || a.error != b.error || a.error_at != b.error_at) return false;
+  // A failed read's fields are never used (the part fails): they may even point into scratch
+  // strings a later value of the same event replaced.
+  if (!a.end) return true;
   const RawEvent &x = a.ev, &y = b.ev;
-  return a.end == b.end && a.error == b.error && a.error_at == b.error_at && x.ph == y.ph &&
+  return x.ph == y.ph &&
          x.cat == y.cat && x.cat_text == y.cat_text && x.name == y.name && x.pid == y.pid &&
          x.tid == y.tid && x.ts_ns == y.ts_ns && x.dur_ns == y.dur_ns && x.has_ts == y.has_ts &&
          x.has_dur == y.has_dur && x.bad_ts == y.bad_ts && x.bad_dur == y.bad_dur &&

@@ -293,6 +293,19 @@ TEST(KinetoScanner, LearnedLayoutNeverChangesWhatIsRead) {
       "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"args\": {\"device\": 0,\n"
       "        \"stream\": 7,\n         \"correlation\": 1,\n        \"External id\": 2}}",
       kineto, crlf, compact,
+      // Threads kept from name to ts: the same bytes but a longer tid, a string tid, pid and
+      // tid the other way round, one of them twice, another member between.
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 77, "ts": 20, "dur": 5})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": "thread 9", "ts": 21})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "tid": 7, "pid": 1, "ts": 22, "dur": 5})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "pid": 7, "ts": 23, "dur": 5})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "cat": "cpu_op", "ts": 24})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7, "ts": 25, "dur": 5})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "tid": 7, "pid": 1, "ts": 26, "dur": 5})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7, "ts":  27, "dur": 5})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": "thread 9", "ts": 28})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "cat": "cpu_op", "tid": 7, "ts": 29})j",
+      R"j({"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "cat": "cpu_op", "tid": 7, "ts": 29})j",
       // Args kept per category and position: a key too long to keep at a place where another
       // was kept, then that other again.
       R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {"External id": 1, "cbid": 2, )j"

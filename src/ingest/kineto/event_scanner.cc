@@ -121,11 +121,62 @@ EventScanner::EventScanner() {
   }
 }
 
+namespace {
+
+// The `len` (<= 64) bytes at p are `bytes` (64 bytes at p must be readable).
+bool BytesAt(const char* p, const char* bytes, size_t len) {
+#if defined(__SSE2__)
+  for (size_t i = 0; i < len; i += 16) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + i));
+    unsigned same = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+    unsigned need = len - i >= 16 ? 0xFFFFu : (1u << (len - i)) - 1;
+    if ((same & need) != need) return false;
+  }
+  return true;
+#else
+  return std::memcmp(p, bytes, len) == 0;
+#endif
+}
+
+}  // namespace
+
+const EventScanner::ThreadHead* EventScanner::MatchThreadHead(const char* p, const char* end) {
+  for (size_t k = 0; k < thread_heads_.size(); ++k) {
+    size_t i = (last_head_ + k) % thread_heads_.size();
+    const ThreadHead& h = thread_heads_[i];
+    if (h.len == 0 || !BytesAt(p, h.bytes, h.len)) continue;
+    if (p + h.len >= end || JsonScan::IsWs(p[h.len])) return nullptr;
+    last_head_ = i;
+    return &h;
+  }
+  return nullptr;
+}
+
+// [from, to): from the end of the name to the start of the "ts" value, read as exactly a pid
+// and a tid member (the caller checks the member count).
+void EventScanner::KeepThreadHead(const char* from, const char* to, const RawEvent& ev) {
+  auto inside = [&](std::string_view v) {
+    return v.data() >= from && v.data() + v.size() <= to;
+  };
+  const auto n = static_cast<size_t>(to - from);
+  if (n > sizeof(ThreadHead::bytes) || !inside(ev.pid) || !inside(ev.tid)) return;
+  last_head_ = (last_head_ + 1) % thread_heads_.size();
+  ThreadHead& h = thread_heads_[last_head_];
+  std::memcpy(h.bytes, from, n);
+  h.len = static_cast<uint8_t>(n);
+  h.pid_at = static_cast<uint8_t>(ev.pid.data() - from);
+  h.pid_len = static_cast<uint8_t>(ev.pid.size());
+  h.tid_at = static_cast<uint8_t>(ev.tid.data() - from);
+  h.tid_len = static_cast<uint8_t>(ev.tid.size());
+}
+
 const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool want_flows) {
   const char* open = p;
   size_t member = 0;                 // position of the member being read
   const char* joint_from = nullptr;  // the end of the previous member's value, where in order
   const char* v = nullptr;           // the value of the member being read, once known
+  const char* name_end = nullptr;    // past the name's value, read as member 2 (Kineto's place)
   Field field = kFOther;
   if (head_.At(open) && open + head_.len < s.end() && !JsonScan::IsWs(open[head_.len])) {
     field = kFPh;  // `{"ph": ` as the events before began
@@ -214,6 +265,8 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
           after = ReadRawStr(s, v, ev.tid);
           break;
         case kFTs: {
+          // Read as name, pid, tid, ts (two members between name and ts): keep those bytes.
+          if (name_end && member == kFTs) KeepThreadHead(name_end, v, ev);
           ev.has_ts = true;
           bool ok = false;
           after = ReadMicros(s, v, ev.ts_ns, ok);
@@ -240,6 +293,18 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
       }
       if (!after) return nullptr;
       ++member;
+      if (field == kFName && member == kFPid) {
+        name_end = nullptr;
+        if (const ThreadHead* h = MatchThreadHead(after, s.end())) {
+          ev.pid = std::string_view(after + h->pid_at, h->pid_len);
+          ev.tid = std::string_view(after + h->tid_at, h->tid_len);
+          field = kFTs;
+          member = kFTs;
+          v = after + h->len;
+          continue;
+        }
+        name_end = after;
+      }
       // The next member where Kineto puts it: its value starts right after the joint (the
       // part is padded, so the 32-byte load is safe; the value must start before the end and
       // not with whitespace, as AfterColon would have it).

@@ -64,6 +64,17 @@ class EventScanner {
   // Matched, they stand for the comma, the key and the colon.
   std::array<Gap, 7> joints_;
   Gap head_;  // from an event's '{' to the value of its first member, "ph": `{"ph": `
+  // Per thread, the bytes from the end of an event's name to its "ts" value — `, "pid": 653,
+  // "tid": 675, "ts": ` — and where the pid and tid values lie in them, kept where an event
+  // read them the slow way as just those two members: a few threads, the one last met first.
+  struct ThreadHead {
+    char bytes[64] = {};
+    uint8_t len = 0, pid_at = 0, pid_len = 0, tid_at = 0, tid_len = 0;
+  };
+  std::array<ThreadHead, 4> thread_heads_;
+  size_t last_head_ = 0;  // the one matched or kept last
+  const ThreadHead* MatchThreadHead(const char* p, const char* end);
+  void KeepThreadHead(const char* from, const char* to, const trace_build::RawEvent& ev);
   Gap arg_gap_;  // between an args value and the next args key's quote, where not `, `
   // Per event category, for the first args in their order: the bytes from the end of the
   // previous value (or the '{') to the start of this one's, and which arg it is.
