@@ -27,6 +27,8 @@ python3 "$gen" "$pub"/a100_alexnet_no_steps/*.json.gz "$work/alexnet" --mb "$mb"
 # Float epoch µs (Kineto since 2024; Python's json keeps ~16 digits of them).
 python3 "$gen" "$pub"/v100_ddp_ns_resolution/*.json.gz "$work/ddp_ns" --mb "$mb" \
   --layouts perline,oneline >/dev/null
+# The files just written may still be going to disk: let that finish before timing.
+sync
 {
   echo "# commdx trace ingest, $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
