@@ -15,7 +15,7 @@ constexpr double kErrorEfficiency = 0.35;
 constexpr uint64_t kJudgeableBytes = 256ull << 20;
 
 std::string Num(double v, int decimals) {
-  std::string b = StrFormat("%.*f", decimals, v);
+  std::string b = FormatFixed(v, decimals);
   return b;
 }
 }  // namespace

@@ -122,7 +122,7 @@ JsonWriter& JsonWriter::Uint(uint64_t value) {
 JsonWriter& JsonWriter::Double(double value, int decimals) {
   if (!std::isfinite(value)) return Null();
   BeforeValue();
-  out_ += StrFormat("%.*f", decimals, value);
+  AppendFixed(out_, value, decimals);
   return *this;
 }
 

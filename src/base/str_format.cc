@@ -1,5 +1,6 @@
 #include "base/str_format.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace commdx {
@@ -30,6 +31,22 @@ std::string StrFormat(const char* fmt, ...) {
   va_start(args, fmt);
   std::string out = StrFormatV(fmt, args);
   va_end(args);
+  return out;
+}
+
+void AppendFixed(std::string& out, double v, int decimals) {
+  char buf[128];
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+  if (r.ec == std::errc{}) {
+    out.append(buf, r.ptr);
+  } else {  // too long for the buffer (|v| >= 1e100 or so): printf sizes its own
+    out += StrFormat("%.*f", decimals, v);
+  }
+}
+
+std::string FormatFixed(double v, int decimals) {
+  std::string out;
+  AppendFixed(out, v, decimals);
   return out;
 }
 

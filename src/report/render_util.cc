@@ -19,7 +19,7 @@ std::string FormatMetric(const Metric& m) {
   }
   double a = std::fabs(m.value);
   int decimals = (a == std::floor(a) && a < 1e15) ? 0 : a >= 100 ? 1 : a >= 1 ? 2 : 3;
-  std::string s = StrFormat("%.*f", decimals, m.value);
+  std::string s = FormatFixed(m.value, decimals);
   if (m.unit == Unit::kNone) return s;
   return s + (m.unit == Unit::kPercent ? "" : " ") + UnitName(m.unit);
 }

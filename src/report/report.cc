@@ -8,7 +8,7 @@ namespace commdx::report {
 
 Cell Cell::Num(double v, int decimals) {
   Cell c;
-  c.text = std::isfinite(v) ? StrFormat("%.*f", decimals, v) : std::string("-");
+  c.text = std::isfinite(v) ? FormatFixed(v, decimals) : std::string("-");
   c.number = v;
   c.decimals = decimals;
   return c;

@@ -149,6 +149,20 @@ TEST(StrFormat, NeverCutsAndMatchesPrintf) {
   EXPECT_EQ(StrFormat("%.3f", 1e300).size(), 305u);
 }
 
+// FormatFixed stands in for "%.*f" in reports: every value must come out as printf writes it,
+// rounding, signs of zero, huge and tiny magnitudes included.
+TEST(FormatFixed, WritesWhatPrintfWrites) {
+  const double values[] = {0.0,    -0.0,    0.5,       1.5,        2.5,       -2.5,
+                           0.125,  0.0005,  -0.0004,   12.345,     1e-300,    123456789.987654,
+                           1e15,   1e22,    1e100,     -1e250,     1e300,     4.35e-7,
+                           2.675,  1.005,   999.9995,  0.1 + 0.2,  9007199254740993.0};
+  for (double v : values)
+    for (int d : {0, 1, 2, 3, 6, 9}) EXPECT_EQ(FormatFixed(v, d), StrFormat("%.*f", d, v)) << v;
+  std::string out = "x=";
+  AppendFixed(out, 3.14159, 2);
+  EXPECT_EQ(out, "x=3.14");
+}
+
 TEST(LineLocator, MatchesLocAtForwardAndBackward) {
   FileText f{"t.txt", "ab\ncd\n\nefg\nh"};
   LineLocator at(f);
