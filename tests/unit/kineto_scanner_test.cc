@@ -322,6 +322,24 @@ TEST(KinetoScanner, LearnedLayoutNeverChangesWhatIsRead) {
       R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {}})j",
       R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {"External id": 1, "cbid": 2, )j"
       R"j("correlation": 7}})j",
+      // Keys in other orders, two kept per member: metadata between complete events, a
+      // third order (an instant event's), then each again; one that starts like a kept one.
+      R"j({"name": "thread_name", "ph": "M", "ts": 0.000, "pid": 9, "tid": 3, )j"
+      R"j("args": {"name": "stream 3"}})j",
+      kineto,
+      R"j({"name": "process_name", "ph": "M", "ts": 0.000, "pid": 9, "tid": 0, )j"
+      R"j("args": {"name": "python3"}})j",
+      R"j({"ph": "i", "s": "t", "name": "Iteration Start", "pid": 9, "tid": 1, "ts": 30})j",
+      R"j({"name": "thread_name", "ph": "M", "ts": 1, "pid": 9, "tid": 4, "args": {"name": "s"}})j",
+      R"j({"ph": "i", "s": "t", "name": "Iteration Start", "pid": 9, "tid": 1, "ts": 31})j",
+      kineto,
+      R"j({"name": "thread_name", "ph": "M", "ts": 1, "pid": 9, "tid": 4, "args": {"name": "s"}})j",
+      R"j({"name": "thread_name", "ph": "M", "ts":, "pid": 9, "tid": 4, "args": {"name": "s"}})j",
+      R"j({"name": "thread_name", "ph": "M", "tss": 1, "pid": 9, "tid": 4})j",
+      R"j({"names": "thread_name", "ph": "M", "ts": 1, "pid": 9, "tid": 4})j",
+      R"j({"name": "thread_name", "ph": "M", "ts": 1, "pid": 9, "tid":)j",
+      R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {"External id": 1, "cbid": 2, )j"
+      R"j("correlation": 7}})j",
   };
   EventScanner shared;
   for (const std::string& json : cases) {
@@ -353,6 +371,8 @@ TEST(KinetoScanner, LearnedLayoutNeverChangesWhatIsRead) {
     EXPECT_EQ(ev.correlation, f.correlation) << json;
     EXPECT_EQ(ev.bytes, f.bytes) << json;
     EXPECT_EQ(ev.grid_x, f.grid_x) << json;
+    EXPECT_EQ(ev.meta_name, f.meta_name) << json;
+    EXPECT_EQ(ev.flow_id, f.flow_id) << json;
   }
   // The layouts were read whole (not a vacuous comparison of two failures), and the last
   // runtime event's correlation after all the others.

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstring>
+#include <utility>
 
 #include "base/text.h"
 #include "ingest/kineto/json/json_values.h"
@@ -76,13 +77,12 @@ EventCat CatOf(std::string_view c) {
 
 // An event key of up to 7 bytes and its closing quote, compared as one little-endian word
 // against the 8 bytes after the opening quote: "ph" matches `ph"`, not `phase"` or `p\"`.
-// The event keys commdx reads; the first eight in the order Kineto writes them.
-enum Field : uint8_t { kFPh, kFCat, kFName, kFPid, kFTid, kFTs, kFDur, kFArgs, kFId, kFOther };
+using Field = EventScanner::Field;
 
 struct KeyWord {
   uint64_t word = 0, mask = 0;
   size_t len = 0;
-  Field field = kFOther;
+  Field field = Field::kFOther;
 };
 
 template <size_t N>
@@ -100,9 +100,11 @@ constexpr KeyWord Key(const char (&lit)[N], Field field) {
 
 inline bool Is(uint64_t w, const KeyWord& k) { return (w & k.mask) == k.word; }
 
-constexpr KeyWord kPh = Key("ph", kFPh), kPid = Key("pid", kFPid), kTid = Key("tid", kFTid),
-                  kTs = Key("ts", kFTs), kDur = Key("dur", kFDur), kCat = Key("cat", kFCat),
-                  kName = Key("name", kFName), kArgs = Key("args", kFArgs), kId = Key("id", kFId);
+constexpr KeyWord kPh = Key("ph", Field::kFPh), kPid = Key("pid", Field::kFPid),
+                  kTid = Key("tid", Field::kFTid), kTs = Key("ts", Field::kFTs),
+                  kDur = Key("dur", Field::kFDur), kCat = Key("cat", Field::kFCat),
+                  kName = Key("name", Field::kFName), kArgs = Key("args", Field::kFArgs),
+                  kId = Key("id", Field::kFId);
 //   "ph": "X", "cat": "cpu_op", "name": "aten::div", "pid": 653, "tid": 675,
 //   "ts": 5160728064615.551, "dur": 72.853, "args": {...}
 constexpr std::array<const KeyWord*, 8> kKinetoOrder = {&kPh,  &kCat, &kName, &kPid,
@@ -111,14 +113,44 @@ constexpr std::array<const KeyWord*, 8> kKinetoOrder = {&kPh,  &kCat, &kName, &k
 }  // namespace
 
 EventScanner::EventScanner() {
-  // Kineto's own layout: `, "cat": ` after "ph"'s value, and so on.
-  for (size_t i = 0; i < joints_.size(); ++i) {
+  // Kineto's own layout: `{"ph": ` at the start, `, "cat": ` after "ph"'s value, and so on.
+  std::string open = "{\"ph\": ";
+  KeepJoint(kRowOpen, open.data(), open.data() + open.size(), kFPh);
+  for (size_t i = 0; i + 1 < kKinetoOrder.size(); ++i) {
+    const KeyWord& next = *kKinetoOrder[i + 1];
     std::string text = std::string(", \"") +
-                       std::string(reinterpret_cast<const char*>(&kKinetoOrder[i + 1]->word),
-                                   kKinetoOrder[i + 1]->len) +
-                       "\": ";
-    joints_[i].Set(text.data(), text.data() + text.size());
+                       std::string(reinterpret_cast<const char*>(&next.word), next.len) + "\": ";
+    KeepJoint(kKinetoOrder[i]->field, text.data(), text.data() + text.size(), next.field);
   }
+}
+
+// Inlined into Event: it runs once per member.
+__attribute__((always_inline)) inline const char* EventScanner::MatchJoint(size_t row,
+                                                                           const char* after,
+                                                                           const char* end,
+                                                                           Field& field) {
+  JointRow& r = joints_[row];
+  // The value must start before the end and not with whitespace, as AfterColon would have it
+  // (the part is padded: Gap::At's 32-byte load is safe).
+  auto fits = [&](const Joint& j) {
+    return j.gap.At(after) && after + j.gap.len < end && !JsonScan::IsWs(after[j.gap.len]);
+  };
+  if (fits(r[0])) {
+    field = r[0].next;
+    return after + r[0].gap.len;
+  }
+  if (!fits(r[1])) return nullptr;
+  std::swap(r[0], r[1]);
+  field = r[0].next;
+  return after + r[0].gap.len;
+}
+
+void EventScanner::KeepJoint(size_t row, const char* from, const char* to, Field next) {
+  if (to - from > static_cast<ptrdiff_t>(sizeof(Gap::bytes))) return;  // keeps what it had
+  JointRow& r = joints_[row];
+  r[1] = r[0];  // the older one gives way
+  r[0].gap.Set(from, to);
+  r[0].next = next;
 }
 
 namespace {
@@ -173,15 +205,14 @@ void EventScanner::KeepThreadHead(const char* from, const char* to, const RawEve
 
 const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool want_flows) {
   const char* open = p;
-  size_t member = 0;                 // position of the member being read
-  const char* joint_from = nullptr;  // the end of the previous member's value, where in order
-  const char* v = nullptr;           // the value of the member being read, once known
-  const char* name_end = nullptr;    // past the name's value, read as member 2 (Kineto's place)
+  size_t member = 0;               // position of the member being read
+  const char* joint_from = open;   // the end of the previous member's value (or the '{'),
+  size_t joint_row = kRowOpen;     // and its joint row, where no joint matched
+  const char* name_end = nullptr;  // past the name's value, read as member 2 (Kineto's place)
   Field field = kFOther;
-  if (head_.At(open) && open + head_.len < s.end() && !JsonScan::IsWs(open[head_.len])) {
-    field = kFPh;  // `{"ph": ` as the events before began
-    v = open + head_.len;
-  } else {
+  // The value of the member being read, once known: `{"ph": ` as the events before began.
+  const char* v = MatchJoint(kRowOpen, open, s.end(), field);
+  if (!v) {
     p = s.SkipWs(p + 1);
     if (p < s.end() && *p == '}') return p + 1;
   }
@@ -230,11 +261,9 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
       v = AfterColon(s, close);
       if (!v) return nullptr;
       field = hit ? hit->field : kFOther;
-      // Kineto's order, but not the bytes expected between the two members: learn these.
-      if (joint_from && size_t{field} == member) joints_[member - 1].Set(joint_from, v);
-      if (member == 0 && field == kFPh) head_.Set(open, v);
+      KeepJoint(joint_row, joint_from, v, field);  // matched the next time
     }
-    while (true) {  // one member's value at `v`; again while the next one is where Kineto puts it
+    while (true) {  // one member's value at `v`; again while the next one follows a joint
       const char* after = nullptr;
       switch (field) {
         case kFPh: {
@@ -305,19 +334,10 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
         }
         name_end = after;
       }
-      // The next member where Kineto puts it: its value starts right after the joint (the
-      // part is padded, so the 32-byte load is safe; the value must start before the end and
-      // not with whitespace, as AfterColon would have it).
-      joint_from = nullptr;
-      if (size_t{field} + 1 == member && member < kKinetoOrder.size()) {
-        const Gap& j = joints_[member - 1];
-        if (j.At(after) && after + j.len < s.end() && !JsonScan::IsWs(after[j.len])) {
-          field = static_cast<Field>(member);
-          v = after + j.len;
-          continue;
-        }
-        joint_from = after;
-      }
+      // The next member after bytes kept before: its value starts right after them.
+      if ((v = MatchJoint(field, after, s.end(), field))) continue;
+      joint_from = after;
+      joint_row = field;
       bool closed = false;
       p = NextMember(s, after, '}', closed);
       if (!p || closed) return p;

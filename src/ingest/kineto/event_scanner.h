@@ -27,6 +27,10 @@ class EventScanner {
  public:
   EventScanner();
 
+  // The members an event is read by (the first eight in the order Kineto writes them);
+  // event_scanner.cc names their keys.
+  enum Field : uint8_t { kFPh, kFCat, kFName, kFPid, kFTid, kFTs, kFDur, kFArgs, kFId, kFOther };
+
   // `p` at the event's '{'. Returns past its '}', or nullptr with the error in `s`.
   // `want_flows`: flow events ("s"/"f") are read only while some GPU op or launch lacks its
   // correlation in the args (older traces); otherwise the rest of one is skipped right after
@@ -58,12 +62,26 @@ class EventScanner {
   const char* ReadArg(JsonScan& s, Arg arg, const char* v, trace_build::RawEvent& ev);
   trace_build::CollArgs& Coll(trace_build::RawEvent& ev);
 
-  // The bytes between two members in Kineto's key order, from the end of one's value to the
-  // start of the next one's: `, "cat": ` in Kineto's own layout; learned from the file where
-  // it differs (`,\n      "cat": ` indented, `,"cat":` compact). joints_[i] follows member i.
-  // Matched, they stand for the comma, the key and the colon.
-  std::array<Gap, 7> joints_;
-  Gap head_;  // from an event's '{' to the value of its first member, "ph": `{"ph": `
+  // The bytes a file writes between two members, from the end of one's value to the start of
+  // the next one's — `, "cat": ` after "ph" in Kineto's own layout, `,\n      "cat": ` indented,
+  // `,"cat":` compact — and which member that next one is. Matched, they stand for the comma,
+  // the key and the colon. Kept per member read (the row), two each: complete events and
+  // metadata write their keys in different orders (`{"ph": "X", "cat": ` and `{"name":
+  // "thread_name", "ph": "M", "ts": `), and other producers in orders of their own. Row
+  // kRowOpen holds the bytes from an event's '{' to its first value (`{"ph": `).
+  static constexpr size_t kRowOpen = kFOther + 1;
+  struct Joint {
+    Gap gap;
+    Field next = kFOther;
+  };
+  // slot[0] is the one matched or kept last, tried first.
+  using JointRow = std::array<Joint, 2>;
+  std::array<JointRow, kRowOpen + 1> joints_;
+  // At `after` (the end of a member's value, or an event's '{'): a joint of `row` whose value
+  // follows it; sets `field` and returns that value, or nullptr.
+  const char* MatchJoint(size_t row, const char* after, const char* end, Field& field);
+  // The slow way read [from, to) as the joint from `row` to a member of kind `next`.
+  void KeepJoint(size_t row, const char* from, const char* to, Field next);
   // Per thread, the bytes from the end of an event's name to its "ts" value — `, "pid": 653,
   // "tid": 675, "ts": ` — and where the pid and tid values lie in them, kept where an event
   // read them the slow way as just those two members: a few threads, the one last met first.
