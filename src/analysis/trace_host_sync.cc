@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
+#include <queue>
 
 #include "analysis/catalogue.h"
 #include "base/str_format.h"
@@ -20,11 +22,41 @@ constexpr int64_t kMinCostNs = 100'000;  // ...and 0.1 ms per step
 constexpr double kRepeatedPerStep = 2;   // calls per step between its kernel launches
                                          // reported even when cheap
 
-int64_t StepOfTime(const RankTrace& t, int64_t ts) {
-  for (const Step& s : t.steps)
-    if (ts >= s.cpu_start_ns && ts < s.cpu_end_ns) return s.number;
-  return -1;
-}
+// The number of the first step (in the rank's order) whose CPU span holds a time, or -1, for
+// times asked in order (the runtime calls are sorted by start): a sweep over the steps by start
+// that keeps the ones begun in a heap by position, those ended dropped from its top. Steps may
+// overlap (a grown trace's long ProfilerStep does); a walk over all of them for each sync made
+// a trace of thousands of steps and syncs quadratic. A time earlier than the last one asked is
+// answered by that walk.
+class StepOfTime {
+ public:
+  explicit StepOfTime(const std::vector<Step>& steps) : steps_(steps), by_start_(steps.size()) {
+    for (size_t i = 0; i < steps.size(); ++i) by_start_[i] = static_cast<uint32_t>(i);
+    std::stable_sort(by_start_.begin(), by_start_.end(), [&](uint32_t a, uint32_t b) {
+      return steps[a].cpu_start_ns < steps[b].cpu_start_ns;
+    });
+  }
+  int64_t operator()(int64_t ts) {
+    if (ts < last_) {
+      for (const Step& s : steps_)
+        if (ts >= s.cpu_start_ns && ts < s.cpu_end_ns) return s.number;
+      return -1;
+    }
+    last_ = ts;
+    for (; next_ < by_start_.size() && steps_[by_start_[next_]].cpu_start_ns <= ts; ++next_)
+      begun_.push(by_start_[next_]);
+    // The first begun step is the answer unless it has ended, and then it has for good.
+    while (!begun_.empty() && steps_[begun_.top()].cpu_end_ns <= ts) begun_.pop();
+    return begun_.empty() ? -1 : steps_[begun_.top()].number;
+  }
+
+ private:
+  const std::vector<Step>& steps_;
+  std::vector<uint32_t> by_start_;
+  size_t next_ = 0;
+  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> begun_;
+  int64_t last_ = INT64_MIN;
+};
 
 // A device-to-host copy launched on `thread` in [from, to].
 bool HasDeviceToHostCopy(const RankTrace& t, uint32_t thread, int64_t from, int64_t to) {
@@ -79,13 +111,14 @@ std::pair<int32_t, int32_t> EnclosingOps(const RankTrace& t, const HostOpEnds& e
 std::vector<HostSync> FindHostSyncs(const RankTrace& t, int trace, const RankTimeline& tl) {
   std::vector<HostSync> out;
   std::optional<HostOpEnds> ends;  // built at the first sync
+  StepOfTime step_of(t.steps);
   for (size_t i = 0; i < t.runtime.size(); ++i) {
     const RuntimeCall& rc = t.runtime[i];
     if (!(rc.flags & kHostFlagSync)) continue;
     HostSync s;
     s.trace = trace;
     s.call = static_cast<int32_t>(i);
-    s.step = StepOfTime(t, rc.start_ns);
+    s.step = step_of(rc.start_ns);
     s.blocked_ns = rc.end_ns - rc.start_ns;
     s.gpu_idle_ns = ChargedTo(tl, s.call);
     if (!ends) ends.emplace(t);

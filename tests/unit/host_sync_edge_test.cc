@@ -8,6 +8,8 @@
 #include <algorithm>
 
 #include "analysis/registry.h"
+#include "analysis/trace_facts.h"
+#include "analysis/trace_host_sync.h"
 #include "diagnose/diagnosis.h"
 
 namespace commdx::analysis {
@@ -97,6 +99,47 @@ TEST(HostSyncEdge, SyncsBetweenLaunchesAreReportedEvenWhenCheap) {
 TEST(HostSyncEdge, OneSyncBetweenLaunchesAndOneAtTheEdgeIsOnePerStep) {
   Job job = LaunchBoundSteps({10, 340});
   EXPECT_EQ(FindId(RunAnalyzers(job, {}, {Source::kTrace}), "trace.host_sync"), nullptr);
+}
+
+// Each sync's step is the first step whose CPU span holds the call's start, found by a
+// sweep over the steps by start (back to back, with a gap, an empty step, overlapping, out of
+// order, one over all the others): the same as walking all the steps for each sync.
+TEST(HostSyncStep, SweepAgreesWithTheWalk) {
+  auto walk = [](const RankTrace& t, int64_t ts) -> int64_t {
+    for (const Step& s : t.steps)
+      if (ts >= s.cpu_start_ns && ts < s.cpu_end_ns) return s.number;
+    return -1;
+  };
+  // Syncs at each step's start, inside it, just before its end, and at its end.
+  Job job = LaunchBoundSteps({0, 50, 995, 1000});
+  RankTrace& t = job.trace.ranks[0];
+  std::vector<std::vector<Step>> layouts;
+  layouts.push_back(t.steps);  // back to back
+  std::vector<Step> gaps = t.steps;
+  gaps[1].cpu_end_ns -= 300 * kUs;                // a gap after step 1
+  gaps[2].cpu_end_ns = gaps[2].cpu_start_ns;      // step 2 empty
+  gaps.insert(gaps.begin() + 3, Step{9, gaps[3].cpu_start_ns, gaps[3].cpu_start_ns});
+  layouts.push_back(gaps);
+  std::vector<Step> overlap = t.steps;
+  overlap[1].cpu_end_ns += 400 * kUs;  // runs into step 2
+  layouts.push_back(overlap);
+  std::vector<Step> reversed(t.steps.rbegin(), t.steps.rend());
+  layouts.push_back(reversed);
+  std::vector<Step> spanning = gaps;  // a step over all the others, listed last
+  spanning.push_back(Step{7, 0, 4 * kStepUs * kUs});
+  layouts.push_back(spanning);
+  int checked = 0;
+  for (const auto& steps : layouts) {
+    t.steps = steps;
+    TraceFacts f = ComputeTraceFacts(job);
+    auto syncs = FindHostSyncs(t, 0, f.timelines[0]);
+    ASSERT_EQ(syncs.size(), 16u);
+    for (const HostSync& s : syncs) {
+      EXPECT_EQ(s.step, walk(t, t.runtime[static_cast<size_t>(s.call)].start_ns)) << s.call;
+      checked += s.step >= 0;
+    }
+  }
+  EXPECT_GT(checked, 60);  // most syncs fall in a step
 }
 
 }  // namespace
