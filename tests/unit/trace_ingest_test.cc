@@ -325,6 +325,38 @@ TEST(KinetoIngest, OverSizedPartIsAClearError) {
   EXPECT_EQ(ExitCodeFor(r.error().code), 3);
 }
 
+// Traces without correlation ids in args link a launch to its GPU op through the ac2g flow
+// pair: 's' at the call's ts, 'f' at the op's. Where two flows of one kind share a ts the first
+// in the file counts; flows may come in any time order.
+TEST(KinetoIngest, FlowsLinkLaunchesFirstFlowAtATimeWins) {
+  std::string text = R"j({"traceEvents": [
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 30, "dur": 2},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 2},
+  {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 40, "dur": 5},
+  {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 20, "dur": 5},
+  {"ph": "s", "id": 8, "pid": 1, "tid": 1, "ts": 30, "cat": "ac2g", "name": "ac2g"},
+  {"ph": "f", "id": 8, "pid": 0, "tid": 7, "ts": 40, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+  {"ph": "s", "id": 5, "pid": 1, "tid": 1, "ts": 10, "cat": "ac2g", "name": "ac2g"},
+  {"ph": "s", "id": 6, "pid": 1, "tid": 1, "ts": 10, "cat": "ac2g", "name": "ac2g"},
+  {"ph": "f", "id": 5, "pid": 0, "tid": 7, "ts": 20, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+  {"ph": "f", "id": 9, "pid": 0, "tid": 7, "ts": 20, "cat": "ac2g", "name": "ac2g", "bp": "e"}
+]})j";
+  auto src = ingest::kineto::MemorySource(text, "flows.json");
+  RankBuilder b("flows.json");
+  EventParser p("flows.json", b);
+  auto r = ingest::kineto::ReadDocument(*src, "flows.json", p, {});
+  ASSERT_TRUE(r) << r.error().ToString();
+  RankTrace t = b.Finish(0);
+  ASSERT_EQ(t.gpu_ops.size(), 2u);
+  ASSERT_EQ(t.runtime.size(), 2u);
+  EXPECT_EQ(t.runtime[0].correlation, 5);  // ts 10: id 5, not the later 6
+  EXPECT_EQ(t.runtime[1].correlation, 8);
+  EXPECT_EQ(t.gpu_ops[0].correlation, 5);  // ts 20: id 5, not the later 9
+  EXPECT_EQ(t.gpu_ops[1].correlation, 8);
+  EXPECT_EQ(t.gpu_ops[0].launch, 0);
+  EXPECT_EQ(t.gpu_ops[1].launch, 1);
+}
+
 TEST(KinetoIngest, LongBlankGapBetweenEventsIsNotOnePart) {
   // A run of blanks between two events, far longer than one part may be (a trace padded on
   // disk; badinput_trace_over_4gib has 4.25 GiB of them): the cut after "}," does not wait for

@@ -5,6 +5,8 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "base/sort.h"
 #include "ingest/trace_build/rank_builder.h"
@@ -182,14 +184,23 @@ void RankBuilder::SortAndLink() {
   // Older traces may carry the correlation only on the ac2g flow pair ('s' at the launch, 'f' at
   // the GPU op, same ts as the event).
   if (!flows_.empty()) {
-    std::map<int64_t, int64_t> start_at, end_at;  // ts -> id
-    for (const auto& f : flows_) (f.start ? start_at : end_at).emplace(f.ts_ns, f.id);
+    // (ts, id) stably sorted by ts: the first flow in the file wins where several share a ts.
+    // Sorted arrays, not maps: a trace that never writes correlations in args (CUPTI range
+    // profiling) is ~45% flow events, and a tree node per flow cost more than reading them.
+    using TsId = std::pair<int64_t, int64_t>;
+    std::vector<TsId> start_at, end_at;
+    for (const auto& f : flows_) (f.start ? start_at : end_at).emplace_back(f.ts_ns, f.id);
+    for (auto* v : {&start_at, &end_at})
+      StableSortNearlySorted(*v, [](const TsId& a, const TsId& b) { return a.first < b.first; });
+    auto id_at = [](const std::vector<TsId>& v, int64_t ts, int64_t& id) {  // the first at ts
+      auto it = std::lower_bound(v.begin(), v.end(), ts,
+                                 [](const TsId& a, int64_t x) { return a.first < x; });
+      if (it != v.end() && it->first == ts) id = it->second;
+    };
     for (auto& op : t.gpu_ops)
-      if (op.correlation < 0)
-        if (auto it = end_at.find(op.start_ns); it != end_at.end()) op.correlation = it->second;
+      if (op.correlation < 0) id_at(end_at, op.start_ns, op.correlation);
     for (auto& rc : t.runtime)
-      if (rc.correlation < 0)
-        if (auto it = start_at.find(rc.start_ns); it != start_at.end()) rc.correlation = it->second;
+      if (rc.correlation < 0) id_at(start_at, rc.start_ns, rc.correlation);
   }
   // GpuOp::collective holds the index into colls_ until the collectives are built.
   const Span spans[] = {SortByStart(t.gpu_ops), SortByStart(t.host_ops), SortByStart(t.runtime)};
