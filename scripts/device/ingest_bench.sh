@@ -4,6 +4,7 @@
 # bench_programs/make_trace_layouts.py (several layouts, and gzip) and times `commdx trace` on
 # one pinned core with bench_programs/trace_layouts.sh, for each binary given, alternating.
 #   scripts/device/ingest_bench.sh "dir/commdx-before dir/commdx-after"
+#   SHAPES=all MB_OTHER=300 scripts/device/ingest_bench.sh ...   also every other public trace
 # The binaries' own libraries (simdjson, sqlite, ISA-L) may lie beside them. Writes the table,
 # the CPU model and the huge-page setting to $OUT/ingest.md (or stdout without OUT).
 set -euo pipefail
@@ -27,6 +28,20 @@ python3 "$gen" "$pub"/a100_alexnet_no_steps/*.json.gz "$work/alexnet" --mb "$mb"
 # Float epoch µs (Kineto since 2024; Python's json keeps ~16 digits of them).
 python3 "$gen" "$pub"/v100_ddp_ns_resolution/*.json.gz "$work/ddp_ns" --mb "$mb" \
   --layouts perline,oneline >/dev/null
+# SHAPES=all: every other public trace too, one event per line (other profilers and
+# producers: MTIA, ROCm, CUPTI range profiling, torch.compile/Triton, CPU only, 2022 sampled
+# ranks), at MB_OTHER (default MB) each.
+others=()
+if [ "${SHAPES:-}" = all ]; then
+  for d in "$pub"/*/; do
+    n=$(basename "$d")
+    case $n in v100_torchrec_rank1_of_2 | a100_alexnet_no_steps | v100_ddp_ns_resolution) continue ;; esac
+    src=$(ls "$d" | grep -m1 '\.json')
+    [ -n "$src" ] || continue
+    python3 "$gen" "$d/$src" "$work/$n" --mb "${MB_OTHER:-$mb}" --layouts perline >/dev/null
+    others+=("$work/$n.perline.json")
+  done
+fi
 # The files just written may still be going to disk: let that finish before timing.
 sync
 {
@@ -38,5 +53,5 @@ sync
   for b in $bins; do echo "- $b: $("$b" --version 2>&1 | head -1)"; done
   echo
   RUNS=${RUNS:-5} bench_programs/trace_layouts.sh "$bins" "$work"/v100.*.json* \
-    "$work"/alexnet.perline.json "$work"/ddp_ns.*.json
+    "$work"/alexnet.perline.json "$work"/ddp_ns.*.json ${others[@]+"${others[@]}"}
 } >"$out"
