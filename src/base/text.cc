@@ -102,6 +102,12 @@ std::string SanitizeUtf8(std::string_view s) {
   out.reserve(s.size());
   size_t i = 0;
   while (i < s.size()) {
+    // Printable ASCII, almost all of any name, is copied a run at a time.
+    size_t run = i;
+    while (run < s.size() && static_cast<unsigned char>(s[run] - 0x20) < 0x5f) ++run;
+    out.append(s.data() + i, run - i);
+    i = run;
+    if (i == s.size()) break;
     auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       out.push_back((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f

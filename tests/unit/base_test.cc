@@ -53,6 +53,11 @@ TEST(Text, SanitizesInvalidUtf8) {
   EXPECT_EQ(SanitizeUtf8("a\nb"), "a\nb");
   EXPECT_EQ(SanitizeUtf8("bad \xff\xfe"), "bad ??");
   EXPECT_EQ(SanitizeUtf8(std::string_view("a\0b", 3)), "a?b");
+  // Runs of printable ASCII are copied whole; every byte around and between them is judged as
+  // before: controls but tab/newline/CR and DEL become '?', so do broken or cut sequences.
+  EXPECT_EQ(SanitizeUtf8("thread 12 (pt_main)\x7f\t\x01x\r\xe2\x82\xacy\xe2\x82"), "thread 12 (pt_main)?\t?x\r\xe2\x82\xacy??");
+  EXPECT_EQ(SanitizeUtf8("\xf0\x9f\x98\x80 ~ \x1f"), "\xf0\x9f\x98\x80 ~ ?");
+  EXPECT_EQ(SanitizeUtf8(""), "");
 }
 
 TEST(File, GunzipRoundTripAndConcatenatedMembers) {

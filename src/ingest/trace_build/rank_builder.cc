@@ -322,8 +322,13 @@ void RankBuilder::AddHost(const RawEvent& ev) {
 }
 
 void RankBuilder::AddMetadata(const RawEvent& ev) {
-  if (ev.name == "thread_name" && !ev.tid.empty() && !ev.meta_name.empty())
-    trace_.threads[Thread(ev.tid)].name = SanitizeUtf8(JsonUnescape(ev.meta_name));
+  if (ev.name == "thread_name" && !ev.tid.empty() && !ev.meta_name.empty()) {
+    // Escapes are rare in thread names: unescaped only where there is one.
+    std::string unescaped;
+    std::string_view name = ev.meta_name;
+    if (name.find('\\') != std::string_view::npos) name = unescaped = JsonUnescape(name);
+    trace_.threads[Thread(ev.tid)].name = SanitizeUtf8(name);
+  }
 }
 
 RankTrace RankBuilder::Finish(int rank_from_name) {
