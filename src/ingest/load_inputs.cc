@@ -7,6 +7,7 @@
 
 #include "base/file.h"
 #include "base/input_path.h"
+#include "ingest/kineto/json/progress.h"
 #include "ingest/nsys/nsys_rep.h"
 #include "ingest/own_report.h"
 
@@ -141,6 +142,12 @@ void StreamAll(std::vector<Slot>& slots, const LoadOptions& options) {
   std::vector<Slot*> todo;
   for (auto& s : slots)
     if (!s.error && !s.text && !s.imps.empty() && s.imps.front()->stream) todo.push_back(&s);
+  // The progress line on a terminal counts every trace of the set from the start.
+  uint64_t planned = 0;
+  for (const Slot* s : todo)
+    if (s->imps.front()->kind == InputKind::kKineto)
+      if (auto stamp = StampOf(s->path)) planned += stamp->size;
+  kineto::ReadProgress::Plan(planned);
   std::atomic<size_t> next{0};
   auto worker = [&]() {
     for (size_t i = next++; i < todo.size(); i = next++) {
@@ -171,6 +178,7 @@ void StreamAll(std::vector<Slot>& slots, const LoadOptions& options) {
   for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
   if (!todo.empty()) worker();
   for (auto& th : pool) th.join();
+  kineto::ReadProgress::End();
 }
 
 // Hands the file's text to each importer that reads it from memory. The first format's errors

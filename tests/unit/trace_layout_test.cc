@@ -186,5 +186,29 @@ TEST(KinetoLayouts, ProgressLineOnlyForLongReads) {
             "reading traces: 33% (1.0 of 3.0 GB), about 4 s left");
 }
 
+// A set of files is counted whole from the start: what was planned is not counted again when
+// each reader begins, and the round ends at zero whatever was left unread.
+TEST(KinetoLayouts, ProgressCountsAPlannedSetOnce) {
+  ReadProgress::End();
+  ReadProgress::Plan(3000);
+  EXPECT_EQ(ReadProgress::TotalBytes(), 3000u);
+  ReadProgress::Begin(1000);  // the first of three files
+  ReadProgress::Advance(1000);
+  ReadProgress::Begin(1000);
+  EXPECT_EQ(ReadProgress::TotalBytes(), 3000u);
+  EXPECT_EQ(ReadProgress::DoneBytes(), 1000u);
+  ReadProgress::Begin(1500);  // larger than planned (a file grew): the excess is added
+  EXPECT_EQ(ReadProgress::TotalBytes(), 3500u);
+  ReadProgress::End();
+  EXPECT_EQ(ReadProgress::TotalBytes(), 0u);
+  EXPECT_EQ(ReadProgress::DoneBytes(), 0u);
+  // Loading a folder of traces plans their bytes and ends the round.
+  auto job = ingest::LoadInputs({Data("skew_rank0.json"), Data("skew_rank1.json")},
+                                ingest::ForcedKind(InputKind::kKineto));
+  ASSERT_TRUE(job);
+  EXPECT_EQ(job->trace.ranks.size(), 2u);
+  EXPECT_EQ(ReadProgress::TotalBytes(), 0u);
+}
+
 }  // namespace
 }  // namespace commdx

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +19,7 @@ using Clock = std::chrono::steady_clock;
 struct State {
   std::mutex mu;  // held to draw or erase the line, and to start a new round
   std::atomic<uint64_t> total{0}, done{0};
+  uint64_t planned = 0;  // of total, not yet claimed by a reader's Begin
   Clock::time_point start, last_draw;
   bool shown = false;
   int tty = -1;  // unknown until the first round
@@ -46,17 +48,49 @@ std::string ReadProgress::Text(double elapsed_s, uint64_t done, uint64_t total) 
                    static_cast<double>(done) / 1e9, static_cast<double>(total) / 1e9, left_s);
 }
 
-void ReadProgress::Begin(uint64_t total) {
-  State& s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+namespace {
+
+// A new round where nothing is in flight (s.mu held).
+void StartRoundIfIdle(State& s) {
   if (s.tty < 0) s.tty = isatty(STDERR_FILENO) ? 1 : 0;
-  if (s.done.load() >= s.total.load()) {  // nothing in flight: a new round
+  if (s.done.load() >= s.total.load() && s.planned == 0) {
     s.total = 0;
     s.done = 0;
     s.start = s.last_draw = Clock::now();
   }
-  s.total += total;
 }
+
+}  // namespace
+
+void ReadProgress::Plan(uint64_t total) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  StartRoundIfIdle(s);
+  s.total += total;
+  s.planned += total;
+}
+
+void ReadProgress::Begin(uint64_t total) {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  StartRoundIfIdle(s);
+  const uint64_t from_plan = std::min(s.planned, total);
+  s.planned -= from_plan;
+  s.total += total - from_plan;
+}
+
+void ReadProgress::End() {
+  State& s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.shown) std::fprintf(stderr, "\r\x1b[2K");
+  s.shown = false;
+  s.total = 0;
+  s.done = 0;
+  s.planned = 0;
+}
+
+uint64_t ReadProgress::DoneBytes() { return S().done.load(); }
+uint64_t ReadProgress::TotalBytes() { return S().total.load(); }
 
 void ReadProgress::Advance(uint64_t bytes) {
   State& s = S();

@@ -11,11 +11,23 @@ namespace commdx::ingest::kineto {
 
 class ReadProgress {
  public:
-  // A reader starts: `total` more input bytes (compressed bytes for gzip) are expected.
+  // A set of files is about to be read: `total` input bytes that their readers announce again
+  // in Begin, so that the line counts the whole set from the start, not the files in flight
+  // (64 ranks read two at a time would never look long).
+  static void Plan(uint64_t total);
+  // A reader starts: `total` more input bytes (compressed bytes for gzip) are expected; taken
+  // from what was planned first.
   static void Begin(uint64_t total);
   // `bytes` more of them were read; the line is redrawn at most a few times a second. When every
   // expected byte is read the line is erased.
   static void Advance(uint64_t bytes);
+
+  // The set is read, or given up (a planned file that no reader took): the line is erased and
+  // the counts start again.
+  static void End();
+  // Bytes read and expected in this round (for tests).
+  static uint64_t DoneBytes();
+  static uint64_t TotalBytes();
 
   // Whether a line is due after `elapsed_s` seconds with `done` of `total` bytes read.
   static bool Due(double elapsed_s, uint64_t done, uint64_t total);
