@@ -182,6 +182,10 @@ class JsonScan {
   // Brackets are matched by kind; what lies between them is checked only as far as strings go
   // (as simdjson ondemand does for a value it skips).
   const char* SkipRest(const char* p, char open);
+  // SkipRest's body, for json_scan.cc only (SkipRest picks the one for the CPU): kAvx2 = the
+  // blocks classified with 32-byte loads.
+  template <bool kAvx2>
+  const char* SkipRestWith(const char* p, char open);
 
   // A scalar or string token at `p` as text (strings with their quotes); a container is its
   // opening byte, like simdjson's raw_json_token. `after` is set past the whole value.
