@@ -7,11 +7,22 @@
 
 namespace commdx {
 
-std::string JsonWriter::Escape(std::string_view raw) {
-  std::string s = SanitizeUtf8(raw);
-  std::string out;
-  out.reserve(s.size() + 2);
-  for (char c : s) {
+namespace {
+
+// Valid UTF-8 (SanitizeUtf8's) appended to `out` as JSON string content: runs of bytes that need
+// nothing are copied whole (a report of many steps writes hundreds of thousands of strings).
+void AppendEscaped(std::string& out, std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t run = i;
+    for (; run < s.size(); ++run) {
+      auto u = static_cast<unsigned char>(s[run]);
+      if (u < 0x20 || u == '"' || u == '\\' || u == '<') break;
+    }
+    out.append(s.data() + i, run - i);
+    i = run;
+    if (i == s.size()) break;
+    const char c = s[i++];
     switch (c) {
       case '"':
         out += "\\\"";
@@ -31,14 +42,17 @@ std::string JsonWriter::Escape(std::string_view raw) {
       case '<':  // keeps "</script>" inert when JSON is embedded in HTML
         out += "\\u003c";
         break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += StrFormat("\\u%04x", c);
-        } else {
-          out += c;
-        }
+      default:  // the other control bytes
+        out += StrFormat("\\u%04x", c);
     }
   }
+}
+
+}  // namespace
+
+std::string JsonWriter::Escape(std::string_view raw) {
+  std::string out;
+  AppendEscaped(out, SanitizeUtf8(raw));
   return out;
 }
 
@@ -93,7 +107,7 @@ JsonWriter& JsonWriter::EndArray() {
 JsonWriter& JsonWriter::Key(std::string_view key) {
   BeforeValue();
   out_ += '"';
-  out_ += Escape(key);
+  AppendEscaped(out_, SanitizeUtf8(key));
   out_ += indent_ > 0 ? "\": " : "\":";
   after_key_ = true;
   return *this;
@@ -102,7 +116,7 @@ JsonWriter& JsonWriter::Key(std::string_view key) {
 JsonWriter& JsonWriter::String(std::string_view value) {
   BeforeValue();
   out_ += '"';
-  out_ += Escape(value);
+  AppendEscaped(out_, SanitizeUtf8(value));
   out_ += '"';
   return *this;
 }

@@ -135,6 +135,12 @@ TEST(JsonWriter, EscapesAndNests) {
   w.Key("l").BeginArray().Int(1).Int(2).EndArray();
   w.EndObject();
   EXPECT_EQ(w.str(), R"({"s":"a\"b\u003c/script>\n","n":0.33,"nan":null,"l":[1,2]})");
+  // Every byte that needs escaping, at the start, between runs and at the end (other control
+  // bytes and broken UTF-8 were made '?' by SanitizeUtf8 first); keys as values.
+  EXPECT_EQ(JsonWriter::Escape("\\x\ty\r\x01z\x1f<\"\xff"), R"(\\x\ty\r?z?\u003c\"?)");
+  JsonWriter k(0);
+  k.BeginObject().Key("a\\b\n").String("").EndObject();
+  EXPECT_EQ(k.str(), R"({"a\\b\n":""})");
 }
 
 }  // namespace
