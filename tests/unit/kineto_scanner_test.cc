@@ -151,6 +151,35 @@ TEST(KinetoScanner, ArgsReadOnlyAsFarAsTheEventNeeds) {
   EXPECT_EQ(flow.consumed, wanted.consumed);
 }
 
+// The builder takes nothing from instants, counters and metadata other than thread names but
+// their count: the rest of such an event is skipped as soon as its phase (and, for metadata, its
+// name, in either order) is read — and still checked as JSON.
+TEST(KinetoScanner, UnusedEventsAreSkippedOnceKnownUnused) {
+  Scanned instant, label, label_ph_first, thread, broken;
+  ScanInto(instant, R"j({"ph": "i", "s": "t", "name": "Iteration Start", "pid": 9, "ts": 30})j");
+  ScanInto(label, R"j({"name": "process_labels", "ph": "M", "ts": 1, "pid": 9, "tid": 0,)j"
+                  R"j( "args": {"labels": "GPU 0"}})j");
+  ScanInto(label_ph_first, R"j({"ph": "M", "name": "process_name", "pid": 9, "tid": 0})j");
+  ScanInto(thread, R"j({"name": "thread_name", "ph": "M", "ts": 1, "pid": 9, "tid": 4,)j"
+                   R"j( "args": {"name": "stream 4"}})j");
+  ScanInto(broken, R"j({"name": "process_name", "ph": "M", "ts": 1, "args": {"name": "x"})j");
+  for (Scanned* r : {&instant, &label, &label_ph_first, &thread}) ASSERT_TRUE(r->ok()) << r->buf;
+  EXPECT_EQ(instant.ev.ph, 'i');
+  EXPECT_TRUE(instant.ev.name.empty());  // after "ph": not read
+  EXPECT_FALSE(instant.ev.has_ts);
+  EXPECT_EQ(label.ev.ph, 'M');
+  EXPECT_EQ(label.ev.name, "process_labels");
+  EXPECT_FALSE(label.ev.has_ts);
+  EXPECT_TRUE(label.ev.pid.empty());
+  EXPECT_EQ(label_ph_first.ev.name, "process_name");
+  EXPECT_TRUE(label_ph_first.ev.pid.empty());
+  EXPECT_EQ(label.consumed, static_cast<long>(label.buf.size()) - 64);  // past its '}'
+  EXPECT_EQ(thread.ev.tid, "4");
+  EXPECT_EQ(thread.ev.meta_name, "stream 4");
+  EXPECT_FALSE(broken.ok());  // the skipped rest lacks the event's '}'
+  EXPECT_EQ(broken.error, ScanError::kEnd);
+}
+
 TEST(KinetoScanner, BrokenInputIsReportedWhereItIs) {
   struct Case {
     std::string json;
@@ -323,15 +352,16 @@ TEST(KinetoScanner, LearnedLayoutNeverChangesWhatIsRead) {
       R"j({"ph": "X", "cat": "cuda_runtime", "name": "r", "args": {"External id": 1, "cbid": 2, )j"
       R"j("correlation": 7}})j",
       // Keys in other orders, two kept per member: metadata between complete events, a
-      // third order (an instant event's), then each again; one that starts like a kept one.
+      // third order (an instant event's, as a complete one: instants are skipped after "ph"),
+      // then each again; one that starts like a kept one.
       R"j({"name": "thread_name", "ph": "M", "ts": 0.000, "pid": 9, "tid": 3, )j"
       R"j("args": {"name": "stream 3"}})j",
       kineto,
       R"j({"name": "process_name", "ph": "M", "ts": 0.000, "pid": 9, "tid": 0, )j"
       R"j("args": {"name": "python3"}})j",
-      R"j({"ph": "i", "s": "t", "name": "Iteration Start", "pid": 9, "tid": 1, "ts": 30})j",
+      R"j({"ph": "X", "s": "t", "name": "Iteration Start", "pid": 9, "tid": 1, "ts": 30})j",
       R"j({"name": "thread_name", "ph": "M", "ts": 1, "pid": 9, "tid": 4, "args": {"name": "s"}})j",
-      R"j({"ph": "i", "s": "t", "name": "Iteration Start", "pid": 9, "tid": 1, "ts": 31})j",
+      R"j({"ph": "X", "s": "t", "name": "Iteration Start", "pid": 9, "tid": 1, "ts": 31})j",
       kineto,
       R"j({"name": "thread_name", "ph": "M", "ts": 1, "pid": 9, "tid": 4, "args": {"name": "s"}})j",
       R"j({"name": "thread_name", "ph": "M", "ts":, "pid": 9, "tid": 4, "args": {"name": "s"}})j",

@@ -110,6 +110,26 @@ constexpr KeyWord kPh = Key("ph", Field::kFPh), kPid = Key("pid", Field::kFPid),
 constexpr std::array<const KeyWord*, 8> kKinetoOrder = {&kPh,  &kCat, &kName, &kPid,
                                                         &kTid, &kTs,  &kDur,  &kArgs};
 
+// Whether the builder takes nothing more from an event than what is read of it so far (its
+// phase, and its name where read): then the rest is skipped by depth, still checked as JSON.
+// Flow events are wanted only while some launch lacks its correlation in the args; of
+// metadata, only thread names are read (HTA's MTIA trace is 68% metadata events, most of them
+// process labels and sort indices). A name not read yet (metadata writes it first, before
+// "ph", but need not) keeps the event.
+bool RestUnused(const RawEvent& ev, bool want_flows) {
+  switch (ev.ph) {
+    case 'X':
+      return false;
+    case 's':
+    case 'f':
+      return !want_flows;
+    case 'M':
+      return ev.name.data() != nullptr && ev.name != trace_build::kThreadNameMeta;
+    default:
+      return trace_build::IsUnusedPhase(ev.ph);
+  }
+}
+
 }  // namespace
 
 EventScanner::EventScanner() {
@@ -277,7 +297,7 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
             after = ReadRawStr(s, v, ph);
           }
           ev.ph = ph.size() == 1 ? ph[0] : '?';
-          if (after && !want_flows && (ev.ph == 's' || ev.ph == 'f')) return s.SkipRest(after, '{');
+          if (after && RestUnused(ev, want_flows)) return s.SkipRest(after, '{');
           break;
         }
         case kFCat:
@@ -286,6 +306,7 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
           break;
         case kFName:
           after = ReadRawStr(s, v, ev.name);  // escaped: the interner unescapes
+          if (after && ev.ph == 'M' && RestUnused(ev, want_flows)) return s.SkipRest(after, '{');
           break;
         case kFPid:
           after = ReadRawStr(s, v, ev.pid);

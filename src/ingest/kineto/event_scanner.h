@@ -34,7 +34,9 @@ class EventScanner {
   // `p` at the event's '{'. Returns past its '}', or nullptr with the error in `s`.
   // `want_flows`: flow events ("s"/"f") are read only while some GPU op or launch lacks its
   // correlation in the args (older traces); otherwise the rest of one is skipped right after
-  // "ph", which Kineto writes first.
+  // "ph", which Kineto writes first. So is the rest of an event of a phase the builder does not
+  // use (instants, counters...), and of metadata other than a thread name once both "ph" and
+  // "name" are read: `ev` then holds only those.
   const char* Event(JsonScan& s, const char* p, trace_build::RawEvent& ev, bool want_flows);
 
  private:

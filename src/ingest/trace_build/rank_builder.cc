@@ -107,21 +107,8 @@ void RankBuilder::Add(const RawEvent& ev) {
       if (ev.flow_id >= 0 && ev.has_ts && ev.cat == EventCat::kFlow)
         flows_.push_back({ev.flow_id, ev.ts_ns, ev.ph == 's'});
       return;
-    case 'i':
-    case 'I':
-    case 'C':
-    case 'b':
-    case 'e':
-    case 'n':
-    case 'B':
-    case 'E':
-    case 't':
-    case 'P':
-    case 'O':
-    case 'N':
-    case 'D':
-      return;  // instants, counters, async and object events: not used
     default:
+      if (IsUnusedPhase(ev.ph)) return;  // instants, counters, async and object events
       Note("kineto.unknown_phase", DiagSeverity::kNote,
            "events with an unknown or missing \"ph\" were skipped", ev.offset);
   }
@@ -322,7 +309,7 @@ void RankBuilder::AddHost(const RawEvent& ev) {
 }
 
 void RankBuilder::AddMetadata(const RawEvent& ev) {
-  if (ev.name == "thread_name" && !ev.tid.empty() && !ev.meta_name.empty()) {
+  if (ev.name == kThreadNameMeta && !ev.tid.empty() && !ev.meta_name.empty()) {
     // Escapes are rare in thread names: unescaped only where there is one.
     std::string unescaped;
     std::string_view name = ev.meta_name;

@@ -50,6 +50,22 @@ struct CollArgs {
   bool present = false;  // "Collective name" was seen
 };
 
+// Phases the builder takes nothing from but the count: instants, counters, async, object and
+// begin/end events. A reader may skip the rest of such an event once it has read "ph".
+inline bool IsUnusedPhase(char ph) {
+  switch (ph) {
+    case 'i': case 'I': case 'C': case 'b': case 'e': case 'n': case 'B': case 'E': case 't':
+    case 'P': case 'O': case 'N': case 'D':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The one metadata event ("ph": "M") the builder reads: a thread's name, in args.name. Others
+// (process_name, process_labels, *_sort_index...) are counted only.
+inline constexpr std::string_view kThreadNameMeta = "thread_name";
+
 struct RawEvent {
   char ph = 0;
   EventCat cat = EventCat::kNone;
