@@ -169,10 +169,12 @@ TEST(DataLoaderNames, WhatPyTorchTorchRecAndUsersEmit) {
        {"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
         "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", "## load_batch ##",
         "## wait_for_batch ##", "## next_batch ##", "data", "Data", "load_batch", "get_batch",
-        "next_batch", "dataloader", "data_load", "data loading", "load_data"})
+        "next_batch", "dataloader", "data_load", "data loading", "load_data", "DaTa-LoAd",
+        "ddata_load", "datadataloader", "x::Data Loading", "MyDataLoaderWrapper.next"})
     EXPECT_TRUE(IsDataLoaderName(n)) << n;
   for (const char* n : {"aten::data_ptr", "metadata", "DistributedDataParallel.forward",
-                        "ProfilerStep#3", "## forward ##", "batch_norm", "update_data_stats"})
+                        "ProfilerStep#3", "## forward ##", "batch_norm", "update_data_stats",
+                        "data loader", "data_lo", "dat", "", "data_", "DistributedData_Loa"})
     EXPECT_FALSE(IsDataLoaderName(n)) << n;
 }
 

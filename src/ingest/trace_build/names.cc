@@ -1,21 +1,29 @@
 #include "ingest/trace_build/names.h"
 
-#include <cctype>
-
 #include "base/text.h"
 
 namespace commdx::ingest::trace_build {
 
 namespace {
 
-bool ContainsNoCase(std::string_view s, std::string_view lower_needle) {
-  if (lower_needle.size() > s.size()) return false;
-  for (size_t i = 0; i + lower_needle.size() <= s.size(); ++i) {
-    size_t k = 0;
-    while (k < lower_needle.size() &&
-           std::tolower(static_cast<unsigned char>(s[i + k])) == lower_needle[k])
-      ++k;
-    if (k == lower_needle.size()) return true;
+char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+
+// Whether s, from `at` on, starts with `lower` (ASCII case ignored).
+bool StartsNoCase(std::string_view s, size_t at, std::string_view lower) {
+  if (s.size() - at < lower.size()) return false;
+  for (size_t k = 0; k < lower.size(); ++k)
+    if (LowerAscii(s[at + k]) != lower[k]) return false;
+  return true;
+}
+
+// "dataloader", "data_load", "data-load" or "data loading" anywhere in s, case ignored: one pass
+// over s (kernel names run to kilobytes), trying the rest only after a "data".
+bool HasDataLoadWord(std::string_view s) {
+  for (size_t i = 0; i + 4 <= s.size(); ++i) {
+    if (LowerAscii(s[i]) != 'd' || !StartsNoCase(s, i + 1, "ata")) continue;
+    if (StartsNoCase(s, i + 4, "loader") || StartsNoCase(s, i + 4, "_load") ||
+        StartsNoCase(s, i + 4, "-load") || StartsNoCase(s, i + 4, " loading"))
+      return true;
   }
   return false;
 }
@@ -106,10 +114,7 @@ uint8_t RuntimeFlags(std::string_view n) {
 //   "data", "load_data", "load_batch", "get_batch", "next_batch", "fetch_batch",
 //   "wait_for_batch" — whole names only, so "aten::data_ptr" or "metadata" are not taken.
 bool IsDataLoaderName(std::string_view n) {
-  if (ContainsNoCase(n, "dataloader") || ContainsNoCase(n, "data_loader") ||
-      ContainsNoCase(n, "data_load") || ContainsNoCase(n, "data loading") ||
-      ContainsNoCase(n, "data-load"))
-    return true;
+  if (HasDataLoadWord(n)) return true;
   std::string_view core = n;
   while (!core.empty() && (core.front() == '#' || core.front() == ' ')) core.remove_prefix(1);
   while (!core.empty() && (core.back() == '#' || core.back() == ' ')) core.remove_suffix(1);
