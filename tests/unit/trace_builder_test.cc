@@ -164,5 +164,54 @@ TEST(KinetoIngest, EventsComeOutInStartOrderWhateverTheFileOrder) {
   CheckStartOrder(true);
 }
 
+// A GPU op's launch is the first runtime call (in start order) with its correlation id, however
+// the ids are spread: dense from 1 (a short trace), ~1 in 5 of a range far from 0 (a window of
+// a long job), ranges far apart (windows joined), and ids near int64's top; ids taken twice,
+// GPU ops whose call was not kept, calls that launched nothing.
+TEST(KinetoIngest, LaunchesLinkByCorrelationHoweverTheIdsAreSpread) {
+  const std::vector<std::vector<int64_t>> shapes = {
+      {1, 2, 3, 4, 5, 6, 7, 8},
+      {5'000'000, 5'000'005, 5'000'010, 5'000'015, 5'000'020, 5'000'025},
+      {40, 45, 50, 900'000'040, 900'000'045, 900'000'050, 7'000'000'000'040},
+      {(int64_t{1} << 62) + 3, (int64_t{1} << 62) + 8, INT64_MAX - 1, 3},
+  };
+  for (const std::vector<int64_t>& ids : shapes) {
+    std::string json = R"({"traceEvents": [)";
+    auto add = [&json](const std::string& cat, int tid, int64_t ts, int64_t corr) {
+      json += json.back() == '[' ? "\n" : ",\n";
+      json += R"({"ph": "X", "cat": ")" + cat + R"(", "name": "n", "pid": 1, "tid": )" +
+              std::to_string(tid) + R"(, "ts": )" + std::to_string(ts) +
+              R"(, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": )" +
+              std::to_string(corr) + "}}";
+    };
+    // Written latest first. Call k starts at 10 k + 10; its kernel at 10 k + 15. The first id
+    // is taken again by a later call (which must not win); one kernel's call is not kept.
+    for (size_t k = ids.size(); k-- > 0;) {
+      add("cuda_runtime", 1, 10 * static_cast<int64_t>(k) + 10, ids[k]);
+      add("kernel", 7, 10 * static_cast<int64_t>(k) + 15, ids[k]);
+    }
+    add("cuda_runtime", 1, 1000, ids[0]);
+    add("kernel", 7, 1005, 123'456'789);
+    add("cuda_runtime", 1, 1010, 987'654'321);
+    json += "\n]}";
+    auto src = ingest::kineto::MemorySource(json, "launch.json");
+    RankBuilder b("launch.json");
+    EventParser p("launch.json", b);
+    auto r = ingest::kineto::ReadDocument(*src, "launch.json", p, {});
+    ASSERT_TRUE(r) << r.error().ToString();
+    RankTrace t = b.Finish(0);
+    ASSERT_EQ(t.gpu_ops.size(), ids.size() + 1);
+    ASSERT_EQ(t.runtime.size(), ids.size() + 2);
+    for (size_t k = 0; k < ids.size(); ++k) {
+      EXPECT_EQ(t.gpu_ops[k].correlation, ids[k]);
+      EXPECT_EQ(t.gpu_ops[k].launch, static_cast<int32_t>(k)) << ids[k];
+      EXPECT_EQ(t.runtime[k].gpu_op, static_cast<int32_t>(k)) << ids[k];
+    }
+    EXPECT_EQ(t.gpu_ops.back().launch, -1);      // its call was not kept
+    EXPECT_EQ(t.runtime[ids.size()].gpu_op, -1);  // the id again, later: not the launch
+    EXPECT_EQ(t.runtime.back().gpu_op, -1);       // launched nothing
+  }
+}
+
 }  // namespace
 }  // namespace commdx

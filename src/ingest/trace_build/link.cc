@@ -139,6 +139,41 @@ Span SortByStart(std::vector<T>& v) {
   return {lo, last};
 }
 
+// Correlation id -> the first runtime call added with it: open addressing with linear probing,
+// at most half full, ids and calls in separate arrays (12 bytes a slot).
+class FirstCallOf {
+ public:
+  explicit FirstCallOf(size_t calls) {
+    int bits = 4;
+    while ((size_t{1} << bits) < 2 * calls) ++bits;
+    shift_ = 64 - bits;
+    ids_.assign(size_t{1} << bits, 0);
+    calls_.assign(size_t{1} << bits, -1);
+  }
+  void Add(int64_t id, int32_t call) {
+    const size_t i = Slot(id);
+    if (calls_[i] < 0) {
+      ids_[i] = id;
+      calls_[i] = call;
+    }
+  }
+  // The call, or -1.
+  int32_t Find(int64_t id) const { return calls_[Slot(id)]; }
+
+ private:
+  // The slot holding `id`, or the empty one where it would go.
+  size_t Slot(int64_t id) const {
+    const size_t mask = calls_.size() - 1;
+    // Fibonacci hashing: the top bits of the product spread ids that differ in low bits.
+    size_t i = static_cast<size_t>((static_cast<uint64_t>(id) * 0x9e3779b97f4a7c15ull) >> shift_);
+    while (calls_[i] >= 0 && ids_[i] != id) i = (i + 1) & mask;
+    return i;
+  }
+  int shift_ = 60;
+  std::vector<int64_t> ids_;
+  std::vector<int32_t> calls_;
+};
+
 }  // namespace
 
 // Newer traces write ts as fractional µs relative to baseTimeNanoseconds; older ones integer µs
@@ -231,42 +266,19 @@ void RankBuilder::LinkLaunches() {
     RuntimeCall& rc = t.runtime[launch];
     if (rc.gpu_op < 0) rc.gpu_op = static_cast<int32_t>(i);
   };
-  // Kineto numbers correlations densely from 1: then a table indexed by the id does it.
-  int64_t max_corr = -1;
-  for (const auto& rc : t.runtime) max_corr = std::max(max_corr, rc.correlation);
-  if (max_corr < static_cast<int64_t>(4 * t.runtime.size() + 4096)) {
-    std::vector<int32_t> launch_of(static_cast<size_t>(max_corr + 1), -1);
-    for (size_t i = t.runtime.size(); i-- > 0;)  // backwards: the first call wins
-      if (t.runtime[i].correlation >= 0)
-        launch_of[t.runtime[i].correlation] = static_cast<int32_t>(i);
-    for (size_t i = 0; i < t.gpu_ops.size(); ++i) {
-      int64_t c = t.gpu_ops[i].correlation;
-      if (c >= 0 && c <= max_corr && launch_of[c] >= 0) link(i, launch_of[c]);
-    }
-    return;
-  }
-  // Sparser ids (Kineto keeps ~1 in 10 API calls, each of which took an id): the calls and the
-  // GPU ops are put in correlation order and joined in one walk. Ids are handed out in launch
-  // order, so both lists nearly are in that order already. Stable: among equal ids the first
-  // call, and the first GPU op, come first.
-  using Id = std::pair<int64_t, int32_t>;  // correlation, index
-  auto by_id = [](const Id& a, const Id& b) { return a.first < b.first; };
-  std::vector<Id> calls, ops;
-  calls.reserve(t.runtime.size());
+  // Correlation ids are handed out per API call, and a trace keeps some of the calls: from 1
+  // and dense in a short trace, ~1 in 5 of a range that starts anywhere in a window of a long
+  // job, one range per window where windows are joined. A hash table of the first call with
+  // each id (the calls are in start order) serves them all in one pass over each list.
+  FirstCallOf first_call(t.runtime.size());
   for (size_t i = 0; i < t.runtime.size(); ++i)
     if (t.runtime[i].correlation >= 0)
-      calls.emplace_back(t.runtime[i].correlation, static_cast<int32_t>(i));
-  ops.reserve(t.gpu_ops.size());
-  for (size_t i = 0; i < t.gpu_ops.size(); ++i)
-    if (t.gpu_ops[i].correlation >= 0)
-      ops.emplace_back(t.gpu_ops[i].correlation, static_cast<int32_t>(i));
-  StableSortNearlySorted(calls, by_id);
-  StableSortNearlySorted(ops, by_id);
-  size_t c = 0;
-  for (const Id& op : ops) {
-    while (c < calls.size() && calls[c].first < op.first) ++c;
-    if (c < calls.size() && calls[c].first == op.first)
-      link(static_cast<size_t>(op.second), calls[c].second);
+      first_call.Add(t.runtime[i].correlation, static_cast<int32_t>(i));
+  for (size_t i = 0; i < t.gpu_ops.size(); ++i) {
+    const int64_t c = t.gpu_ops[i].correlation;
+    if (c < 0) continue;
+    const int32_t launch = first_call.Find(c);
+    if (launch >= 0) link(i, launch);
   }
 }
 
