@@ -1,6 +1,8 @@
 #include "base/str_format.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace commdx {
@@ -34,7 +36,45 @@ std::string StrFormat(const char* fmt, ...) {
   return out;
 }
 
+namespace {
+
+constexpr double kPow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+constexpr uint64_t kPow10Int[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                  100000000, 1000000000};
+
+// |v| with `decimals` digits as printf writes them, through integers, where that is sure to
+// agree: below 2^52 every half (k + 0.5) is a double and rounding is monotonic, so the computed
+// |v| * 10^decimals lies on the same side of a half as the exact product, or on it. Only a
+// product that came out a half exactly (an exact half, which printf rounds to even, or a
+// product rounded onto one) is in doubt; it, NaN, infinities and large values are left to the
+// caller (false).
+bool AppendFixedByInteger(std::string& out, double v, int decimals) {
+  if (decimals < 0 || decimals > 9) return false;
+  const double scaled = std::fabs(v) * kPow10[decimals];
+  if (!(scaled < 4503599627370496.0)) return false;  // 2^52; NaN fails too
+  const double whole = std::floor(scaled);
+  const double frac = scaled - whole;  // exact
+  if (frac == 0.5) return false;
+  const uint64_t n = static_cast<uint64_t>(whole) + (frac > 0.5 ? 1 : 0);
+  char buf[32];
+  char* p = buf;
+  if (std::signbit(v)) *p++ = '-';  // printf writes -0.00 for -0.001 and for -0.0
+  const uint64_t unit = kPow10Int[decimals];
+  p = std::to_chars(p, buf + sizeof buf, n / unit).ptr;
+  if (decimals > 0) {
+    *p++ = '.';
+    uint64_t f = n % unit;
+    for (int i = decimals - 1; i >= 0; --i, f /= 10) p[i] = static_cast<char>('0' + f % 10);
+    p += decimals;
+  }
+  out.append(buf, p);
+  return true;
+}
+
+}  // namespace
+
 void AppendFixed(std::string& out, double v, int decimals) {
+  if (AppendFixedByInteger(out, v, decimals)) return;
   char buf[128];
   auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
   if (r.ec == std::errc{}) {
