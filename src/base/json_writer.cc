@@ -48,11 +48,24 @@ void AppendEscaped(std::string& out, std::string_view s) {
   }
 }
 
+// Any text as JSON string content: printable ASCII with nothing to escape (report keys and most
+// values) is appended as it is, without SanitizeUtf8's copy.
+void AppendText(std::string& out, std::string_view s) {
+  for (char ch : s) {
+    auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u >= 0x7f || u == '"' || u == '\\' || u == '<') {
+      AppendEscaped(out, SanitizeUtf8(s));
+      return;
+    }
+  }
+  out.append(s);
+}
+
 }  // namespace
 
 std::string JsonWriter::Escape(std::string_view raw) {
   std::string out;
-  AppendEscaped(out, SanitizeUtf8(raw));
+  AppendText(out, raw);
   return out;
 }
 
@@ -107,7 +120,7 @@ JsonWriter& JsonWriter::EndArray() {
 JsonWriter& JsonWriter::Key(std::string_view key) {
   BeforeValue();
   out_ += '"';
-  AppendEscaped(out_, SanitizeUtf8(key));
+  AppendText(out_, key);
   out_ += indent_ > 0 ? "\": " : "\":";
   after_key_ = true;
   return *this;
@@ -116,7 +129,7 @@ JsonWriter& JsonWriter::Key(std::string_view key) {
 JsonWriter& JsonWriter::String(std::string_view value) {
   BeforeValue();
   out_ += '"';
-  AppendEscaped(out_, SanitizeUtf8(value));
+  AppendText(out_, value);
   out_ += '"';
   return *this;
 }

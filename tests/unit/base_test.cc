@@ -140,6 +140,9 @@ TEST(JsonWriter, EscapesAndNests) {
   // Every byte that needs escaping, at the start, between runs and at the end (other control
   // bytes and broken UTF-8 were made '?' by SanitizeUtf8 first); keys as values.
   EXPECT_EQ(JsonWriter::Escape("\\x\ty\r\x01z\x1f<\"\xff"), R"(\\x\ty\r?z?\u003c\"?)");
+  // Printable ASCII goes through as it is; DEL and UTF-8 the long way.
+  EXPECT_EQ(JsonWriter::Escape(" plain ~text 0-9 "), " plain ~text 0-9 ");
+  EXPECT_EQ(JsonWriter::Escape("caf\xc3\xa9 \x7f!"), "caf\xc3\xa9 ?!");
   JsonWriter k(0);
   k.BeginObject().Key("a\\b\n").String("").EndObject();
   EXPECT_EQ(k.str(), R"({"a\\b\n":""})");
