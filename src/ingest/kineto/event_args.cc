@@ -179,7 +179,10 @@ EventScanner::Arg EventScanner::ArgOf(const char* key, size_t len) {
   return Arg::kSkip;
 }
 
-const char* EventScanner::ReadArg(JsonScan& s, Arg arg, const char* v, RawEvent& ev) {
+// Inlined into Args, its one caller (a call per arg cost ~2% of a run).
+__attribute__((always_inline)) inline const char* EventScanner::ReadArg(JsonScan& s, Arg arg,
+                                                                      const char* v,
+                                                                      RawEvent& ev) {
   switch (arg) {
     case Arg::kSkip:
       return s.SkipValue(v);
