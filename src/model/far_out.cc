@@ -48,13 +48,6 @@ FarOutRule::FarOutRule(size_t total_events) {
   ends_.reserve(starts_.capacity());
 }
 
-void FarOutRule::Add(int64_t start_ns, int64_t end_ns) {
-  if (--until_next_ != 0) return;  // every stride_-th event from the first (no division)
-  until_next_ = stride_;
-  starts_.push_back(start_ns);
-  ends_.push_back(end_ns);
-}
-
 TimeWindow FarOutRule::Window() {
   const size_t n = starts_.size();
   if (n < kMinEvents) return {};

@@ -193,7 +193,8 @@ bool BytesAt(const char* p, const char* bytes, size_t len) {
 
 }  // namespace
 
-const EventScanner::ThreadHead* EventScanner::MatchThreadHead(const char* p, const char* end) {
+__attribute__((always_inline)) inline const EventScanner::ThreadHead* EventScanner::MatchThreadHead(
+    const char* p, const char* end) {
   for (size_t k = 0; k < thread_heads_.size(); ++k) {
     size_t i = (last_head_ + k) % thread_heads_.size();
     const ThreadHead& h = thread_heads_[i];
