@@ -181,8 +181,8 @@ EventScanner::Arg EventScanner::ArgOf(const char* key, size_t len) {
 
 // Inlined into Args, its one caller (a call per arg cost ~2% of a run).
 __attribute__((always_inline)) inline const char* EventScanner::ReadArg(JsonScan& s, Arg arg,
-                                                                      const char* v,
-                                                                      RawEvent& ev) {
+                                                                        const char* v,
+                                                                        RawEvent& ev) {
   switch (arg) {
     case Arg::kSkip:
       return s.SkipValue(v);

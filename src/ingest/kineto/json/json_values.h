@@ -51,7 +51,8 @@ inline constexpr uint64_t kPow10[9] = {1,      10,      100,      1000,     1000
 //   "ts": 5160728064596.329, "dur": 106.799,
 // The common form (digits, an optional fraction) is read here in one pass; anything else
 // (exponents, 18+ digits, strings, null) goes through ParseMicrosToNs on its token.
-__attribute__((always_inline)) inline const char* ReadMicros(JsonScan& s, const char* p, int64_t& ns, bool& ok) {
+__attribute__((always_inline)) inline const char* ReadMicros(JsonScan& s, const char* p,
+                                                             int64_t& ns, bool& ok) {
   constexpr int64_t kMaxMicros = 9'200'000'000'000'000;  // as in ParseMicrosToNs
   const char* q = p;
   bool neg = *q == '-';  // readable: the part is padded
@@ -120,7 +121,7 @@ inline const char* ReadInt(JsonScan& s, const char* p, int64_t& out, int64_t fal
 // The raw content of a string value between its quotes, escapes as written (names are
 // unescaped once per distinct name by the interner; keywords never hold escapes).
 __attribute__((always_inline)) inline const char* ReadRawStr(JsonScan& s, const char* p,
-                                                         std::string_view& out) {
+                                                             std::string_view& out) {
   if (p < s.end() && *p == '"') {
     const char* q = s.StringEnd(p + 1);
     if (!q) return nullptr;
