@@ -13,7 +13,10 @@ Interner::Interner() {
   Intern("");
 }
 
-uint64_t Interner::Hash(std::string_view s) {
+namespace {
+
+// Interner::Hash's body, inlined where names are interned (once per event).
+__attribute__((always_inline)) inline uint64_t HashOf(std::string_view s) {
   // Length, and 16 bytes from each end read as words (kernel names are long template
   // signatures that differ at the start or the end).
   // The (little-endian) value of the up to 8 bytes from `at`, read without a byte-wise copy
@@ -52,6 +55,10 @@ uint64_t Interner::Hash(std::string_view s) {
   return h;
 }
 
+}  // namespace
+
+uint64_t Interner::Hash(std::string_view s) { return HashOf(s); }
+
 template <class KeyOf>
 Interner::Slot& Interner::Find(Table& t, std::string_view s, uint64_t h, KeyOf key) {
   size_t mask = t.slots.size() - 1;
@@ -74,7 +81,7 @@ void Interner::Grow(Table& t) {
 }
 
 uint32_t Interner::Intern(std::string_view s) {
-  uint64_t h = Hash(s);
+  uint64_t h = HashOf(s);
   auto key = [this](uint32_t id) { return std::string_view(storage_[id]); };
   Slot& slot = Find(ids_, s, h, key);
   if (slot.id != kEmpty) return slot.id;
@@ -86,7 +93,7 @@ uint32_t Interner::Intern(std::string_view s) {
 }
 
 uint32_t Interner::InternRaw(std::string_view raw) {
-  uint64_t h = Hash(raw);
+  uint64_t h = HashOf(raw);
   auto key = [this](uint32_t e) { return raw_entries_[e].first; };
   Slot& slot = Find(raw_ids_, raw, h, key);  // stays valid: Intern() touches only ids_
   if (slot.id != kEmpty) return raw_entries_[slot.id].second;

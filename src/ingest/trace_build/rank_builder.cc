@@ -64,7 +64,7 @@ uint32_t RankBuilder::LookupThread(std::string_view tid) {
   return id;
 }
 
-const RankBuilder::NameInfo& RankBuilder::Info(uint32_t id) {
+const RankBuilder::NameInfo& RankBuilder::LearnInfo(uint32_t id) {
   if (id >= name_info_.size()) name_info_.resize(id + 1);
   NameInfo& n = name_info_[id];
   if (!n.known) {

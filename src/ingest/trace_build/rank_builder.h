@@ -86,7 +86,12 @@ class RankBuilder {
     uint8_t runtime_flags = 0;
     CopyKind copy = CopyKind::kNone;
   };
-  const NameInfo& Info(uint32_t id);
+  // Once per event: known names inline, a new one worked out by LearnInfo.
+  const NameInfo& Info(uint32_t id) {
+    if (id < name_info_.size() && name_info_[id].known) return name_info_[id];
+    return LearnInfo(id);
+  }
+  const NameInfo& LearnInfo(uint32_t id);
   PendingColl MakePending(const RawEvent& ev);
   void Note(std::string_view id, DiagSeverity sev, std::string message, uint64_t offset);
 
