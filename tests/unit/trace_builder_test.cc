@@ -31,6 +31,16 @@ namespace {
 using ingest::kineto::EventParser;
 using ingest::trace_build::RankBuilder;
 
+// The rank the reader and the builder make of `json` (a read error fails the test).
+RankTrace ReadRank(const std::string& json, const std::string& name) {
+  auto src = ingest::kineto::MemorySource(json, name);
+  RankBuilder b(name);
+  EventParser p(name, b);
+  auto r = ingest::kineto::ReadDocument(*src, name, p, {});
+  if (!r) ADD_FAILURE() << r.error().ToString();
+  return b.Finish(0);
+}
+
 TEST(KinetoIngest, OverSizedPartIsAClearError) {
   // A trace without line breaks is one part; simdjson cannot take one over 4 GiB. The limit is
   // lowered here so that a small file shows the error.
@@ -63,12 +73,7 @@ TEST(KinetoIngest, FlowsLinkLaunchesFirstFlowAtATimeWins) {
   {"ph": "f", "id": 5, "pid": 0, "tid": 7, "ts": 20, "cat": "ac2g", "name": "ac2g", "bp": "e"},
   {"ph": "f", "id": 9, "pid": 0, "tid": 7, "ts": 20, "cat": "ac2g", "name": "ac2g", "bp": "e"}
 ]})j";
-  auto src = ingest::kineto::MemorySource(text, "flows.json");
-  RankBuilder b("flows.json");
-  EventParser p("flows.json", b);
-  auto r = ingest::kineto::ReadDocument(*src, "flows.json", p, {});
-  ASSERT_TRUE(r) << r.error().ToString();
-  RankTrace t = b.Finish(0);
+  RankTrace t = ReadRank(text, "flows.json");
   ASSERT_EQ(t.gpu_ops.size(), 2u);
   ASSERT_EQ(t.runtime.size(), 2u);
   EXPECT_EQ(t.runtime[0].correlation, 5);  // ts 10: id 5, not the later 6
@@ -194,12 +199,7 @@ TEST(KinetoIngest, LaunchesLinkByCorrelationHoweverTheIdsAreSpread) {
     add("kernel", 7, 1005, 123'456'789);
     add("cuda_runtime", 1, 1010, 987'654'321);
     json += "\n]}";
-    auto src = ingest::kineto::MemorySource(json, "launch.json");
-    RankBuilder b("launch.json");
-    EventParser p("launch.json", b);
-    auto r = ingest::kineto::ReadDocument(*src, "launch.json", p, {});
-    ASSERT_TRUE(r) << r.error().ToString();
-    RankTrace t = b.Finish(0);
+    RankTrace t = ReadRank(json, "launch.json");
     ASSERT_EQ(t.gpu_ops.size(), ids.size() + 1);
     ASSERT_EQ(t.runtime.size(), ids.size() + 2);
     for (size_t k = 0; k < ids.size(); ++k) {
