@@ -209,9 +209,7 @@ __attribute__((always_inline)) inline const EventScanner::ThreadHead* EventScann
 // [from, to): from the end of the name to the start of the "ts" value, read as exactly a pid
 // and a tid member (the caller checks the member count).
 void EventScanner::KeepThreadHead(const char* from, const char* to, const RawEvent& ev) {
-  auto inside = [&](std::string_view v) {
-    return v.data() >= from && v.data() + v.size() <= to;
-  };
+  auto inside = [&](std::string_view v) { return v.data() >= from && v.data() + v.size() <= to; };
   const auto n = static_cast<size_t>(to - from);
   if (n > sizeof(ThreadHead::bytes) || !inside(ev.pid) || !inside(ev.tid)) return;
   last_head_ = (last_head_ + 1) % thread_heads_.size();
@@ -224,6 +222,45 @@ void EventScanner::KeepThreadHead(const char* from, const char* to, const RawEve
   h.tid_len = static_cast<uint8_t>(ev.tid.size());
 }
 
+// Events without a head (metadata, flows) differ from the heads in their first 16 bytes, the
+// same for every head of a layout (`{"ph": "X", "cat`): one compare with the last head matched
+// turns them away. Heads differ from one another in the category, near their end: the last 16
+// bytes are compared next (a head is at least 16 bytes), then any between.
+__attribute__((always_inline)) inline const EventScanner::EventHead* EventScanner::MatchEventHead(
+    const char* p, const char* end) {
+  if (!BytesAt(p, event_heads_[first_event_head_].bytes, 16)) return nullptr;  // none kept: 0s
+  for (size_t k = 0; k < event_heads_.size(); ++k) {
+    const size_t i = first_event_head_ ^ k;
+    const EventHead& h = event_heads_[i];
+    if (h.len == 0 || (k != 0 && !BytesAt(p, h.bytes, 16)) ||
+        !BytesAt(p + h.len - 16, h.bytes + h.len - 16, 16) ||
+        (h.len > 32 && !BytesAt(p + 16, h.bytes + 16, h.len - 32u)))
+      continue;
+    if (p + h.len >= end || JsonScan::IsWs(p[h.len])) return nullptr;
+    first_event_head_ = i;
+    return &h;
+  }
+  return nullptr;
+}
+
+// [open, name_value): two members then the key "name" (the caller is at the third member). If
+// both "ph" and "cat" were read, those two were "ph" and "cat" and nothing else of `ev` is set.
+void EventScanner::KeepEventHead(const char* open, const char* name_value, const RawEvent& ev) {
+  const auto n = static_cast<size_t>(name_value - open);
+  const char* cat = ev.cat_text.data();
+  if (n < 16 || n > sizeof(EventHead::bytes) || ev.ph == 0 || cat == nullptr) return;
+  first_event_head_ ^= 1;  // the older one gives way
+  EventHead& h = event_heads_[first_event_head_];
+  std::memcpy(h.bytes, open, n);
+  h.len = static_cast<uint8_t>(n);
+  h.cat_at = static_cast<uint8_t>(cat - open);
+  h.cat_len = static_cast<uint8_t>(ev.cat_text.size());
+  h.ph = ev.ph;
+  h.cat = ev.cat;
+  const char* key = static_cast<const char*>(std::memchr(open, '"', n));
+  h.cat_first = key != nullptr && key < cat && std::memcmp(key, "\"cat\"", 5) == 0;
+}
+
 const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool want_flows) {
   const char* open = p;
   size_t member = 0;               // position of the member being read
@@ -231,9 +268,23 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
   size_t joint_row = kRowOpen;     // and its joint row, where no joint matched
   const char* name_end = nullptr;  // past the name's value, read as member 2 (Kineto's place)
   Field field = kFOther;
-  // The value of the member being read, once known: `{"ph": ` as the events before began.
-  const char* v = MatchJoint(kRowOpen, open, s.end(), field);
-  if (!v) {
+  const char* v = nullptr;  // the value of the member being read, once known
+  bool head_hit = false;
+  if (const EventHead* h = MatchEventHead(open, s.end())) {
+    // `{"ph": "X", "cat": "cpu_op", "name": ` as an event before began: on to the name.
+    // As the slow way: an unused phase ends the event at "ph", with "cat" read only if first.
+    ev.ph = h->ph;
+    v = open + h->len;
+    const bool unused = RestUnused(ev, want_flows);
+    if (!unused || h->cat_first) {
+      ev.cat_text = std::string_view(open + h->cat_at, h->cat_len);
+      ev.cat = h->cat;
+    }
+    if (unused) return s.SkipRest(v, '{');
+    head_hit = true;
+    member = kFName;
+    field = kFName;
+  } else if (!(v = MatchJoint(kRowOpen, open, s.end(), field))) {  // `{"ph": ` as before
     p = s.SkipWs(p + 1);
     if (p < s.end() && *p == '}') return p + 1;
   }
@@ -306,6 +357,7 @@ const char* EventScanner::Event(JsonScan& s, const char* p, RawEvent& ev, bool w
           ev.cat = CatOf(ev.cat_text);
           break;
         case kFName:
+          if (member == kFName && !head_hit) KeepEventHead(open, v, ev);
           after = ReadRawStr(s, v, ev.name);  // escaped: the interner unescapes
           if (after && ev.ph == 'M' && RestUnused(ev, want_flows)) return s.SkipRest(after, '{');
           break;

@@ -95,6 +95,22 @@ class EventScanner {
   size_t last_head_ = 0;  // the one matched or kept last
   const ThreadHead* MatchThreadHead(const char* p, const char* end);
   void KeepThreadHead(const char* from, const char* to, const trace_build::RawEvent& ev);
+  // The bytes from an event's '{' to the value of its third member where the first two were
+  // "ph" and "cat" and the third is "name" — `{"ph": "X", "cat": "cpu_op", "name": ` — with
+  // what they read as: matched, they stand for both members. Kept where an event read them
+  // the slow way; two, the one matched last tried first (Kineto's events alternate between a
+  // few categories: CPU ops and runtime calls on a thread, kernels and copies on a stream).
+  struct EventHead {
+    char bytes[64] = {};
+    uint8_t len = 0, cat_at = 0, cat_len = 0;
+    char ph = 0;
+    bool cat_first = false;  // "cat" before "ph"
+    trace_build::EventCat cat = trace_build::EventCat::kNone;
+  };
+  std::array<EventHead, 2> event_heads_;
+  size_t first_event_head_ = 0;  // the one matched or kept last
+  const EventHead* MatchEventHead(const char* p, const char* end);
+  void KeepEventHead(const char* open, const char* name_value, const trace_build::RawEvent& ev);
   Gap arg_gap_;  // between an args value and the next args key's quote, where not `, `
   // Per event category, for the first args in their order: the bytes from the end of the
   // previous value (or the '{') to the start of this one's, and which arg it is.
