@@ -175,11 +175,32 @@ __attribute__((target("avx2,pclmul"))) Block ClassifyAvx2(const char* p) {
   return b;
 }
 
+// One 64-byte load: the compares give the masks themselves (no movemask, no joining halves).
+__attribute__((target("avx512f,avx512bw,pclmul"))) inline Block ClassifyAvx512(const char* p) {
+  const __m512i v = _mm512_loadu_si512(p);
+  const __m512i folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+  Block b{_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"')),
+          _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8('{')) |
+              _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8('}')),
+          0,
+          // The sign bit is the byte's high bit.
+          _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\')) | _mm512_movepi8_mask(v),
+          // As signed bytes, 0x80-0xff are below 0x20 too.
+          _mm512_cmplt_epi8_mask(v, _mm512_set1_epi8(0x20))};
+  b.quoted = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_clmulepi64_si128(
+      _mm_set_epi64x(0, static_cast<int64_t>(b.quote)), _mm_set1_epi8(-1), 0)));
+  return b;
+}
+
 // Set during static initialisation: the detection is run first (it may not have run yet), and
-// it counts AVX2 only where the OS saves the wide registers. Every AVX2 CPU has PCLMUL too;
-// both are asked for all the same.
-const bool kHaveAvx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") &&
-                                                 __builtin_cpu_supports("pclmul"));
+// it counts AVX2 and AVX-512 only where the OS saves the wide registers. Every AVX2 CPU has
+// PCLMUL too; it is asked for all the same.
+const JsonScan::Simd kBestSimd =
+    (__builtin_cpu_init(), !__builtin_cpu_supports("pclmul") ? JsonScan::Simd::kSse2
+                           : __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+                               ? JsonScan::Simd::kAvx512
+                           : __builtin_cpu_supports("avx2") ? JsonScan::Simd::kAvx2
+                                                            : JsonScan::Simd::kSse2);
 #endif
 
 #endif
@@ -189,26 +210,49 @@ const bool kHaveAvx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") &&
 #if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
 namespace {
 
-// SkipRest for AVX2 CPUs, with everything it calls inlined: ClassifyAvx2 runs once per
-// 64-byte block, and as a call it cost more than its work (its five masks went through memory).
-__attribute__((target("avx2,pclmul"), flatten)) const char* SkipRestAvx2(JsonScan& s,
-                                                                         const char* p,
+// SkipRest for AVX2 and AVX-512 CPUs, with everything it calls inlined: the classifier runs
+// once per 64-byte block, and as a call it cost more than its work (its five masks went
+// through memory).
+__attribute__((target("avx2,pclmul"), flatten)) const char* SkipRestAvx2(JsonScan& s, const char* p,
                                                                          char open) {
-  return s.SkipRestWith<true>(p, open);
+  return s.SkipRestBody<JsonScan::Simd::kAvx2>(p, open);
+}
+__attribute__((target("avx512f,avx512bw,pclmul"), flatten)) const char* SkipRestAvx512(
+    JsonScan& s, const char* p, char open) {
+  return s.SkipRestBody<JsonScan::Simd::kAvx512>(p, open);
 }
 
 }  // namespace
 #endif
 
-const char* JsonScan::SkipRest(const char* p, char open) {
+JsonScan::Simd JsonScan::BestSimd() {
 #if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
-  if (kHaveAvx2) return SkipRestAvx2(*this, p, open);
+  return kBestSimd;
+#else
+  return Simd::kSse2;
 #endif
-  return SkipRestWith<false>(p, open);
 }
 
-template <bool kAvx2>
-const char* JsonScan::SkipRestWith(const char* p, char open) {
+const char* JsonScan::SkipRest(const char* p, char open) {
+#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
+  if (kBestSimd == Simd::kAvx512) return SkipRestAvx512(*this, p, open);
+  if (kBestSimd == Simd::kAvx2) return SkipRestAvx2(*this, p, open);
+#endif
+  return SkipRestBody<Simd::kSse2>(p, open);
+}
+
+const char* JsonScan::SkipRestWith(Simd simd, const char* p, char open) {
+#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
+  if (simd == Simd::kAvx512) return SkipRestAvx512(*this, p, open);
+  if (simd == Simd::kAvx2) return SkipRestAvx2(*this, p, open);
+#else
+  (void)simd;
+#endif
+  return SkipRestBody<Simd::kSse2>(p, open);
+}
+
+template <JsonScan::Simd kSimd>
+const char* JsonScan::SkipRestBody(const char* p, char open) {
   // The open brackets, innermost last. A closing bracket is its opening one plus 2 ('{' 0x7b,
   // '}' 0x7d; '[' 0x5b, ']' 0x5d), and only the opening ones have bit 1 set. Entries are
   // written before they are read.
@@ -231,10 +275,16 @@ const char* JsonScan::SkipRestWith(const char* p, char open) {
   // only the brackets outside them are visited. Anything else is left to the loop below.
   bool in_string = false;
   while (p < end_) {
+    Block b;
 #if defined(__x86_64__) && defined(__GNUC__)
-    Block b = kAvx2 ? ClassifyAvx2(p) : Classify(p);
+    if constexpr (kSimd == Simd::kAvx512)
+      b = ClassifyAvx512(p);
+    else if constexpr (kSimd == Simd::kAvx2)
+      b = ClassifyAvx2(p);
+    else
+      b = Classify(p);
 #else
-    Block b = Classify(p);
+    b = Classify(p);
 #endif
     uint64_t valid = end_ - p >= 64 ? ~uint64_t{0} : (uint64_t{1} << (end_ - p)) - 1;
     // Quotes past `valid` change only the bits above them, which are never used.

@@ -1,8 +1,9 @@
 // A cursor over one part of traceEvents for the project's own event scanner: whitespace, string
 // ends, scalar tokens and depth-aware skipping of values, each bounded by the end of the part.
 // Strings and whitespace are found 16 bytes at a time (SSE2); skipping a whole value classifies
-// 64 bytes at a time (json_scan.cc: AVX2 where the CPU has it, chosen once at start-up, else
-// SSE2). Strings with non-ASCII bytes are checked as UTF-8 by simdjson::validate_utf8.
+// 64 bytes at a time (json_scan.cc: AVX-512BW or AVX2 where the CPU has it, chosen once at
+// start-up, else SSE2). Strings with non-ASCII bytes are checked as UTF-8 by
+// simdjson::validate_utf8.
 //
 // The part is `[` events `]` at [begin, end), readable up to 64 bytes past `end` (the reader pads
 // it, or the mapped file goes on): loads of up to 64 bytes may start anywhere before `end`, but
@@ -182,10 +183,15 @@ class JsonScan {
   // Brackets are matched by kind; what lies between them is checked only as far as strings go
   // (as simdjson ondemand does for a value it skips).
   const char* SkipRest(const char* p, char open);
-  // SkipRest's body, for json_scan.cc only (SkipRest picks the one for the CPU): kAvx2 = the
-  // blocks classified with 32-byte loads.
-  template <bool kAvx2>
-  const char* SkipRestWith(const char* p, char open);
+  // How SkipRest classifies a 64-byte block: four 16-byte loads, two 32-byte ones (AVX2) or one
+  // of 64 bytes (AVX-512BW). The widest the CPU has is picked once at start-up.
+  enum class Simd : uint8_t { kSse2, kAvx2, kAvx512 };
+  static Simd BestSimd();
+  // SkipRest with the given width, which the CPU must have (tests compare the widths).
+  const char* SkipRestWith(Simd simd, const char* p, char open);
+  // SkipRest's body, for json_scan.cc only.
+  template <Simd kSimd>
+  const char* SkipRestBody(const char* p, char open);
 
   // A scalar or string token at `p` as text (strings with their quotes); a container is its
   // opening byte, like simdjson's raw_json_token. `after` is set past the whole value.
