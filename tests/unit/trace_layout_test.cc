@@ -133,6 +133,46 @@ TEST(KinetoLayouts, CutPatternsInsideStringsAndListsAreNotCuts) {
     ExpectSameModel(whole, LoadPath(path, part));
 }
 
+// The last part of traceEvents is found by its ']' (passed over 16 bytes at a time where
+// nothing can end it): brackets, quotes and backslashes inside names at every offset, and
+// top-level values with brackets after the array, read as the same events with cuts; cut off
+// after the last event, both report the array unfinished.
+TEST(KinetoLayouts, TheLastPartEndsAtTheArraysOwnBracket) {
+  const char* pieces[] = {"a]", "b\\\"]", "c\\\\", "d[{", "e}]\\\\\\\"", "f"};
+  std::vector<std::string> names;
+  std::string events;
+  for (int i = 0; i < 300; ++i) {
+    std::string name = std::string(i % 23, 'x') + pieces[i % 6] + std::to_string(i);
+    names.push_back(name);
+    events += (i ? "," : "") + std::string("{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"") + name +
+              "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(1000 + 10 * i) + ",\"dur\":1}";
+  }
+  const std::string tail = R"(],"traceName":"t]}","x":[1,[2,{"y":"]"}]]})";
+  std::string path = WriteTemp("last_part.json", "{\"traceEvents\":[" + events + tail);
+  Job whole = LoadPath(path, 8u << 20);
+  ASSERT_EQ(whole.trace.ranks.size(), 1u);
+  const RankTrace& t = whole.trace.ranks[0];
+  ASSERT_EQ(t.host_ops.size(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    // Names are kept unescaped: \" is ", \\ is one backslash.
+    std::string want;
+    for (size_t k = 0; k < names[i].size(); ++k)
+      want += names[i][k] == '\\' ? names[i][++k] : names[i][k];
+    EXPECT_EQ(t.Name(t.host_ops[i].name), want) << i;
+  }
+  ExpectSameModel(whole, LoadPath(path, 300));
+
+  std::string cut_path = WriteTemp("last_part_cut.json", "{\"traceEvents\":[" + events);
+  ingest::LoadOptions o = ingest::ForcedKind(InputKind::kKineto);
+  for (size_t part : {size_t{8} << 20, size_t{300}}) {
+    o.stream.part_bytes = part;
+    auto cut = ingest::LoadInputs({cut_path}, o);
+    ASSERT_FALSE(cut);
+    EXPECT_NE(cut.error().ToString().find("input ends inside traceEvents"), std::string::npos)
+        << cut.error().ToString();
+  }
+}
+
 // A cut that falls after a broken event: the error is the one reading the whole array gives,
 // at the same place.
 TEST(KinetoLayouts, BrokenEventErrorIsTheSameWithTinyParts) {
