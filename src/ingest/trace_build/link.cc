@@ -51,6 +51,10 @@ std::vector<uint32_t> SortedOrder(size_t n, StartOf start_of, Less less, int64_t
   for (size_t i = 0; i < n; ++i) out[next[bucket[i]]++] = static_cast<uint32_t>(i);
   // Now next[b] is where bucket b ends (and b + 1 begins).
   uint32_t* begin = out.data();
+  // A large bucket's starts beside its indices (reused from bucket to bucket): its sort then
+  // compares neighbours in one array instead of loading two events per comparison. Starts
+  // cluster in time (busy steps between idle gaps), so some buckets hold hundreds.
+  std::vector<std::pair<int64_t, uint32_t>> keyed;
   for (size_t b = 0; b < buckets; ++b) {
     uint32_t* end = out.data() + next[b];
     if (end - begin <= 16) {  // insertion sort: most buckets hold a handful
@@ -61,7 +65,13 @@ std::vector<uint32_t> SortedOrder(size_t n, StartOf start_of, Less less, int64_t
         *j = x;
       }
     } else {
-      std::sort(begin, end, less);  // introsort: sawtooth runs cannot make it quadratic
+      keyed.clear();
+      for (const uint32_t* i = begin; i < end; ++i) keyed.emplace_back(start_of(*i), *i);
+      // introsort: sawtooth runs cannot make it quadratic. Equal starts go to `less`.
+      std::sort(keyed.begin(), keyed.end(), [&less](const auto& x, const auto& y) {
+        return x.first != y.first ? x.first < y.first : less(x.second, y.second);
+      });
+      for (const auto& k : keyed) *begin++ = k.second;
     }
     begin = end;
   }
