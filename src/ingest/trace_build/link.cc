@@ -22,7 +22,8 @@ namespace {
 // sort of 4 M keys took ~20% of ingest). Skewed times only make some buckets large; they are
 // sorted all the same. Any sort by `less` gives this order: it leaves no ties. Only the 4-byte
 // indices are moved, so the sort needs little memory that was never touched (on a VM each fresh
-// page costs a fault, and the events' own keys would be 6x the indices).
+// page costs a fault, and the events' own keys would be 6x the indices); a bucket of more than
+// 16 is sorted as (start, index) pairs in one buffer the size of the largest such bucket.
 // `lo` and `hi` bound the starts.
 template <class StartOf, class Less>
 std::vector<uint32_t> SortedOrder(size_t n, StartOf start_of, Less less, int64_t lo, int64_t hi) {
