@@ -8,76 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "base/bucket_sort.h"
 #include "base/sort.h"
 #include "ingest/trace_build/rank_builder.h"
 
 namespace commdx::ingest::trace_build {
 
 namespace {
-
-// The indices 0..n sorted by `less`, a strict total order on indices that starts by comparing
-// start_of(i). Starts are spread over the trace's time span, so the indices are distributed into
-// ~n/4 buckets of equal time width (a stable counting pass: bucket order is start order) and
-// each bucket is then sorted on its own: O(n) passes instead of a merge sort's log n (a merge
-// sort of 4 M keys took ~20% of ingest). Skewed times only make some buckets large; they are
-// sorted all the same. Any sort by `less` gives this order: it leaves no ties. Only the 4-byte
-// indices are moved, so the sort needs little memory that was never touched (on a VM each fresh
-// page costs a fault, and the events' own keys would be 6x the indices); a bucket of more than
-// 16 is sorted as (start, index) pairs in one buffer the size of the largest such bucket.
-// `lo` and `hi` bound the starts.
-template <class StartOf, class Less>
-std::vector<uint32_t> SortedOrder(size_t n, StartOf start_of, Less less, int64_t lo, int64_t hi) {
-  std::vector<uint32_t> out(n);
-  if (n < 64) {
-    for (size_t i = 0; i < n; ++i) out[i] = static_cast<uint32_t>(i);
-    std::sort(out.begin(), out.end(), less);
-    return out;
-  }
-  const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  size_t buckets = 16;
-  while (buckets < n / 4) buckets *= 2;
-  int shift = 0;
-  while ((span >> shift) >= buckets) ++shift;  // ends by 60: buckets >= 16
-  // Each event's bucket, kept: the distribution pass then reads 4 bytes per event instead of
-  // the events again.
-  std::vector<uint32_t> bucket(n);
-  std::vector<uint32_t> next(buckets + 1, 0);  // bucket b's indices go to out[next[b]...)
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t from_lo = static_cast<uint64_t>(start_of(i)) - static_cast<uint64_t>(lo);
-    const auto b = static_cast<uint32_t>(from_lo >> shift);
-    bucket[i] = b;
-    ++next[b + 1];
-  }
-  for (size_t b = 0; b < buckets; ++b) next[b + 1] += next[b];
-  for (size_t i = 0; i < n; ++i) out[next[bucket[i]]++] = static_cast<uint32_t>(i);
-  // Now next[b] is where bucket b ends (and b + 1 begins).
-  uint32_t* begin = out.data();
-  // A large bucket's starts beside its indices (reused from bucket to bucket): its sort then
-  // compares neighbours in one array instead of loading two events per comparison. Starts
-  // cluster in time (busy steps between idle gaps), so some buckets hold hundreds.
-  std::vector<std::pair<int64_t, uint32_t>> keyed;
-  for (size_t b = 0; b < buckets; ++b) {
-    uint32_t* end = out.data() + next[b];
-    if (end - begin <= 16) {  // insertion sort: most buckets hold a handful
-      for (uint32_t* i = begin + 1; i < end; ++i) {
-        uint32_t x = *i;
-        uint32_t* j = i;
-        for (; j > begin && less(x, j[-1]); --j) *j = j[-1];
-        *j = x;
-      }
-    } else {
-      keyed.clear();
-      for (const uint32_t* i = begin; i < end; ++i) keyed.emplace_back(start_of(*i), *i);
-      // introsort: sawtooth runs cannot make it quadratic. Equal starts go to `less`.
-      std::sort(keyed.begin(), keyed.end(), [&less](const auto& x, const auto& y) {
-        return x.first != y.first ? x.first < y.first : less(x.second, y.second);
-      });
-      for (const auto& k : keyed) *begin++ = k.second;
-    }
-    begin = end;
-  }
-  return out;
-}
 
 // Puts v[order[k]] at position k. Kineto's events are a few long runs already in order, so
 // most events stay or move a short way: then following the permutation's cycles in place is
