@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 #include "base/input_path.h"
 #include "base/printable.h"
@@ -24,13 +25,17 @@ void AddOutputFlags(CLI::App& cmd, OutputOptions& options) {
 }
 
 int EmitReport(const report::Report& input, const OutputOptions& options) {
-  report::Report r = input;
+  // Quiet: a copy without the info findings, tables and charts; otherwise the report itself (a
+  // trace of many steps has a breakdown row per step: a copy of it doubled the report's memory).
+  std::optional<report::Report> quiet;
   if (options.quiet) {
-    auto& f = r.diagnosis.findings;
+    quiet = input;
+    auto& f = quiet->diagnosis.findings;
     std::erase_if(f, [](const Finding& x) { return x.severity == Severity::kInfo; });
-    r.tables.clear();
-    r.charts = {};
+    quiet->tables.clear();
+    quiet->charts = {};
   }
+  const report::Report& r = quiet ? *quiet : input;
   bool to_tty = options.output_path.empty() && isatty(STDOUT_FILENO);
   std::string text;
   if (options.format == "json")
