@@ -84,7 +84,7 @@ IdleParts AttributeIdle(const RankTrace& t, const Intervals& busy) {
     const int64_t thread = launch ? static_cast<int64_t>(launch->thread) : t.main_thread;
     Intervals data;
     if (thread >= 0 && static_cast<size_t>(thread) < regions.size())
-      data = IntersectionOf({gap}, regions[static_cast<size_t>(thread)]);
+      data = PartsIn(regions[static_cast<size_t>(thread)], gap.start, gap.end);
     p.data.insert(p.data.end(), data.begin(), data.end());
     const int64_t charged = ChargeRest(GapsIn(data, gap.start, gap.end), drains[g].budget_ns, p);
     if (charged > 0) p.sync_charges.emplace_back(drains[g].call, charged);

@@ -83,6 +83,15 @@ Intervals IntersectionOf(const Intervals& x, const Intervals& y) {
   return out;
 }
 
+Intervals PartsIn(const Intervals& x, int64_t lo, int64_t hi) {
+  Intervals out;
+  for (auto it = From(x, lo); it != x.end() && it->start < hi; ++it) {
+    const int64_t s = std::max(it->start, lo), e = std::min(it->end, hi);
+    if (e > s) out.push_back({s, e});
+  }
+  return out;
+}
+
 Intervals GapsIn(const Intervals& x, int64_t lo, int64_t hi) {
   Intervals out;
   int64_t at = lo;

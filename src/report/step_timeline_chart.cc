@@ -71,7 +71,7 @@ std::vector<const StepBreakdown*> PickRanks(std::vector<const StepBreakdown*> ra
 }
 
 Intervals Clip(const Intervals& x, int64_t lo, int64_t hi) {
-  return analysis::IntersectionOf(x, Intervals{Interval{lo, hi}});
+  return analysis::PartsIn(x, lo, hi);
 }
 
 std::string StepName(const Job& job, const ChosenStep& c) {

@@ -49,6 +49,28 @@ TEST(TraceIntervals, MergeLengthOverlapGaps) {
   EXPECT_EQ(g[1].end, 15);
 }
 
+// The parts of a set inside a window, by binary search: what the intersection with the window
+// gives, for windows before, across, between, inside and after the intervals, and empty ones.
+TEST(TraceIntervals, PartsInAWindowAreItsIntersectionWithTheWindow) {
+  const Intervals a = MergeIntervals({{0, 4}, {5, 12}, {20, 30}, {40, 41}});
+  for (int64_t lo = -3; lo <= 44; ++lo) {
+    for (int64_t hi = lo - 1; hi <= 45; ++hi) {
+      const Intervals want = IntersectionOf(a, Intervals{Interval{lo, hi}});
+      const Intervals got = PartsIn(a, lo, hi);
+      ASSERT_EQ(got.size(), want.size()) << lo << " " << hi;
+      for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_EQ(got[i].start, want[i].start) << lo << " " << hi;
+        EXPECT_EQ(got[i].end, want[i].end) << lo << " " << hi;
+      }
+    }
+  }
+  const Intervals inside = PartsIn(a, 3, 22);  // [3,4) [5,12) [20,22)
+  ASSERT_EQ(inside.size(), 3u);
+  EXPECT_EQ(inside[0].start, 3);
+  EXPECT_EQ(inside[2].end, 22);
+  EXPECT_TRUE(PartsIn(a, 13, 19).empty());
+}
+
 TEST(TraceBreakdown, PartsAddUpAndMatchTheLayout) {
   Job job = Load({"kineto_2024_rank0.json"});
   TraceFacts f = ComputeTraceFacts(job);
