@@ -40,16 +40,25 @@ std::vector<Drain> SyncsDrainingInto(const RankTrace& t, const Intervals& gaps) 
 }
 
 // The launch of the first GPU op (not a GPU-side sync) starting at or after `ts`; null when it
-// is not in the trace or there is no such op.
-const RuntimeCall* LaunchOfNext(const RankTrace& t, int64_t ts) {
-  auto it = std::lower_bound(t.gpu_ops.begin(), t.gpu_ops.end(), ts,
-                             [](const GpuOp& op, int64_t x) { return op.start_ns < x; });
-  for (; it != t.gpu_ops.end(); ++it) {
-    if (it->kind == GpuOpKind::kSync) continue;
-    return it->launch >= 0 ? &t.runtime[static_cast<size_t>(it->launch)] : nullptr;
+// is not in the trace or there is no such op. Asked for times in increasing order (the ends of
+// the gaps), so one cursor walks the ops once: a binary search per gap missed the cache on
+// every probe (GPU ops are 64 bytes; ~4% of a 500 MB trace's ingest and analysis).
+class NextLaunch {
+ public:
+  explicit NextLaunch(const RankTrace& t) : t_(t), at_(t.gpu_ops.begin()) {}
+  const RuntimeCall* At(int64_t ts) {
+    while (at_ != t_.gpu_ops.end() && at_->start_ns < ts) ++at_;
+    for (auto it = at_; it != t_.gpu_ops.end(); ++it) {
+      if (it->kind == GpuOpKind::kSync) continue;
+      return it->launch >= 0 ? &t_.runtime[static_cast<size_t>(it->launch)] : nullptr;
+    }
+    return nullptr;
   }
-  return nullptr;
-}
+
+ private:
+  const RankTrace& t_;
+  std::vector<GpuOp>::const_iterator at_;
+};
 
 // Charges `rest` (the part of a gap that is not data loading) in time order: up to `budget_ns`
 // to the sync, the remainder to launch. Returns what the sync got.
@@ -74,9 +83,10 @@ IdleParts AttributeIdle(const RankTrace& t, const Intervals& busy) {
   const Intervals gaps = GapsIn(busy, lo, hi);
   const std::vector<Intervals> regions = DataRegionsByThread(t);
   const std::vector<Drain> drains = SyncsDrainingInto(t, gaps);
+  NextLaunch next_launch(t);
   for (size_t g = 0; g < gaps.size(); ++g) {
     const Interval gap = gaps[g];
-    const RuntimeCall* launch = LaunchOfNext(t, gap.end);
+    const RuntimeCall* launch = next_launch.At(gap.end);
     if (launch && launch->end_ns <= gap.start) {
       p.queued.push_back(gap);
       continue;

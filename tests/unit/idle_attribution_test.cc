@@ -147,6 +147,25 @@ TEST(IdleAttribution, KernelLaunchedBeforeTheGapIsNotLaunchBound) {
   ExpectPartsAddUp(s);
 }
 
+// The op that ends a gap is the first one after it that is not a GPU-side sync (an event wait
+// on the stream is no work of its own): here a kernel queued before the gap, and in the next
+// gap one launched late.
+TEST(IdleAttribution, AGpuSideSyncDoesNotEndTheGap) {
+  Timeline x;
+  x.Kernel(0, 100, 0, 2);
+  GpuOp wait;
+  wait.start_ns = 300;
+  wait.end_ns = 300;
+  wait.kind = GpuOpKind::kSync;
+  x.t.gpu_ops.push_back(wait);
+  x.Kernel(300, 400, 5, 8, 0, 9);  // queued since 8
+  x.Kernel(500, 600, 440, 460);    // launched in the gap [400, 500)
+  StepBreakdown s = x.Measure(0, 600);
+  EXPECT_EQ(s.idle_queued_ns, 200);
+  EXPECT_EQ(s.idle_launch_ns(), 100);
+  ExpectPartsAddUp(s);
+}
+
 TEST(IdleAttribution, PartsAddUpOverStepsThatCutAGap) {
   Timeline x;
   x.Kernel(0, 100, 0, 2);
