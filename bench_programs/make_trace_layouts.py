@@ -7,6 +7,8 @@ trace-ingest benchmark (bench_programs/trace_layouts.sh; outputs are not committ
   compact  one line, no spaces           (json.dump with separators=(",", ":"))
   indent   pretty-printed, indent=2      (json.dump(indent=2): several lines per event)
   crlf     indent=2 with CRLF line ends  (the same saved on Windows)
+  sorted   one event per line, keys sorted (json.dump(sort_keys=True), `jq -S -c`: "args"
+           first, "ts" last, unlike Kineto's "ph", "cat", "name", ...)
 
     python3 bench_programs/make_trace_layouts.py SRC.json.gz OUT_PREFIX --mb 500 \\
         --layouts perline,oneline --gz
@@ -79,6 +81,8 @@ class Layout:
     def event(self, e):
         if self.name in ("perline", "oneline"):
             return json.dumps(e)
+        if self.name == "sorted":
+            return json.dumps(e, sort_keys=True)
         if self.name == "compact":
             return json.dumps(e, separators=(",", ":"))
         text = json.dumps(e, indent=2)  # as nested two levels deep in json.dump(doc, indent=2)
@@ -90,19 +94,22 @@ class Layout:
             sep = (",", ":") if self.name == "compact" else None
             inner = json.dumps(rest, separators=sep)[1:-1]
             return "{" + inner + ("," if inner else "") + '"traceEvents":' + ("[" if sep else " [")
-        if self.name == "perline":
-            inner = json.dumps(rest)[1:-1]
+        if self.name in ("perline", "sorted"):
+            inner = json.dumps(rest, sort_keys=self.name == "sorted")[1:-1]
             return "{" + inner + (", " if inner else "") + '"traceEvents": [\n'
         inner = json.dumps(rest, indent=2)[1:-1].rstrip().replace("\n", self.nl)
         return "{" + inner + ("," if inner else "") + self.nl + '  "traceEvents": [' + self.nl + "    "
 
     def between(self):
-        return {"perline": ",\n", "oneline": ", ", "compact": ","}.get(self.name, "," + self.nl + "    ")
+        return {"perline": ",\n", "sorted": ",\n", "oneline": ", ", "compact": ","}.get(
+            self.name, "," + self.nl + "    ")
 
     def tail(self):
         if self.name in ("oneline", "compact"):
             return "]}"
-        return "\n]}\n" if self.name == "perline" else self.nl + "  ]" + self.nl + "}" + self.nl
+        if self.name in ("perline", "sorted"):
+            return "\n]}\n"
+        return self.nl + "  ]" + self.nl + "}" + self.nl
 
 
 def write(doc, layout, path, target_bytes, gz):

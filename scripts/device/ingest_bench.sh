@@ -20,7 +20,7 @@ mkdir -p "$work"
 pub=tests/data/public_traces
 gen=bench_programs/make_trace_layouts.py
 python3 "$gen" "$pub"/v100_torchrec_rank1_of_2/test.json.gz "$work/v100" --mb "$mb" \
-  --layouts perline,oneline,compact,indent,crlf >/dev/null
+  --layouts perline,oneline,compact,indent,crlf,sorted >/dev/null
 python3 "$gen" "$pub"/v100_torchrec_rank1_of_2/test.json.gz "$work/v100" --mb "$mb" \
   --layouts perline,oneline --gz >/dev/null
 python3 "$gen" "$pub"/a100_alexnet_no_steps/*.json.gz "$work/alexnet" --mb "$mb" \

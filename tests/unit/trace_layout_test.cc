@@ -1,5 +1,5 @@
 // The Kineto reader gives the same model whatever the JSON layout (one line with or without
-// spaces, one event per line, indented, CRLF), cuts one-line traces into parts rather than
+// spaces, one event per line, indented, CRLF, keys sorted), cuts one-line traces into parts rather than
 // reading them whole, and never takes a "},{" inside a string or a nested list for a cut.
 #include <gtest/gtest.h>
 
@@ -107,6 +107,34 @@ TEST(KinetoLayouts, EveryLayoutGivesTheSameModel) {
       // Tiny parts: many cuts in a file without line breaks, some inside nested lists.
       for (size_t part : {size_t{300}, size_t{4096}, size_t{8} << 20})
         ExpectSameModel(want, LoadPath(path, part));
+    }
+  }
+}
+
+// Keys sorted (json.dump(sort_keys=True), `jq -S`): "args" comes before the category and the
+// name that say which args an event needs, "ph" after the name, and the header after the
+// events. The file is kineto_2024_rank0.json re-saved that way (make_traces.py).
+TEST(KinetoLayouts, SortedKeysGiveTheSameModel) {
+  Job want = LoadPath(Data("kineto_2024_rank0.json"), 8u << 20);
+  ASSERT_EQ(want.trace.ranks.size(), 1u);
+  ASSERT_FALSE(want.trace.ranks[0].gpu_ops.empty());
+  for (size_t part : {size_t{300}, size_t{4096}, size_t{8} << 20}) {
+    SCOPED_TRACE(part);
+    Job got = LoadPath(Data("sorted_keys_rank0.json"), part);
+    ExpectSameModel(want, got);
+    if (got.trace.ranks.size() != 1) continue;
+    const RankTrace& a = want.trace.ranks[0];
+    const RankTrace& b = got.trace.ranks[0];
+    EXPECT_EQ(b.rank, a.rank);
+    EXPECT_EQ(b.world_size, a.world_size);
+    ASSERT_EQ(b.host_ops.size(), a.host_ops.size());
+    for (size_t i = 0; i < a.host_ops.size(); ++i) {
+      EXPECT_EQ(b.Name(b.host_ops[i].name), a.Name(a.host_ops[i].name));
+      EXPECT_EQ(b.host_ops[i].start_ns, a.host_ops[i].start_ns);
+    }
+    for (size_t i = 0; i < a.gpu_ops.size() && i < b.gpu_ops.size(); ++i) {
+      EXPECT_EQ(b.gpu_ops[i].launch >= 0, a.gpu_ops[i].launch >= 0) << i;
+      EXPECT_EQ(b.gpu_ops[i].stream, a.gpu_ops[i].stream) << i;
     }
   }
 }

@@ -273,6 +273,18 @@ def nested_args():
     write("nested_args_rank0.json", text)
 
 
+def sorted_keys():
+    """kineto_2024_rank0.json re-saved with its keys sorted, one event per line (as
+    json.dump(sort_keys=True) or `jq -S -c` would): "args" before "cat" and "name", "ts" last,
+    metadata's "args" first too. The same model must come of it."""
+    with open(os.path.join(HERE, "kineto_2024_rank0.json")) as f:
+        doc = json.load(f)
+    events = doc.pop("traceEvents")
+    head = json.dumps(doc, sort_keys=True)[1:-1]
+    body = ",\n".join(json.dumps(e, sort_keys=True) for e in events)
+    write("sorted_keys_rank0.json", '{"traceEvents": [\n' + body + "\n], " + head + "}\n")
+
+
 def bad_records():
     """Bad records that must be counted and skipped, never fatal: missing ts, missing dur,
     negative dur, NaN dur (a bare token), dur as text, an item that is not an object, an unknown
@@ -345,6 +357,7 @@ if __name__ == "__main__":
     cpu_only()
     minified()
     nested_args()
+    sorted_keys()
     bad_records()
     broken()
     skew()
