@@ -78,33 +78,59 @@ int64_t ChargedTo(const RankTimeline& tl, int32_t call) {
 }  // namespace
 
 HostOpEnds::HostOpEnds(const RankTrace& t) {
-  block_max.resize((t.host_ops.size() + kBlock - 1) / kBlock, INT64_MIN);
-  for (size_t i = 0; i < t.host_ops.size(); ++i)
-    block_max[i / kBlock] = std::max(block_max[i / kBlock], t.host_ops[i].end_ns);
+  const size_t blocks = (t.host_ops.size() + kBlock - 1) / kBlock;
+  while (leaves_ < blocks) leaves_ *= 2;
+  tree_.assign(2 * leaves_, INT64_MIN);
+  for (size_t i = 0; i < t.host_ops.size(); ++i) {
+    int64_t& m = tree_[leaves_ + i / kBlock];
+    m = std::max(m, t.host_ops[i].end_ns);
+  }
+  for (size_t k = leaves_ - 1; k >= 1; --k) tree_[k] = std::max(tree_[2 * k], tree_[2 * k + 1]);
+}
+
+int64_t HostOpEnds::Last(size_t node, size_t node_lo, size_t node_hi, size_t lo, size_t hi,
+                         int64_t end) const {
+  if (node_hi <= lo || node_lo >= hi || tree_[node] < end) return -1;
+  if (node_hi - node_lo == 1) return static_cast<int64_t>(node_lo);
+  const size_t mid = node_lo + (node_hi - node_lo) / 2;
+  const int64_t right = Last(2 * node + 1, mid, node_hi, lo, hi, end);
+  return right >= 0 ? right : Last(2 * node, node_lo, mid, lo, hi, end);
+}
+
+int64_t HostOpEnds::LastBlockEndingAfter(size_t lo, size_t hi, int64_t end) const {
+  return lo < hi ? Last(1, 0, leaves_, lo, hi, end) : -1;
 }
 
 // The ops enclosing [start, end] are the few that start at or before `start` and end at or
-// after `end`: blocks whose latest end is earlier hold none and are passed over whole. The
-// result is that of walking back one op at a time over the last kMaxWalkBack ops.
+// after `end`: only blocks whose latest end is that late are looked into. The result is that of
+// walking back one op at a time over the last kMaxWalkBack ops.
 std::pair<int32_t, int32_t> EnclosingOps(const RankTrace& t, const HostOpEnds& ends,
                                          uint32_t thread, int64_t start, int64_t end) {
+  constexpr size_t kBlock = HostOpEnds::kBlock;
   auto it = std::upper_bound(t.host_ops.begin(), t.host_ops.end(), start,
                              [](int64_t ts, const HostOp& op) { return ts < op.start_ns; });
   const size_t upto = static_cast<size_t>(it - t.host_ops.begin());
   const size_t from = upto - std::min(upto, kMaxWalkBack);
   int32_t inner = -1, outer = -1;
-  size_t i = upto;
-  while (i > from) {
-    if (i % HostOpEnds::kBlock == 0 && ends.block_max[i / HostOpEnds::kBlock - 1] < end) {
-      i -= HostOpEnds::kBlock;  // a whole block ending before `end`
-      continue;
-    }
-    --i;
+  auto look_at = [&](size_t i) {  // ops are looked at from the last one back
     const HostOp& op = t.host_ops[i];
-    if (op.thread != thread || op.end_ns < end) continue;
+    if (op.thread != thread || op.end_ns < end) return;
     if (inner < 0) inner = static_cast<int32_t>(i);
     if (!(op.flags & kHostFlagStep)) outer = static_cast<int32_t>(i);
+  };
+  // The ops of the block `upto` falls in, then whole blocks, then those of the block `from`
+  // falls in.
+  const size_t top = std::max(from, upto - upto % kBlock);
+  for (size_t i = upto; i > top;) look_at(--i);
+  if (top == from) return {inner, outer};
+  const size_t first_whole = (from + kBlock - 1) / kBlock;
+  for (size_t hi = top / kBlock;;) {
+    const int64_t b = ends.LastBlockEndingAfter(first_whole, hi, end);
+    if (b < 0) break;
+    hi = static_cast<size_t>(b);
+    for (size_t i = (hi + 1) * kBlock; i > hi * kBlock;) look_at(--i);
   }
+  for (size_t i = first_whole * kBlock; i > from;) look_at(--i);
   return {inner, outer};
 }
 
