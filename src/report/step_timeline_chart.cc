@@ -1,7 +1,6 @@
 #include "report/step_timeline_chart.h"
 
 #include <algorithm>
-#include <map>
 
 #include "base/text.h"
 
@@ -21,30 +20,48 @@ struct ChosenStep {
 };
 
 // Steps by number; the one whose slowest-rank time is the median among complete steps (all
-// steps when none is complete).
+// steps when none is complete). The rows are grouped by number in a sorted list (a grown trace
+// has tens of thousands of steps: a map node and a vector per step cost more than the rest of
+// the chart).
 std::optional<ChosenStep> ChooseStep(const std::vector<StepBreakdown>& steps) {
-  std::map<int64_t, ChosenStep> by_number;
-  std::map<int64_t, bool> partial;
-  for (const auto& s : steps) {
-    if (s.total_ns() <= 0) continue;
-    ChosenStep& c = by_number[s.step];
-    c.number = s.step;
-    c.ranks.push_back(&s);
-    c.slowest_ns = std::max(c.slowest_ns, s.total_ns());
-    partial[s.step] = partial[s.step] || s.partial;
+  std::vector<const StepBreakdown*> rows;
+  for (const auto& s : steps)
+    if (s.total_ns() > 0) rows.push_back(&s);
+  std::stable_sort(rows.begin(), rows.end(), [](const StepBreakdown* a, const StepBreakdown* b) {
+    return a->step < b->step;
+  });
+  struct Group {
+    size_t begin = 0, end = 0;  // in rows
+    int64_t slowest_ns = 0;
+    bool partial = false;
+  };
+  std::vector<Group> groups;
+  for (size_t i = 0; i < rows.size();) {
+    Group g{i, i, 0, false};
+    for (; g.end < rows.size() && rows[g.end]->step == rows[i]->step; ++g.end) {
+      g.slowest_ns = std::max(g.slowest_ns, rows[g.end]->total_ns());
+      g.partial = g.partial || rows[g.end]->partial;
+    }
+    groups.push_back(g);
+    i = g.end;
   }
-  std::vector<ChosenStep*> complete, all;
-  for (auto& [n, c] : by_number) {
-    all.push_back(&c);
-    if (!partial[n]) complete.push_back(&c);
+  std::vector<const Group*> complete, all;
+  for (const Group& g : groups) {
+    all.push_back(&g);
+    if (!g.partial) complete.push_back(&g);
   }
-  std::vector<ChosenStep*>& pool = complete.empty() ? all : complete;
+  std::vector<const Group*>& pool = complete.empty() ? all : complete;
   if (pool.empty()) return std::nullopt;
-  std::stable_sort(pool.begin(), pool.end(), [](const ChosenStep* a, const ChosenStep* b) {
+  std::stable_sort(pool.begin(), pool.end(), [](const Group* a, const Group* b) {
     return a->slowest_ns < b->slowest_ns;
   });
-  ChosenStep out = *pool[(pool.size() - 1) / 2];
+  const Group& g = *pool[(pool.size() - 1) / 2];
+  ChosenStep out;
+  out.number = rows[g.begin]->step;
   out.complete = complete.size();
+  out.slowest_ns = g.slowest_ns;
+  out.ranks.assign(rows.begin() + static_cast<long>(g.begin),
+                   rows.begin() + static_cast<long>(g.end));
   return out;
 }
 
