@@ -196,9 +196,14 @@ bool LaunchesKernel(const RankTrace& t, const RuntimeCall& c) {
   return t.names[c.name].find("Launch") != std::string::npos;  // its GPU op is not in the trace
 }
 
-// The CPU times of the first and last kernel launches in each step, by step number.
-std::map<int64_t, std::pair<int64_t, int64_t>> KernelLaunchSpans(const RankTrace& t) {
-  std::map<int64_t, std::pair<int64_t, int64_t>> out;
+// The CPU times of the first and last kernel launches in each step, sorted by step number (the
+// later step where two have one number). A sorted list, not a map: a grown trace has tens of
+// thousands of steps and a sync in each.
+struct LaunchSpanOfStep {
+  int64_t step = 0, first = 0, last = 0;
+};
+std::vector<LaunchSpanOfStep> KernelLaunchSpans(const RankTrace& t) {
+  std::vector<LaunchSpanOfStep> out;
   auto by_start = [](const RuntimeCall& r, int64_t ts) { return r.start_ns < ts; };
   for (const Step& step : t.steps) {
     auto lo = std::lower_bound(t.runtime.begin(), t.runtime.end(), step.cpu_start_ns, by_start);
@@ -207,8 +212,18 @@ std::map<int64_t, std::pair<int64_t, int64_t>> KernelLaunchSpans(const RankTrace
     if (first == hi) continue;
     auto last = std::find_if(std::make_reverse_iterator(hi), std::make_reverse_iterator(first),
                              [&](const RuntimeCall& r) { return LaunchesKernel(t, r); });
-    out[step.number] = {first->start_ns, last->start_ns};
+    out.push_back({step.number, first->start_ns, last->start_ns});
   }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.step < b.step;
+  });
+  // Of steps with one number the one written last is kept, as a map assigned in order would.
+  size_t kept = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (i + 1 < out.size() && out[i + 1].step == out[i].step) continue;
+    out[kept++] = out[i];
+  }
+  out.resize(kept);
   return out;
 }
 
@@ -216,13 +231,14 @@ std::map<int64_t, std::pair<int64_t, int64_t>> KernelLaunchSpans(const RankTrace
 // `.to(device)` copies, a loss.item() at the end) sits at the step's edge: it drains the queue
 // once per step, where the loop turns over, however many calls it takes. Only a sync between
 // the step's kernel launches cuts the CPU's lead over the GPU in the middle of the work.
-bool AtStepEdge(const RankTrace& t, const HostSync& s,
-                const std::map<int64_t, std::pair<int64_t, int64_t>>& spans) {
-  auto span = spans.find(s.step);
-  if (span == spans.end() || s.call < 0 || static_cast<size_t>(s.call) >= t.runtime.size())
+bool AtStepEdge(const RankTrace& t, const HostSync& s, const std::vector<LaunchSpanOfStep>& spans) {
+  auto span = std::lower_bound(spans.begin(), spans.end(), s.step,
+                               [](const LaunchSpanOfStep& x, int64_t n) { return x.step < n; });
+  if (span == spans.end() || span->step != s.step || s.call < 0 ||
+      static_cast<size_t>(s.call) >= t.runtime.size())
     return true;
   const RuntimeCall& c = t.runtime[static_cast<size_t>(s.call)];
-  return c.start_ns <= span->second.first || c.start_ns >= span->second.second;
+  return c.start_ns <= span->first || c.start_ns >= span->last;
 }
 
 }  // namespace
