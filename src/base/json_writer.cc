@@ -126,6 +126,19 @@ JsonWriter& JsonWriter::Key(std::string_view key) {
   return *this;
 }
 
+JsonKey::JsonKey(std::string_view key) : quoted("\"") {
+  AppendText(quoted, key);
+  quoted += '"';
+}
+
+JsonWriter& JsonWriter::Key(const JsonKey& key) {
+  BeforeValue();
+  out_ += key.quoted;
+  out_ += indent_ > 0 ? ": " : ":";
+  after_key_ = true;
+  return *this;
+}
+
 JsonWriter& JsonWriter::String(std::string_view value) {
   BeforeValue();
   out_ += '"';

@@ -8,6 +8,13 @@
 
 namespace commdx {
 
+// A key escaped and quoted once, for a key written many times (a table's columns, once per row
+// of a report with tens of thousands of rows).
+struct JsonKey {
+  explicit JsonKey(std::string_view key);
+  std::string quoted;  // "key"
+};
+
 class JsonWriter {
  public:
   explicit JsonWriter(int indent = 2) : indent_(indent) {}
@@ -17,6 +24,7 @@ class JsonWriter {
   JsonWriter& BeginArray();
   JsonWriter& EndArray();
   JsonWriter& Key(std::string_view key);
+  JsonWriter& Key(const JsonKey& key);
   JsonWriter& String(std::string_view value);
   JsonWriter& Int(int64_t value);
   JsonWriter& Uint(uint64_t value);

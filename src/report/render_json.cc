@@ -59,10 +59,11 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
 
 void WriteTable(JsonWriter& w, const Table& t) {
   w.Key(t.key).BeginArray();
+  std::vector<JsonKey> keys(t.column_keys.begin(), t.column_keys.end());
   for (const auto& row : t.rows) {
     w.BeginObject();
-    for (size_t c = 0; c < row.size() && c < t.column_keys.size(); ++c) {
-      w.Key(t.column_keys[c]);
+    for (size_t c = 0; c < row.size() && c < keys.size(); ++c) {
+      w.Key(keys[c]);
       if (row[c].number)
         w.Double(*row[c].number, row[c].decimals);
       else

@@ -148,6 +148,19 @@ TEST(JsonWriter, EscapesAndNests) {
   EXPECT_EQ(k.str(), R"({"a\\b\n":""})");
 }
 
+TEST(JsonWriter, KeyEscapedOnceWritesWhatKeyWrites) {
+  for (int indent : {0, 2}) {
+    const JsonKey tricky("a\\b\n\"<"), plain("busy_ns");
+    JsonWriter once(indent), each(indent);
+    for (int row = 0; row < 2; ++row) {
+      once.BeginObject().Key(tricky).Int(row).Key(plain).Double(0.5, 1).EndObject();
+      each.BeginObject().Key("a\\b\n\"<").Int(row).Key("busy_ns").Double(0.5, 1).EndObject();
+    }
+    EXPECT_EQ(once.str(), each.str());
+    EXPECT_NE(once.str().find(R"("a\\b\n\"\u003c")"), std::string::npos) << once.str();
+  }
+}
+
 }  // namespace
 }  // namespace commdx
 
