@@ -256,8 +256,10 @@ def write_doc(path, rows, runs):
             "--write-doc docs/accuracy.md`: each public trace re-saved the ways other tools write "
             "JSON (variants: the script's docstring; numbers keep their original text), and "
             "`commdx trace --format json` on the re-saved file compared with its report on the "
-            "original, the input's size and byte offsets set aside. JSON MB: the "
-            f"original, inflated.\n\n{same} of {runs} re-saved files give the original's report.\n\n"
+            "original (unicode: names given non-ASCII text, written raw, against the same "
+            "edit written as \\\\u escapes), the input's size and byte offsets set aside. "
+            "JSON MB: the "
+            f"original, inflated.\n\n{same} of {runs} re-saved files give the report they should.\n\n"
             + common.table(["trace", "JSON MB", "events"] + VARIANTS, rows))
     common.write_doc_section(path, "public_layouts", text)
 
