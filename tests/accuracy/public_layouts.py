@@ -182,7 +182,7 @@ def main():
     known = common.read_known("public_layouts_known.txt")
     traces = sorted(glob.glob(os.path.join(args.data, "*", "*.json*")))
     failures, known_seen, runs = [], set(), 0
-    rows = []  # trace, its size, then per variant "same" or the first difference
+    rows = []  # trace, JSON MB, events, then per variant "same" or the first difference
     with tempfile.TemporaryDirectory() as tmp:
         for src in traces:
             name = os.path.basename(os.path.dirname(src))
