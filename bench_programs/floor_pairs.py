@@ -53,9 +53,13 @@ def process_cpu(cmd, cpu):
 def floor_cpu(floor, ndjson, cpu):
     """The floor's process CPU seconds per iteration, and the simdjson kernel it runs."""
     env = dict(os.environ, COMMDX_FLOOR_NDJSON=ndjson)
-    out = subprocess.run(["taskset", "-c", cpu, floor, "--benchmark_format=json"], env=env,
-                         check=True, capture_output=True, text=True).stdout
-    bench = json.loads(out)["benchmarks"][0]
+    run = subprocess.run(["taskset", "-c", cpu, floor, "--benchmark_format=json"], env=env,
+                         capture_output=True, text=True)
+    try:
+        bench = json.loads(run.stdout)["benchmarks"][0]
+    except (ValueError, KeyError, IndexError):
+        sys.exit(f"floor_pairs: {floor} exited {run.returncode} without a Google Benchmark "
+                 f"JSON result: {run.stderr.strip()[-300:]}")
     if bench.get("error_occurred"):
         sys.exit(f"floor_pairs: {floor}: {bench.get('error_message')}")
     scale = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "s": 1.0}[bench["time_unit"]]
@@ -73,6 +77,9 @@ def main():
     igzip = shutil.which("igzip")
     shapes = []
     for prefix in a.prefix:
+        if not os.path.exists(prefix + ".perline.json"):
+            sys.exit(f"floor_pairs: {prefix}.perline.json not found (make_trace_layouts.py "
+                     "--layouts perline writes it)")
         events = ensure_ndjson(prefix)
         gz = prefix + ".oneline.json.gz"
         shapes.append((prefix, events, gz if os.path.exists(gz) else None))
