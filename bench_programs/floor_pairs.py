@@ -69,7 +69,8 @@ def floor_cpu(floor, ndjson, cpu):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--commdx", required=True)
-    p.add_argument("--floor", action="append", required=True, help="simdjson_floor_bench; repeatable")
+    p.add_argument("--floor", action="append", required=True,
+                   help="simdjson_floor_bench; repeatable")
     p.add_argument("--runs", type=int, default=7)
     p.add_argument("--cpu", default="0")
     p.add_argument("prefix", nargs="+")

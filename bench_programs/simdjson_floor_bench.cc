@@ -5,13 +5,10 @@
 // run on the same events is as fast, a reader rebuilt around such a parser would not reach
 // targets that this one misses (docs/measurements/trace-ingest.md, session 17).
 //
-// The events one per line without the enclosing array (NDJSON), from a grown trace:
-//   python3 bench_programs/make_trace_layouts.py SRC.json.gz /tmp/t --mb 500 --layouts perline
-//   python3 -c 'import json,sys; [print(json.dumps(e)) for e in json.load(open(sys.argv[1]))
-//       ["traceEvents"]]' /tmp/t.perline.json > /tmp/t.ndjson
+// It reads the events one per line without the enclosing array (NDJSON). Usually run through
+// bench_programs/floor_pairs.py, which writes /tmp/t.ndjson beside a grown trace's
+// /tmp/t.perline.json and alternates this program with `commdx trace`; alone:
 //   COMMDX_FLOOR_NDJSON=/tmp/t.ndjson taskset -c 0 build/bench_programs/simdjson_floor_bench
-//
-// bench_programs/floor_pairs.py makes the NDJSON and alternates this with `commdx trace`.
 //
 // Reported: events/s and bytes/s per second of process CPU time (simdjson may run its stage 1
 // on a second thread; process time counts both, so the numbers are per core).
