@@ -57,6 +57,12 @@ enum HostFlag : uint8_t {
   kHostFlagStep = 8,         // the step annotation
   kHostFlagItem = 16,        // aten::item / aten::_local_scalar_dense
   kHostFlagCollective = 32,  // record_param_comms or a c10d collective op
+  kHostFlagAlloc = 64,       // the allocator: cudaMalloc/cudaFree, cudaMallocHost/FreeHost,
+                             // cudaHostAlloc, cuMemAlloc/cuMemFree, cuMemCreate/Map, hipMalloc,
+                             // hipFree, hipHostMalloc...: blocks the host (cudaFree also waits
+                             // for the device to drain)
+  kHostFlagCapture = 128,    // cudaStreamBeginCapture / cudaStreamEndCapture (and cu/hip):
+                             // bounds of a CUDA-graph capture, whose kernels are recorded, not run
 };
 
 // A CPU operator or user annotation (record_function) on one host thread.

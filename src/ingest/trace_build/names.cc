@@ -91,12 +91,60 @@ CopyKind CopyKindFromName(std::string_view name) {
   return CopyKind::kOther;
 }
 
-uint8_t RuntimeFlags(std::string_view n) {
+namespace {
+
+// The name without a trailing ABI version ("cuMemAlloc_v2" -> "cuMemAlloc").
+std::string_view Unversioned(std::string_view n) {
+  size_t v = n.rfind("_v");
+  if (v == n.npos || v + 2 >= n.size()) return n;
+  for (size_t i = v + 2; i < n.size(); ++i)
+    if (!IsDigit(n[i])) return n;
+  return n.substr(0, v);
+}
+
+// Copies that return only when the copy is done (the CUDA runtime API's "API synchronization
+// behavior": the non-Async memcpy family), so the host waits for the GPU to reach them.
+bool IsSyncCopyName(std::string_view n) {
+  for (std::string_view s :
+       {"cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyPeer", "cudaMemcpyToSymbol",
+        "cudaMemcpyFromSymbol", "cudaMemcpyToArray", "cudaMemcpyFromArray", "cudaMemcpy2DToArray",
+        "cudaMemcpy2DFromArray", "cuMemcpy", "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyPeer",
+        "cuMemcpy2D", "cuMemcpy3D", "hipMemcpy", "hipMemcpyHtoD", "hipMemcpyDtoH",
+        "hipMemcpyPeer", "hipMemcpy2D", "hipMemcpyToSymbol", "hipMemcpyFromSymbol",
+        "hipMemcpyWithStream"})
+    if (n == s) return true;
+  return false;
+}
+
+// The allocator's calls, stream-ordered ones (cudaMallocAsync, cudaFreeAsync) aside: they do
+// not block. PyTorch's caching allocator calls cudaMalloc on a cache miss, cudaFree from
+// empty_cache() or an allocation retry, cuMemCreate/cuMemMap/cuMemUnmap/cuMemRelease with
+// expandable segments, cudaHostAlloc/cudaFreeHost for pinned memory; ROCm builds the hip names.
+bool IsAllocName(std::string_view n) {
+  for (std::string_view s :
+       {"cudaMalloc", "cudaFree", "cudaMallocHost", "cudaFreeHost", "cudaHostAlloc",
+        "cudaMallocManaged", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray",
+        "cudaFreeArray", "cudaHostRegister", "cudaHostUnregister", "cuMemAlloc", "cuMemFree",
+        "cuMemAllocHost", "cuMemFreeHost", "cuMemHostAlloc", "cuMemAllocManaged",
+        "cuMemAllocPitch", "cuMemHostRegister", "cuMemHostUnregister", "cuMemCreate",
+        "cuMemRelease", "cuMemMap", "cuMemUnmap", "cuMemSetAccess", "cuMemAddressReserve",
+        "cuMemAddressFree", "hipMalloc", "hipFree", "hipHostMalloc", "hipHostFree",
+        "hipMallocManaged", "hipExtMallocWithFlags", "hipMallocPitch", "hipHostRegister",
+        "hipHostUnregister", "hipMemCreate", "hipMemRelease", "hipMemMap", "hipMemUnmap"})
+    if (n == s) return true;
+  return false;
+}
+
+}  // namespace
+
+uint8_t RuntimeFlags(std::string_view name) {
   uint8_t f = kHostFlagNone;
-  if (Contains(n, "Synchronize") || n == "cudaMemcpy" || n == "hipMemcpy" || n == "cuMemcpyDtoH" ||
-      n == "cuMemcpyDtoH_v2" || n == "cudaMemcpy2D" || n == "cudaMemcpyFromSymbol" ||
-      n == "cudaStreamQuery_sync")
+  const std::string_view n = Unversioned(name);
+  if (Contains(n, "Synchronize") || IsSyncCopyName(n) || n == "cudaStreamQuery_sync")
     f |= kHostFlagSync;
+  if (IsAllocName(n)) f |= kHostFlagAlloc;
+  if (Contains(n, "StreamBeginCapture") || Contains(n, "StreamEndCapture"))
+    f |= kHostFlagCapture;
   if (Contains(n, "Launch") || Contains(n, "Memcpy") || Contains(n, "Memset") ||
       Contains(n, "GraphLaunch"))
     f |= kHostFlagLaunch;

@@ -33,7 +33,8 @@ CollectiveType CollectiveFromAnnotation(std::string_view name);
 // "Memcpy DtoH (Device -> Pageable)", "Memcpy HtoD (Pinned -> Device)", "Memcpy PtoP (...)".
 CopyKind CopyKindFromName(std::string_view name);
 
-// kHostFlagSync / kHostFlagLaunch for a runtime or driver call name.
+// kHostFlagSync / kHostFlagLaunch / kHostFlagAlloc / kHostFlagCapture for a runtime or driver
+// call name ("_v2"-style version suffixes ignored).
 uint8_t RuntimeFlags(std::string_view name);
 
 // kHostFlagStep / kHostFlagDataLoader / kHostFlagItem / kHostFlagCollective for a CPU op or
