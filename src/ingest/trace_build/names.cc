@@ -1,6 +1,7 @@
 #include "ingest/trace_build/names.h"
 
 #include "base/text.h"
+#include "model/comm_kernels.h"
 
 namespace commdx::ingest::trace_build {
 
@@ -31,28 +32,11 @@ bool HasDataLoadWord(std::string_view s) {
 }  // namespace
 
 bool IsCommKernelName(std::string_view name) {
-  return (StartsWith(name, "nccl") && Contains(name, "Kernel")) || StartsWith(name, "rccl");
+  return ClassifyCommKernel(name).family != CommFamily::kNone;
 }
 
-// ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)         <= 2.18
-// ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)   >= 2.19
-// ^prefix       ^collective (up to the next '_' or '(')
 CollectiveType CollectiveFromKernelName(std::string_view name) {
-  size_t us = name.find('_');
-  if (us == name.npos) return CollectiveType::kUnknown;
-  std::string_view rest = name.substr(us + 1);
-  size_t end = rest.find_first_of("_(");
-  std::string_view coll = rest.substr(0, end);
-  if (coll == "AllReduce") return CollectiveType::kAllReduce;
-  if (coll == "AllGather") return CollectiveType::kAllGather;
-  if (coll == "ReduceScatter") return CollectiveType::kReduceScatter;
-  if (coll == "Broadcast") return CollectiveType::kBroadcast;
-  if (coll == "Reduce") return CollectiveType::kReduce;
-  if (coll == "SendRecv") return CollectiveType::kSendRecv;
-  if (coll == "Send") return CollectiveType::kSend;
-  if (coll == "Recv") return CollectiveType::kRecv;
-  if (coll == "AllToAll" || coll == "AlltoAll") return CollectiveType::kAllToAll;
-  return CollectiveType::kUnknown;  // Generic, AllGatherV, ...
+  return ClassifyCommKernel(name).type;
 }
 
 CollectiveType CollectiveFromArgName(std::string_view raw) {

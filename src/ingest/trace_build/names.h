@@ -1,6 +1,6 @@
-// What names in a Kineto trace mean: NCCL/RCCL kernel names of every era, collective names in
-// the args, copy directions, runtime calls that block or launch, annotations that mark steps or
-// data loading.
+// What names in a Kineto trace mean: communication kernel names (NCCL/RCCL of every era and the
+// others of model/comm_kernels.h), collective names in the args, copy directions, runtime calls
+// that block or launch, annotations that mark steps or data loading.
 #pragma once
 
 #include <cstdint>
@@ -10,13 +10,15 @@
 
 namespace commdx::ingest::trace_build {
 
-// A communication kernel by its name: "ncclKernel_AllReduce_RING_LL_Sum_float(...)" (NCCL <= 2.18),
-// "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)" (>= 2.19), "ncclDevKernel_SendRecv(...)",
-// "ncclDevKernel_Generic(...)"; RCCL uses the same names.
+// A communication kernel by its name, by the one table of model/comm_kernels.h: NCCL/RCCL
+// ("ncclKernel_AllReduce_RING_LL_Sum_float(...)" <= 2.18,
+// "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)" >= 2.19, "ncclDevKernel_SendRecv(...)",
+// "ncclDevKernel_Generic(...)"), PyTorch symmetric memory, custom all-reduce of inference
+// engines, NVSHMEM and DeepEP kernels.
 bool IsCommKernelName(std::string_view name);
 
-// The collective a kernel name says, kUnknown for Generic kernels. The name does not tell the
-// algorithm or protocol that ran (NCCL >= 2.19 runs every non-tree algorithm in the RING_LL
+// The collective a kernel name says, kUnknown for NCCL's Generic kernels. The name does not tell
+// the algorithm or protocol that ran (NCCL >= 2.19 runs every non-tree algorithm in the RING_LL
 // kernel).
 CollectiveType CollectiveFromKernelName(std::string_view name);
 
