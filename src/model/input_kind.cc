@@ -28,6 +28,8 @@ const char* InputKindName(InputKind kind) {
       return "flight_recorder";
     case InputKind::kJobLog:
       return "job_log";
+    case InputKind::kFrAnalysis:
+      return "fr_analysis";
   }
   return "unknown";
 }
@@ -40,6 +42,7 @@ Source InputKindSource(InputKind kind) {
     case InputKind::kNcclLog:
     case InputKind::kFlightRecorder:
     case InputKind::kJobLog:
+    case InputKind::kFrAnalysis:
       return Source::kLogs;
     case InputKind::kNcclTests:
       return Source::kBench;

@@ -103,6 +103,80 @@ struct FingerprintMismatch {
   std::string line;
 };
 
+// The heartbeat monitor and the end of a process it or the watchdog tore down (PyTorch 2.2 -
+// 2.11), each line of one rank:
+//   [rank2]:[E1229 20:29:13.091296956 ProcessGroupNCCL.cpp:1484] [PG ID 0 PG GUID 0(default_pg)
+//     Rank 2] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in
+//     monitoring enqueued collectives. ...                                       (kStuck)
+//   [rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Heartbeat monitor timed out! Process will
+//     be terminated after dumping debug info. workMetaList_.size()=1   (kHeartbeatTimeout, 2.3)
+//   [rank2]:[F1229 ...] [PG ID 0 PG GUID 0(default_pg) Rank 2] [...] Terminating the process after
+//     attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.   (kTerminating)
+//   [rank5]:[E723 ...] [PG ID 0 PG GUID 0(default_pg) Rank 5] Received a dump signal due to a
+//     collective timeout from  rank 2 and we will try our best to dump the debug info. Last
+//     enqueued NCCL work: 136, last completed NCCL work: 136.                   (kDumpSignal)
+enum class WatchdogEventKind { kStuck, kHeartbeatTimeout, kTerminating, kDumpSignal };
+
+struct WatchdogEvent {
+  WatchdogEventKind kind = WatchdogEventKind::kStuck;
+  int rank = -1;        // the launcher's global rank where printed, else PyTorch's; -1: unknown
+  std::string pg;       // PG ID where printed
+  std::string pg_desc;  // "default_pg" where printed
+  int64_t stuck_s = -1;        // kStuck: seconds without progress (the heartbeat timeout)
+  int64_t pending_works = -1;  // kHeartbeatTimeout: workMetaList_.size()
+  std::string reason;          // kTerminating: "ProcessGroupNCCL watchdog hang", ...
+  int from_rank = -1;          // kDumpSignal: the rank whose timeout started the dump
+  bool from_self = false;      // kDumpSignal: "from this local rank"
+  int64_t last_enqueued = -1;  // kDumpSignal
+  int64_t last_completed = -1;
+  SourceLoc loc;
+  std::string line;
+};
+
+// One collective the Flight Recorder analyzer reported (python -m
+// torch.distributed.flight_recorder.fr_trace, `torchfrtrace`; PyTorch 2.5 - 2.11), with the
+// fields it printed below its headline:
+//   Collective sequence number: 8 has errors                                      (kErrors)
+//   internal record id: 7
+//   group info: 0:default_pg
+//   collective: nccl:all_reduce
+//   ...
+//   error msg: Culprit rank 1; Error type: COLLECTIVE_TYPE_MISMATCH, Expected collective type:
+//     'all_reduce' does not match found collective type: '_all_gather_base'
+// Headlines without a collective (kMissingDumps: "Missing dump files from ranks {1}") carry only
+// the ranks.
+enum class FrVerdict {
+  kNotJoined,      // "Not all ranks joining collective, sequence number: 8" + missing ranks
+  kErrors,         // "Collective sequence number: 8 has errors" + culprits
+  kSizeMismatch,   // "Input/output mismatch in the collective sequence number: 8" (all_to_all)
+  kUndecided,      // "We cannot decide what's wrong with this collective entry ... ranks ({3})"
+  kNoErrors,       // "No errors found for this collective entry, There could be some other ..."
+  kMissingDumps,   // "AssertionError: Missing dump files from ranks {1}"
+};
+
+struct FrCulprit {
+  int rank = -1;
+  std::string error_type;  // "COLLECTIVE_STATE_MISMATCH"
+  std::string detail;      // "Expected state: 'scheduled' does not match found state: 'completed'"
+};
+
+struct FrAnalyzerEntry {
+  FrVerdict verdict = FrVerdict::kErrors;
+  int64_t seq = -1;        // collective sequence number; -1: not printed
+  int64_t record_id = -1;  // "internal record id" / "at entry N"
+  std::string group;       // "0:default_pg"
+  std::string collective;  // "nccl:all_reduce"
+  std::string state;       // "scheduled", "started", "completed"
+  std::string input_sizes, output_sizes;  // as printed: "[[1048576]]"
+  std::vector<int> missing_ranks;         // kNotJoined; kUndecided / kMissingDumps: no dump
+  std::vector<int> expected_ranks;
+  int world_size = -1;
+  std::vector<FrCulprit> culprits;
+  std::vector<std::string> frames;  // "all_reduce at .../distributed_c10d.py:2696"
+  SourceLoc loc;
+  std::string line;  // the headline
+};
+
 struct JobLogFacts {
   std::vector<WatchdogTimeout> timeouts;
   std::vector<WatchdogStatus> statuses;
@@ -110,10 +184,13 @@ struct JobLogFacts {
   std::vector<DdpInit> ddp;  // one per rank that printed it
   std::vector<BarrierTimeout> barrier_timeouts;
   std::vector<FingerprintMismatch> mismatches;
+  std::vector<WatchdogEvent> watchdog_events;
+  std::vector<FrAnalyzerEntry> fr_analysis;  // from Flight Recorder analyzer output
   std::vector<std::string> files;
   bool empty() const {
     return timeouts.empty() && statuses.empty() && process_groups.empty() && ddp.empty() &&
-           barrier_timeouts.empty() && mismatches.empty();
+           barrier_timeouts.empty() && mismatches.empty() && watchdog_events.empty() &&
+           fr_analysis.empty();
   }
 };
 
