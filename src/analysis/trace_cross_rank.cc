@@ -4,12 +4,16 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/trace_pattern.h"
+
 namespace commdx::analysis {
 
 namespace {
 
 // (pg, class, src, dst, step, index-or-seq). class: 0 collective by order, 1 collective by Seq,
-// 2 point-to-point by order.
+// 2 point-to-point by order, 3 + CommFamily: a collective of no process group run by kernels other
+// than NCCL's (symmetric memory, custom all-reduce, DeepEP: no Seq, no group), by order within
+// its family, so that they never pair with NCCL calls of no known group.
 using Key = std::tuple<std::string, int, int, int, int64_t, int64_t>;
 
 struct Entry {
@@ -44,6 +48,9 @@ void CollectKeys(const TraceSet& set, std::map<Key, std::vector<Entry>>& by_key)
         by_key[Key{pg, 1, -1, -1, -1, c.seq}].push_back(
             {static_cast<int>(ti), static_cast<int32_t>(ci)});
         continue;
+      } else if (c.pg < 0) {
+        CommFamily family = FamilyOf(t, c);
+        if (family != CommFamily::kNccl) cls = 3 + static_cast<int>(family);
       }
       int64_t step = StepOf(t, c.issue_ns);
       int64_t idx = order[{pg, cls, src, dst, step}]++;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "analysis/catalogue.h"
 #include "base/str_format.h"
@@ -17,6 +18,19 @@ int SizeBucket(uint64_t b) {
   return 4;
 }
 
+CommFamily FamilyOf(const RankTrace& t, const Collective& c) {
+  if (c.gpu_op < 0) return CommFamily::kNccl;
+  CommFamily f = ClassifyCommKernel(t.Name(t.gpu_ops[c.gpu_op].name)).family;
+  return f == CommFamily::kNone ? CommFamily::kNccl : f;
+}
+
+std::string CollectiveLabel(CollectiveType type, CommFamily family) {
+  std::string s = CollectiveTypeName(type);
+  if (family != CommFamily::kNccl && family != CommFamily::kNone)
+    s += std::string(" [") + CommFamilyName(family) + "]";
+  return s;
+}
+
 std::vector<PatternRow> CommPattern(const TraceSet& set) {
   // The rank with the most collectives speaks for its groups (every rank issues the same calls).
   const RankTrace* best = nullptr;
@@ -29,21 +43,23 @@ std::vector<PatternRow> CommPattern(const TraceSet& set) {
   std::vector<PatternRow> rows;
   if (!best || best->collectives.empty()) return rows;
   const RankTrace& t = *best;
-  std::map<std::pair<int32_t, CollectiveType>, std::vector<const Collective*>> groups;
+  std::map<std::tuple<int32_t, CollectiveType, CommFamily>, std::vector<const Collective*>> groups;
   for (const Collective& c : t.collectives)
-    if (c.launched) groups[{c.pg, c.type}].push_back(&c);
+    if (c.launched) groups[{c.pg, c.type, FamilyOf(t, c)}].push_back(&c);
   const double steps = std::max<size_t>(1, t.steps.size());
   for (const auto& [key, calls] : groups) {
     PatternRow r;
-    if (key.first >= 0) {
-      const ProcessGroupInfo& pg = t.process_groups[key.first];
+    const auto& [pg_index, type, family] = key;
+    if (pg_index >= 0) {
+      const ProcessGroupInfo& pg = t.process_groups[pg_index];
       r.pg = pg.name;
       r.pg_desc = pg.desc;
       r.ranks = pg.ranks;
     } else {
       r.pg = "?";
     }
-    r.type = key.second;
+    r.type = type;
+    r.family = family;
     r.count = calls.size();
     r.per_step = static_cast<double>(calls.size()) / steps;
     std::vector<int64_t> sizes, channels;
@@ -114,8 +130,9 @@ std::vector<Finding> FindPattern(const TraceSet& set, const TraceFacts& facts, c
     std::string median = r.unknown_size == r.count
                              ? "size unknown"
                              : "median " + FormatBytes(static_cast<double>(r.median_bytes));
-    detail += StrFormat("%s on group %s: %.1f per step, %s", CollectiveTypeName(r.type),
-                        r.pg.c_str(), r.per_step, median.c_str());
+    detail +=
+        StrFormat("%s on group %s: %.1f per step, %s", CollectiveLabel(r.type, r.family).c_str(),
+                  r.pg.c_str(), r.per_step, median.c_str());
     if (r.unknown_size > 0 && r.unknown_size < r.count)
       detail += " (" + std::to_string(r.unknown_size) + " of " + std::to_string(r.count) +
                 " calls of unknown size)";

@@ -10,6 +10,7 @@
 
 #include "analysis/registry.h"
 #include "analysis/trace_facts.h"
+#include "model/comm_kernels.h"
 
 namespace commdx::analysis {
 
@@ -23,6 +24,8 @@ struct PatternRow {
   std::string pg_desc;
   std::vector<int> ranks;
   CollectiveType type = CollectiveType::kUnknown;
+  // Whose kernels ran it (model/comm_kernels.h); kNccl also for calls seen only in the args.
+  CommFamily family = CommFamily::kNccl;
   uint64_t count = 0;  // on the rank with the most (calls are per rank)
   double per_step = 0;
   uint64_t bytes_total = 0;
@@ -34,6 +37,13 @@ struct PatternRow {
 };
 
 std::vector<PatternRow> CommPattern(const TraceSet& set);
+
+// The family of a collective's kernel; kNccl where it has none (record_param_comms or an nccl:*
+// annotation only).
+CommFamily FamilyOf(const RankTrace& t, const Collective& c);
+
+// "all_reduce", or "all_reduce [symm_mem]" for a collective that NCCL did not run.
+std::string CollectiveLabel(CollectiveType type, CommFamily family);
 
 // "DDP-like (all-reduce)", "FSDP/ZeRO-like (all-gather + reduce-scatter)", ...
 std::string PatternName(const std::vector<PatternRow>& rows);

@@ -95,7 +95,7 @@ void AddPattern(const Job& job, Report& report) {
     total.text = FormatBytes(static_cast<double>(r.bytes_total));
     std::vector<Cell> row{r.pg + (r.pg_desc.empty() ? "" : " (" + r.pg_desc + ")"),
                           ranks,
-                          std::string(CollectiveTypeName(r.type)),
+                          analysis::CollectiveLabel(r.type, r.family),
                           Cell::Int(static_cast<long long>(r.count)),
                           Cell::Num(r.per_step, 1),
                           median,
