@@ -58,7 +58,7 @@ const std::vector<CatalogueEntry>& Catalogue() {
        "Ranks cannot reach each other during NCCL bootstrap"},
       {"comm.shm_too_small", kLogs, kCause, kE, 9,
        "Shared memory (/dev/shm) is too small for NCCL"},
-      {"comm.remote_exited", kLogs, kCause, kE, 4, "A peer process exited or crashed"},
+      {"comm.remote_exited", kLogs, kSymptom, kE, 4, "A peer process exited or crashed"},
       {"comm.cuda_error", kLogs, kCause, kE, 9, "NCCL hit a CUDA or system error"},
       {"comm.ib_error", kLogs, kCause, kE, 4, "InfiniBand/RoCE transport error"},
       {"comm.nvls_failure", kLogs, kCause, kE, 4, "NVLink SHARP (NVLS) setup failed"},

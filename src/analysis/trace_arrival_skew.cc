@@ -243,7 +243,7 @@ std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, c
           " Its extra time is CPU work with the GPU idle: when all ranks are CPU-bound the "
           "slowest CPU sets the pace (see trace.launch_bound).";
     }
-    x.cost_ns_per_step = per_step;
+    x.saving_ns_per_step = per_step;
     out.push_back(std::move(x));
   }
   return out;

@@ -118,7 +118,7 @@ std::vector<Finding> FindCommSerialized(const TraceSet& set, const TraceFacts& f
     x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank)});
     int64_t exposed = m.comm_exposed_ns - m.comm_exposed_wait_ns;
     if (blocked)
-      x.cost_ns_per_step = static_cast<double>(
+      x.saving_ns_per_step = static_cast<double>(
           std::min<int64_t>(exposed, s.held_ns / static_cast<int64_t>(t.steps.size())));
     x.confidence = s.shared_stream ? 0.8 : 0.7;
     out.push_back(std::move(x));

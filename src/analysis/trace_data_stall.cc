@@ -55,7 +55,7 @@ std::vector<Finding> FindDataStall(const TraceSet& set, const TraceFacts& f, con
         "Load data ahead of the GPU: DataLoader(num_workers>0, pin_memory=True, "
         "prefetch_factor, persistent_workers=True), move decoding/augmentation off the main "
         "thread, check the storage of this rank.";
-    x.cost_ns_per_step = stall;
+    x.saving_ns_per_step = stall;
     x.confidence = 0.85;
     out.push_back(std::move(x));
   }

@@ -140,7 +140,7 @@ std::vector<Finding> FindExposedComm(const TraceSet& set, const TraceFacts& f, c
   if (set.incomplete()) WaitingNotTakenOut(after_bw, x);
   x.refs.push_back({SourceLoc{t.file}, "rank " + std::to_string(t.rank) + " mean over " +
                                            std::to_string(m.step) + " steps"});
-  x.cost_ns_per_step = static_cast<double>(worst_ns);
+  x.saving_ns_per_step = static_cast<double>(worst_ns);
   return {x};
 }
 

@@ -314,7 +314,7 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
         "Remove the synchronisation from the step: no .item(), print(tensor) or Python "
         "conditions on GPU values inside the loop (log every N steps, or accumulate on the GPU "
         "and read once), no torch.cuda.synchronize() except for timing; use non_blocking copies.";
-    x.cost_ns_per_step = cost;
+    x.saving_ns_per_step = cost;
     x.confidence = 0.9;
     out.push_back(std::move(x));
   }

@@ -72,7 +72,7 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
       "Give the GPU more work per launch (larger batch, fused kernels), cut Python overhead "
       "(torch.compile, CUDA graphs), and make sure the rank's CPU cores are not shared "
       "(CPU affinity, OMP_NUM_THREADS).";
-  x.cost_ns_per_step = worst_ns;
+  x.saving_ns_per_step = worst_ns;
   x.confidence = 0.7;
   return {x};
 }

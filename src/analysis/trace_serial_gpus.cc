@@ -122,7 +122,7 @@ std::vector<Finding> FindSerialGpus(const TraceSet& set, const TraceFacts&, cons
         "next while another finishes the last (torch.distributed.pipelining, DeepSpeed or "
         "Megatron pipeline parallelism); if the model fits on one GPU, run one process per GPU "
         "with DDP or FSDP instead of placing layers on different GPUs.";
-    x.cost_ns_per_step = cost;
+    x.saving_ns_per_step = cost;
     x.confidence = 0.8;
     out.push_back(std::move(x));
   }

@@ -40,7 +40,7 @@ void LowerBoundOnly(const TraceSet& set, double median, Finding& x) {
   x.detail += " The traces of " + missing +
               " are missing, so these kernel times include waiting for them: the transfer is at "
               "least this fast, and how much faster is not known.";
-  x.cost_ns_per_step.reset();
+  x.saving_ns_per_step.reset();
   x.confidence = 0.3;
 }
 
@@ -105,7 +105,7 @@ std::vector<Finding> FindSlowCollectiveBw(const TraceSet& set, const TraceFacts&
       "Find why NCCL is slow on this link: check the transport (commdx logs: P2P/SHM/NET, "
       "NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, socket fallback), the channel count "
       "(NCCL_MAX_NCHANNELS), and benchmark the link alone (commdx bench all_reduce).";
-  x.cost_ns_per_step = std::max(0.0, per_step);
+  x.saving_ns_per_step = std::max(0.0, per_step);
   x.confidence = 0.8;
   if (set.incomplete()) LowerBoundOnly(set, median, x);
   return {x};

@@ -117,7 +117,7 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
                      FormatBytes(static_cast<double>(f.ddp_bucket_cap_bytes)).c_str(),
                      static_cast<double>(f.ddp_bucket_cap_bytes) / (1 << 20), f.ddp_source.c_str());
   x.fix = fix;
-  x.cost_ns_per_step = cost;
+  x.saving_ns_per_step = cost;
   x.confidence = 0.75;
   return {x};
 }

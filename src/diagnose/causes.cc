@@ -1,5 +1,8 @@
 #include "diagnose/causes.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "analysis/catalogue.h"
 
 namespace commdx::diagnose {
@@ -18,7 +21,6 @@ const std::vector<CauseRule>& CauseRules() {
        {"trace.exposed_comm", "trace.slow_collective_bw", "bench.low_busbw", "comm.env_override"}},
       {"comm.gdr_disabled", {"trace.slow_collective_bw", "bench.low_busbw", "trace.exposed_comm"}},
       {"comm.env_override", {"trace.slow_collective_bw", "bench.low_busbw", "trace.exposed_comm"}},
-      {"comm.shm_too_small", {"comm.nccl_warn"}},
       {"topo.nvlink_degraded",
        {"trace.slow_collective_bw", "bench.low_busbw", "trace.exposed_comm"}},
       {"topo.pcie_only", {"trace.slow_collective_bw", "bench.low_busbw"}},
@@ -33,16 +35,40 @@ const std::vector<CauseRule>& CauseRules() {
        true,
        {"trace.launch_bound", "trace.data_stall", "trace.arrival_skew"}},
       {"env.omp_oversubscribed", {"trace.launch_bound"}},
+      // A rank whose GPU waits for its own CPU arrives late at collectives: the others' wait is
+      // its launch-bound step seen from outside (a symptom explaining a symptom).
+      {"trace.launch_bound", {}, true, {"trace.arrival_skew"}},
       // Ranks taking turns on one GPU make every benchmark number a time slice.
       {"bench.shared_gpu", {"bench.low_busbw", "bench.high_latency", "bench.asymmetric_pair"}},
       {"trace.comm_serialized", {"trace.exposed_comm"}},
       // A timeout is where a hang shows; a rank that stopped first or ranks out of step are why.
       {"hang.desync", {"hang.watchdog_timeout", "hang.stuck_collective"}},
       {"hang.rank_behind", {"hang.watchdog_timeout", "hang.stuck_collective"}},
+      // A process that hit an error of its own takes its peers down: their "remote exited" /
+      // "connection closed" errors and the watchdog timeouts that follow are fallout, whatever
+      // order the lines or files come in.
+      {"comm.cuda_error", {"comm.remote_exited", "hang.watchdog_timeout"}},
+      {"comm.ib_error", {"comm.remote_exited", "hang.watchdog_timeout"}},
+      {"comm.nvls_failure", {"comm.remote_exited", "hang.watchdog_timeout"}},
+      {"comm.unsupported_gpu", {"comm.remote_exited", "hang.watchdog_timeout"}},
+      {"comm.topology_error", {"comm.remote_exited", "hang.watchdog_timeout"}},
+      {"comm.shm_too_small", {"comm.nccl_warn", "comm.remote_exited", "hang.watchdog_timeout"}},
+      {"comm.duplicate_gpu", {"comm.remote_exited", "hang.watchdog_timeout"}},
+      {"comm.bootstrap_failure", {"comm.remote_exited", "hang.watchdog_timeout"}},
   };
   return kRules;
 }
 
 bool IsSymptom(std::string_view id) { return analysis::RoleOf(id) != analysis::Role::kCause; }
+
+bool IsFailure(std::string_view id) {
+  static constexpr std::string_view kFailures[] = {
+      "comm.bootstrap_failure", "comm.cuda_error",
+      "comm.ib_error",          "comm.nvls_failure",   "comm.unsupported_gpu",
+      "comm.topology_error",    "comm.shm_too_small",  "comm.duplicate_gpu",
+      "comm.remote_exited"};
+  if (id.substr(0, 5) == "hang.") return true;
+  return std::find(std::begin(kFailures), std::end(kFailures), id) != std::end(kFailures);
+}
 
 }  // namespace commdx::diagnose

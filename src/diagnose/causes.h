@@ -1,6 +1,8 @@
 // What explains what: the cause → symptom rules the diagnosis uses to join findings from
-// different sources into one root cause (DESIGN.md §5: exposed communication in the trace +
-// `via SHM` in the logs + P2P possible per topology → "P2P disabled").
+// different sources into one root cause (docs/diagnosis.md: exposed communication in the trace +
+// `via SHM` in the logs → "P2P disabled"). A rule says a cause *may* explain a symptom; the root
+// cause search (root_cause.cc) also asks that a measured cause save at least half of what the
+// symptom costs.
 #pragma once
 
 #include <string_view>
@@ -23,5 +25,9 @@ const std::vector<CauseRule>& CauseRules();
 // A finding that only describes an effect (slow, exposed, skewed) or the job itself, and is never
 // a root cause on its own while a cause that explains it is present (its catalogue role).
 bool IsSymptom(std::string_view id);
+
+// A finding that means the job failed (hung, crashed, could not connect) rather than ran slow:
+// when one is present at warning or error level, the root cause is taken among these.
+bool IsFailure(std::string_view id);
 
 }  // namespace commdx::diagnose

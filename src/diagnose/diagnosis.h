@@ -12,12 +12,23 @@
 
 namespace commdx::diagnose {
 
+// One of the largest savings, when no single finding explains most of the loss.
+struct TopSaving {
+  std::string id;
+  std::optional<int> rank;
+  double saving_ns = 0;
+};
+
 struct RootCause {
   std::string id;                       // the finding id that is the root cause
   double confidence = 0;                // 0..1
   std::string summary;                  // one paragraph: what, the joined evidence, the fix
   std::vector<std::string> supporting;  // ids of the findings that agree
   std::vector<std::string> contradicting;
+  double saving_ns = 0;        // what fixing it saves per step (0: not measured)
+  double step_ns = 0;          // the step that saving is a share of (0: unknown)
+  bool single = true;          // false: no single finding explains most of the loss
+  std::vector<TopSaving> top;  // when !single: the largest savings, largest first
 };
 
 // Something commdx could not check, and the artifact that would let it.
@@ -52,14 +63,26 @@ struct DiagnoseOptions {
   }
 };
 
-// Orders findings: severity, then measured cost per step, then confidence; stable otherwise.
+// Orders findings: measured savings first (largest first), then the unmeasured by severity,
+// then confidence; stable otherwise.
 void RankFindings(std::vector<Finding>& findings);
+
+// Fills the step of trace findings that have a saving but no step (their rank's mean step, else
+// the job's) and caps every saving at its step.
+void PriceFindings(std::vector<Finding>& findings, const analysis::AnalysisInput& input);
+
+// One finding per cause: findings with the same id raised on several ranks become one, spoken
+// for by the worst rank, naming the ranks as ranges and the spread, with each rank's share kept
+// in per_rank.
+std::vector<Finding> GroupAcrossRanks(std::vector<Finding> findings);
 
 // Merges findings with the same id and rank (keeps the strongest, unions the evidence).
 std::vector<Finding> MergeDuplicates(std::vector<Finding> findings);
 
-// Picks the root cause among ranked findings with the cause → symptom rules (causes.h):
-// a cause that explains symptoms from other sources inherits their cost and gains confidence.
+// Picks the root cause among ranked findings: the largest saving per step, a cause explaining a
+// symptom (causes.h) only when its saving accounts for the symptom's cost; a cause measured
+// nowhere (a setting in a log) is worth the largest saving it explains and gains confidence
+// from each source that shows its effect. A job that failed is asked why it failed first.
 // Moves the root cause to the front and notes on each explained symptom what explains it.
 // `sources_read` names the sources present so an expected symptom that is absent from a source
 // that was read counts as contradicting evidence.

@@ -1,5 +1,15 @@
+// The root cause is the finding whose fix would save the most (docs/diagnosis.md):
+//  1. A job that failed (hung, crashed, could not connect) asks why it failed: the root is
+//     taken among the failure findings, and a local error outranks its fallout (a peer that
+//     exited, a connection closed, an abort after a timeout) in any line or file order.
+//  2. Otherwise every finding with a measured saving competes by that saving. A cause explains
+//     a symptom (causes.h) only when its saving accounts for the symptom's cost (at least
+//     kAccountsFor of it); a cause with no measurement of its own (a setting read from a log)
+//     explains what its rule names and is worth the largest saving it explains. A cheap cause
+//     never outranks an expensive symptom: the symptom is then the root.
+//  3. When no single finding explains most of the measured loss, the summary says so and names
+//     the largest ones.
 #include <algorithm>
-#include <cstdio>
 #include <set>
 
 #include "analysis/catalogue.h"
@@ -10,6 +20,13 @@
 namespace commdx::diagnose {
 
 namespace {
+
+// A measured cause explains a symptom when it saves at least this share of the symptom's cost.
+constexpr double kAccountsFor = 0.5;
+// An info-level finding competes for the root only when it saves at least this share of a step.
+constexpr double kInfoRootShare = 0.2;
+// "Most of the loss": the root's saving against the sum over the findings nothing explains.
+constexpr double kMostOfLoss = 0.5;
 
 const CauseRule* RuleFor(std::string_view id) {
   for (const auto& r : CauseRules())
@@ -29,96 +46,132 @@ Source SourceOf(const Finding& f) {
 
 bool IsContext(std::string_view id) { return analysis::RoleOf(id) == analysis::Role::kContext; }
 
+double Saving(const Finding& f) { return f.saving_ns_per_step.value_or(0); }
+
+bool Failed(const Finding& f) { return f.severity != Severity::kInfo && IsFailure(f.id); }
+
 struct Candidate {
-  size_t index;
+  size_t index = 0;
   std::vector<size_t> explained;
-  double cost_ns;
+  double score_ns = 0;  // its own saving, or the largest saving it explains when unmeasured
+  double step_ns = 0;   // the step of the finding the score comes from (0: unknown)
   std::set<Source> sources;
 };
 
-Candidate Evaluate(const std::vector<Finding>& v, size_t i) {
-  Candidate c{i, {}, v[i].cost_ns_per_step.value_or(0), {SourceOf(v[i])}};
+// The symptoms finding i explains among `v` (only those `eligible` says may be explained).
+template <class Eligible>
+Candidate Evaluate(const std::vector<Finding>& v, size_t i, const Eligible& eligible) {
+  Candidate c{i, {}, Saving(v[i]), v[i].step_ns.value_or(0), {SourceOf(v[i])}};
   const CauseRule* rule = RuleFor(v[i].id);
   if (!rule) return c;
+  const bool measured = v[i].saving_ns_per_step.has_value() && Saving(v[i]) > 0;
   for (size_t j = 0; j < v.size(); ++j) {
-    if (j == i || v[j].severity == Severity::kInfo) continue;  // info explains nothing away
+    if (j == i || !eligible(v[j])) continue;
     auto names = [&](const std::vector<const char*>& ids) {
       return std::any_of(ids.begin(), ids.end(), [&](const char* s) { return v[j].id == s; });
     };
-    const bool by_size = names(rule->explains_if_larger);
-    if (!names(rule->explains) && !by_size) continue;
-    if (by_size && v[i].cost_ns_per_step.value_or(0) < v[j].cost_ns_per_step.value_or(0)) continue;
+    if (!names(rule->explains) && !names(rule->explains_if_larger)) continue;
+    if (measured && Saving(v[i]) < kAccountsFor * Saving(v[j])) continue;
     if (rule->same_rank && v[i].rank && v[j].rank && *v[i].rank != *v[j].rank) continue;
     c.explained.push_back(j);
-    c.cost_ns = std::max(c.cost_ns, v[j].cost_ns_per_step.value_or(0));
     c.sources.insert(SourceOf(v[j]));
+    if (!measured && Saving(v[j]) > c.score_ns) {
+      c.score_ns = Saving(v[j]);
+      c.step_ns = v[j].step_ns.value_or(c.step_ns);
+    }
   }
   return c;
 }
 
+// Largest saving first; on a tie a cause before a symptom, then severity, then what it explains.
 bool Better(const std::vector<Finding>& v, const Candidate& a, const Candidate& b) {
+  if (a.score_ns != b.score_ns) return a.score_ns > b.score_ns;
+  const bool ca = !IsSymptom(v[a.index].id), cb = !IsSymptom(v[b.index].id);
+  if (ca != cb) return ca;
   Severity sa = v[a.index].severity, sb = v[b.index].severity;
   if (sa != sb) return MoreSevere(sa, sb);
-  if (a.cost_ns != b.cost_ns) return a.cost_ns > b.cost_ns;
   if (a.explained.size() != b.explained.size()) return a.explained.size() > b.explained.size();
   return a.index < b.index;
 }
 
-bool IsHang(const Finding& f) {
-  return f.severity != Severity::kInfo && StartsWith(f.id, "hang.");
+std::string Percent(double part, double whole) {
+  return whole > 0 ? " (" + std::to_string(static_cast<int>(100 * part / whole + 0.5)) + "% of the step)"
+                   : "";
 }
 
 }  // namespace
 
 std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
                                        const std::vector<Source>& sources_read) {
-  // A job that hung asks why it hung: a slow transport or a launch-bound step beside it is not
-  // the answer, so the root is taken among the hang findings when there are any.
-  const bool hung = std::any_of(v.begin(), v.end(), IsHang);
-  auto considered = [&](const Finding& f) { return !hung || IsHang(f); };
-  std::optional<Candidate> best;
+  const bool failed = std::any_of(v.begin(), v.end(), Failed);
+  auto considered = [&](const Finding& f) { return !failed || Failed(f); };
+  // What may compete, and what may be explained away: never context; info only when it saves a
+  // real share of a step (a late rank whose reason is unclear still costs the others).
+  auto eligible = [&](const Finding& f) {
+    if (!considered(f) || IsContext(f.id)) return false;
+    if (f.severity != Severity::kInfo) return true;
+    return f.step_ns && *f.step_ns > 0 && Saving(f) >= kInfoRootShare * *f.step_ns;
+  };
+  std::vector<Candidate> all;
+  std::vector<bool> explained(v.size(), false);
   for (size_t i = 0; i < v.size(); ++i) {
-    if (v[i].severity == Severity::kInfo || IsSymptom(v[i].id) || !considered(v[i])) continue;
-    Candidate c = Evaluate(v, i);
-    if (!best || Better(v, c, *best)) best = c;
+    if (!eligible(v[i])) continue;
+    all.push_back(Evaluate(v, i, eligible));
+    for (size_t j : all.back().explained) explained[j] = true;
   }
-  // A cause that leaves a more severe symptom unexplained (a warning-level sync beside an
-  // error-level arrival skew it does not account for) is not the root cause: the symptom is.
-  if (best) {
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (!IsSymptom(v[i].id) || IsContext(v[i].id) || !considered(v[i])) continue;
-      if (!MoreSevere(v[i].severity, v[best->index].severity)) continue;
-      if (std::find(best->explained.begin(), best->explained.end(), i) != best->explained.end())
-        continue;
-      best.reset();
-      break;
-    }
-  }
-  if (!best) {  // only symptoms: the strongest one is named, with its own confidence
-    for (size_t i = 0; i < v.size(); ++i)
-      if (v[i].severity != Severity::kInfo && !IsContext(v[i].id) && considered(v[i])) {
-        best = Evaluate(v, i);
-        break;
-      }
-  }
-  if (!best) return std::nullopt;
+  // A symptom some finding accounts for is that finding's, not a root of its own (a symptom may
+  // explain another: a launch-bound rank is the late rank the others wait for).
+  std::vector<Candidate> roots;
+  for (auto& c : all)
+    if (!(IsSymptom(v[c.index].id) && explained[c.index])) roots.push_back(std::move(c));
+  if (roots.empty()) return std::nullopt;
+  std::sort(roots.begin(), roots.end(),
+            [&](const Candidate& a, const Candidate& b) { return Better(v, a, b); });
+  const Candidate best = roots.front();
 
-  Finding& root = v[best->index];
+  Finding& root = v[best.index];
   RootCause rc;
   rc.id = root.id;
+  rc.saving_ns = best.score_ns;
+  rc.step_ns = best.step_ns;
   // Each independent source that shows an effect of this cause raises the confidence.
   rc.confidence = std::min(0.98, root.confidence * (IsSymptom(root.id) ? 0.7 : 1.0) +
-                                     0.1 * static_cast<double>(best->sources.size() - 1));
-  for (size_t j : best->explained) rc.supporting.push_back(v[j].id);
+                                     0.1 * static_cast<double>(best.sources.size() - 1));
+  for (size_t j : best.explained) rc.supporting.push_back(v[j].id);
   if (const CauseRule* rule = RuleFor(root.id)) {
     std::set<Source> predicted;
     for (const char* s : rule->explains) predicted.insert(SourceOfId(s));
     for (const char* s : rule->explains_if_larger) predicted.insert(SourceOfId(s));
     for (const auto& src : sources_read)
-      if (predicted.count(src) && !best->sources.count(src) && src != SourceOfId(root.id))
+      if (predicted.count(src) && !best.sources.count(src) && src != SourceOfId(root.id))
         rc.contradicting.push_back(std::string(SourceName(src)) +
                                    " was read but shows no effect of " + root.id);
   }
+  // Most of the loss? Each loss counts once: what the root explains is the root's, and a cause
+  // measured nowhere that is worth the same symptoms the root explains repeats the root's loss.
+  std::vector<const Candidate*> rivals = {&roots.front()};
+  for (size_t k = 1; k < roots.size(); ++k) {
+    const Candidate& c = roots[k];
+    if (c.score_ns <= 0) continue;
+    auto in = [](const std::vector<size_t>& xs, size_t x) {
+      return std::find(xs.begin(), xs.end(), x) != xs.end();
+    };
+    if (in(best.explained, c.index)) continue;
+    const bool inherited = !(Saving(v[c.index]) > 0);
+    if (inherited && std::any_of(c.explained.begin(), c.explained.end(),
+                                 [&](size_t j) { return in(best.explained, j); }))
+      continue;
+    rivals.push_back(&c);
+  }
+  double loss_ns = 0;
+  for (const Candidate* c : rivals) loss_ns += c->score_ns;
+  if (rivals.size() > 1 && best.score_ns > 0 && best.score_ns < kMostOfLoss * loss_ns &&
+      rivals[1]->score_ns >= kMostOfLoss * best.score_ns) {
+    rc.single = false;
+    for (size_t k = 0; k < rivals.size() && k < 3; ++k)
+      rc.top.push_back({v[rivals[k]->index].id, v[rivals[k]->index].rank, rivals[k]->score_ns});
+  }
+
   rc.summary = root.title;
   if (root.rank) rc.summary += " (rank " + std::to_string(*root.rank) + ")";
   if (!rc.supporting.empty()) {
@@ -126,16 +179,27 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
     for (size_t k = 0; k < rc.supporting.size(); ++k)
       rc.summary += (k ? ", " : "") + rc.supporting[k];
   }
-  if (best->cost_ns > 0)
-    rc.summary += ". Costs about " + FormatDurationNs(best->cost_ns) + " per step";
+  if (best.score_ns > 0)
+    rc.summary += ". Fixing it saves about " + FormatDurationNs(best.score_ns) + " per step" +
+                  Percent(best.score_ns, best.step_ns);
+  if (!rc.single) {
+    rc.summary += ". No single cause explains most of the loss; the largest: ";
+    for (size_t k = 0; k < rc.top.size(); ++k)
+      rc.summary += (k ? ", " : "") + rc.top[k].id +
+                    (rc.top[k].rank ? " (rank " + std::to_string(*rc.top[k].rank) + ")" : "") +
+                    " " + FormatDurationNs(rc.top[k].saving_ns);
+  }
   if (!root.fix.empty()) rc.summary += ". Fix: " + root.fix;
 
-  if (!root.cost_ns_per_step && best->cost_ns > 0) root.cost_ns_per_step = best->cost_ns;
-  for (size_t j : best->explained)
+  if (!root.saving_ns_per_step && best.score_ns > 0) {
+    root.saving_ns_per_step = best.score_ns;
+    if (best.step_ns > 0) root.step_ns = best.step_ns;
+  }
+  for (size_t j : best.explained)
     v[j].detail +=
         (v[j].detail.empty() ? "" : " ") + std::string("(Explained by ") + root.id + ".)";
-  std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(best->index),
-              v.begin() + static_cast<std::ptrdiff_t>(best->index) + 1);
+  std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(best.index),
+              v.begin() + static_cast<std::ptrdiff_t>(best.index) + 1);
   return rc;
 }
 

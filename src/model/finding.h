@@ -34,6 +34,13 @@ struct EvidenceRef {
   std::string text;
 };
 
+// One rank's share of a finding that several ranks raise (one finding per cause, not per rank).
+struct RankShare {
+  int rank = -1;
+  double saving_ns = 0;  // that rank's own saving per step (0: not measured)
+  double step_ns = 0;    // that rank's step (0: unknown)
+};
+
 struct Finding {
   std::string id;  // stable catalogue id, e.g. "comm.socket_fallback"
   Severity severity = Severity::kWarning;
@@ -43,10 +50,16 @@ struct Finding {
   std::vector<EvidenceRef> refs;
   std::string fix;
   double confidence = 1.0;  // 0..1
-  int method_step = 0;      // DESIGN.md §1 step this belongs to (1..11), 0 = none
-  // Time this costs per training step, where it is measured (ranks findings in diagnose).
-  std::optional<double> cost_ns_per_step;
-  std::optional<int> rank;        // the rank involved, where one is
+  int method_step = 0;      // method step this belongs to (1..11, docs/method.md), 0 = none
+  // What fixing this would save per training step, where it is measured: a counterfactual
+  // from the measured timeline (the step as it would run without this cause), never more than
+  // the step. The root cause is the finding with the largest saving (diagnose/root_cause.cc).
+  std::optional<double> saving_ns_per_step;
+  // The step the saving is a share of (the mean step of the rank it was measured on).
+  std::optional<double> step_ns;
+  std::optional<int> rank;        // the rank involved, where one is (grouped: the worst one)
+  // Several ranks raised this finding: every rank's share, worst first (rank is the first's).
+  std::vector<RankShare> per_rank;
   Source source = Source::kNone;  // set from the catalogue by the analysis run
 };
 

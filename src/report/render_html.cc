@@ -29,8 +29,7 @@ void Finding(const commdx::Finding& f, std::string& out) {
   if (!f.detail.empty()) out += "<p>" + HtmlEscape(f.detail) + "</p>";
   std::string facts;
   if (f.rank) facts += "rank " + std::to_string(*f.rank) + " · ";
-  if (f.cost_ns_per_step)
-    facts += "costs " + FormatDurationNs(*f.cost_ns_per_step) + " per step · ";
+  if (f.saving_ns_per_step) facts += "fixing it " + SavingOf(f) + " · ";
   for (const auto& m : f.metrics) facts += m.name + " = " + FormatMetric(m) + " · ";
   if (!facts.empty()) out += "<p>" + HtmlEscape(facts.substr(0, facts.size() - 4)) + "</p>";
   if (!f.refs.empty()) {
@@ -105,7 +104,9 @@ std::string RenderHtml(const Report& r) {
     out += "<div class=\"root\" id=\"root-cause\">";
     if (const auto& rc = r.diagnosis.root_cause)
       out += "<b>Root cause:</b> <span class=\"id\">" + HtmlEscape(rc->id) +
-             "</span> (confidence " + FormatPercent(rc->confidence) + ")<p>" +
+             "</span> (confidence " + FormatPercent(rc->confidence) +
+             (rc->saving_ns > 0 ? "; fixing it " + SavingPhrase(rc->saving_ns, rc->step_ns) : "") +
+             ")<p>" +
              HtmlEscape(rc->summary) + "</p>";
     else
       out += "No root cause named: nothing at error or warning level agrees on one.";

@@ -28,11 +28,27 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
     w.Int(*f.rank);
   else
     w.Null();
-  w.Key("cost_per_step_ns");
-  if (f.cost_ns_per_step)
-    w.Double(*f.cost_ns_per_step, 0);
+  w.Key("saving_per_step_ns");
+  if (f.saving_ns_per_step)
+    w.Double(*f.saving_ns_per_step, 0);
   else
     w.Null();
+  w.Key("step_ns");
+  if (f.step_ns)
+    w.Double(*f.step_ns, 0);
+  else
+    w.Null();
+  if (!f.per_rank.empty()) {
+    w.Key("per_rank").BeginArray();
+    for (const RankShare& r : f.per_rank) {
+      w.BeginObject();
+      w.Key("rank").Int(r.rank);
+      w.Key("saving_per_step_ns").Double(r.saving_ns, 0);
+      w.Key("step_ns").Double(r.step_ns, 0);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   w.Key("evidence").BeginObject();
   w.Key("metrics").BeginArray();
   for (const auto& m : f.metrics) {
@@ -106,6 +122,22 @@ std::string RenderJson(const Report& r) {
       w.BeginObject();
       w.Key("id").String(rc->id);
       w.Key("confidence").Double(rc->confidence, 2);
+      w.Key("saving_per_step_ns").Double(rc->saving_ns, 0);
+      w.Key("step_ns").Double(rc->step_ns, 0);
+      w.Key("single_cause").Bool(rc->single);
+      w.Key("largest_savings").BeginArray();
+      for (const auto& t : rc->top) {
+        w.BeginObject();
+        w.Key("id").String(t.id);
+        w.Key("rank");
+        if (t.rank)
+          w.Int(*t.rank);
+        else
+          w.Null();
+        w.Key("saving_per_step_ns").Double(t.saving_ns, 0);
+        w.EndObject();
+      }
+      w.EndArray();
       w.Key("summary").String(rc->summary);
       w.Key("supporting").BeginArray();
       for (const auto& s : rc->supporting) w.String(s);

@@ -31,8 +31,9 @@ std::string RenderMarkdown(const Report& r) {
   out += ".\n\n";
   if (r.include_root_cause && r.diagnosis.root_cause) {
     const auto& rc = *r.diagnosis.root_cause;
-    out += "**Root cause:** `" + rc.id + "` (confidence " + FormatPercent(rc.confidence) + ") — " +
-           Md(rc.summary) + "\n\n";
+    out += "**Root cause:** `" + rc.id + "` (confidence " + FormatPercent(rc.confidence) +
+           (rc.saving_ns > 0 ? "; fixing it " + SavingPhrase(rc.saving_ns, rc.step_ns) : "") +
+           ") — " + Md(rc.summary) + "\n\n";
   }
   out += "### Findings\n\n";
   if (r.diagnosis.findings.empty()) out += NoFindingsText(r) + "\n\n";
@@ -41,8 +42,7 @@ std::string RenderMarkdown(const Report& r) {
            "\n";
     if (!f.detail.empty()) out += "  - " + Md(f.detail) + "\n";
     for (const auto& m : f.metrics) out += "  - " + Md(m.name) + ": " + Md(FormatMetric(m)) + "\n";
-    if (f.cost_ns_per_step)
-      out += "  - cost per step: " + FormatDurationNs(*f.cost_ns_per_step) + "\n";
+    if (f.saving_ns_per_step) out += "  - fixing it " + SavingOf(f) + "\n";
     for (size_t i = 0; i < f.refs.size() && i < 4; ++i)
       out += "  - " + Md(f.refs[i].where.ToString()) + ": " + Md(f.refs[i].text) + "\n";
     if (!f.fix.empty()) out += "  - **Fix:** " + Md(f.fix) + "\n";

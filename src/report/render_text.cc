@@ -80,7 +80,7 @@ void RenderFinding(const Finding& f, size_t index, const TextOptions& o, const S
   if (!f.detail.empty()) out += "   " + Printable(f.detail, true) + "\n";
   std::string facts;
   if (f.rank) facts += "rank " + std::to_string(*f.rank) + "; ";
-  if (f.cost_ns_per_step) facts += "costs " + FormatDurationNs(*f.cost_ns_per_step) + " per step; ";
+  if (f.saving_ns_per_step) facts += "fixing it " + SavingOf(f) + "; ";
   for (const auto& m : f.metrics) facts += m.name + " = " + FormatMetric(m) + "; ";
   if (f.confidence < 1.0) facts += "confidence " + FormatPercent(f.confidence) + "; ";
   if (!facts.empty()) out += "   " + facts.substr(0, facts.size() - 2) + "\n";
@@ -114,6 +114,7 @@ std::string RenderText(const Report& r, const TextOptions& o) {
   if (r.include_root_cause && r.diagnosis.root_cause) {
     const auto& rc = *r.diagnosis.root_cause;
     out += st.Bold("Root cause: ") + rc.id + " (confidence " + FormatPercent(rc.confidence) +
+           (rc.saving_ns > 0 ? "; fixing it " + SavingPhrase(rc.saving_ns, rc.step_ns) : "") +
            ")\n  " + Printable(rc.summary, true) + "\n\n";
   }
   out += st.Bold("Findings") + "\n";

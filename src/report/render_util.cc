@@ -26,6 +26,17 @@ std::string FormatMetric(const Metric& m) {
 
 std::string FormatPercent(double fraction) { return StrFormat("%.0f%%", fraction * 100); }
 
+std::string SavingPhrase(double saving_ns, double step_ns) {
+  std::string out = "saves about " + FormatDurationNs(saving_ns) + " per step";
+  if (step_ns > 0) out += " (" + FormatPercent(saving_ns / step_ns) + " of the step)";
+  return out;
+}
+
+std::string SavingOf(const Finding& f) {
+  if (!f.saving_ns_per_step) return "";
+  return SavingPhrase(*f.saving_ns_per_step, f.step_ns.value_or(0));
+}
+
 std::string PowerOfTwoLabel(int k) {
   static const char* kUnits[] = {"", "K", "M", "G", "T", "P", "E"};
   if (k < 0 || k > 63) return k < 0 ? "0" : "inf";

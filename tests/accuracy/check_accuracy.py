@@ -75,9 +75,9 @@ def cost_check(meta, report):
     step = step_ms(meta)
     if step is None:
         return False, []
-    problems = [f"{f['id']} costs {f['cost_per_step_ns'] / 1e6:.1f} ms/step, step {step:.1f} ms"
+    problems = [f"{f['id']} costs {f['saving_per_step_ns'] / 1e6:.1f} ms/step, step {step:.1f} ms"
                 for f in report.get("findings", [])
-                if f.get("cost_per_step_ns") is not None and f["cost_per_step_ns"] / 1e6 > step * 1.001]
+                if f.get("saving_per_step_ns") is not None and f["saving_per_step_ns"] / 1e6 > step * 1.001]
     return True, problems
 
 

@@ -59,7 +59,7 @@ def costs_over_step(report):
         return False, []
     problems = []
     for f in report.get("findings", []):
-        cost = f.get("cost_per_step_ns")
+        cost = f.get("saving_per_step_ns")
         if cost is None:
             continue
         rank = f.get("rank")

@@ -168,7 +168,7 @@ def make_variant(kind, src, dst):
 
 
 def findings_key(report):
-    return [(f["id"], f["severity"], f.get("rank"), f.get("cost_per_step_ns"))
+    return [(f["id"], f["severity"], f.get("rank"), f.get("saving_per_step_ns"))
             for f in report.get("findings", [])]
 
 

@@ -160,8 +160,8 @@ def check_trace(commdx, folder, expected, label=None):
         "steps": ", ".join(f"{r.get('steps')} ({r.get('step_source')})" for r in ranks) or "-",
         "said": common.said(report),
         "findings": ", ".join(
-            f"{f['severity']} {f['id']}" + (f" {f['cost_per_step_ns'] / 1e6:.1f} ms"
-                                            if f.get("cost_per_step_ns") is not None else "")
+            f"{f['severity']} {f['id']}" + (f" {f['saving_per_step_ns'] / 1e6:.1f} ms"
+                                            if f.get("saving_per_step_ns") is not None else "")
             for f in report.get("findings", [])) or "none",
         "notes": ", ".join(q["id"] for q in report.get("input_quality", [])) or "none",
     }

@@ -66,7 +66,7 @@ std::string Summary(const Loaded& l) {
   out << "findings (severity id rank cost_ms):\n";
   for (const auto& f : l.findings) {
     char cost[32] = "-";
-    if (f.cost_ns_per_step) std::snprintf(cost, sizeof cost, "%.1f", *f.cost_ns_per_step / 1e6);
+    if (f.saving_ns_per_step) std::snprintf(cost, sizeof cost, "%.1f", *f.saving_ns_per_step / 1e6);
     std::snprintf(buf, sizeof buf, "  %-7s %-26s %-4s %s\n", SeverityName(f.severity), f.id.c_str(),
                   f.rank ? std::to_string(*f.rank).c_str() : "-", cost);
     out << buf;
@@ -120,8 +120,8 @@ TEST(TraceCaptures, InjectedCausesComeOutWithTheRightRank) {
     ASSERT_NE(f, nullptr) << e.scenario << ": no " << e.finding << " (rank " << e.rank << ")\n"
                           << Summary(l);
     EXPECT_NE(f->severity, Severity::kInfo) << e.scenario << " " << e.finding;
-    ASSERT_TRUE(f->cost_ns_per_step) << e.scenario;
-    EXPECT_GT(*f->cost_ns_per_step, 0) << e.scenario;
+    ASSERT_TRUE(f->saving_ns_per_step) << e.scenario;
+    EXPECT_GT(*f->saving_ns_per_step, 0) << e.scenario;
     // The rank the meta.json names, where it names one.
     std::ifstream meta(kCaptures + e.scenario + "/meta.json");
     std::string text((std::istreambuf_iterator<char>(meta)), std::istreambuf_iterator<char>());

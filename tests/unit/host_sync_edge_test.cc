@@ -89,7 +89,7 @@ TEST(HostSyncEdge, SyncsBetweenLaunchesAreReportedEvenWhenCheap) {
   auto findings = RunAnalyzers(job, {}, {Source::kTrace});
   const Finding* sync = FindId(findings, "trace.host_sync");
   ASSERT_NE(sync, nullptr);
-  EXPECT_EQ(sync->cost_ns_per_step.value_or(-1), 0);  // the GPU had drained: cheap here
+  EXPECT_EQ(sync->saving_ns_per_step.value_or(-1), 0);  // the GPU had drained: cheap here
   ASSERT_NE(FindId(findings, "trace.launch_bound"), nullptr);
   auto rc = diagnose::PickRootCause(findings, {Source::kTrace});
   ASSERT_TRUE(rc);

@@ -20,7 +20,8 @@ Report HostileReport() {
   f.refs.push_back({SourceLoc{"a.log", 12, 3}, "<img src=x onerror=alert(1)>"});
   f.fix = "do </script> this";
   f.rank = 1;
-  f.cost_ns_per_step = 2e6;
+  f.saving_ns_per_step = 2e6;
+  f.step_ns = 8e6;
   r.diagnosis.findings.push_back(f);
   r.diagnosis.root_cause = diagnose::RootCause{"trace.host_sync", 0.8, "<b>bold</b>", {}, {}};
   Table t{"ranks", "Ranks", {"rank", "host"}, {"rank", "host"}, {}, ""};
@@ -71,7 +72,8 @@ TEST(RenderText, ShowsFindingEvidenceAndNoColourByDefault) {
   std::string text = RenderText(HostileReport(), {});
   EXPECT_NE(text.find("[error] trace.host_sync"), std::string::npos);
   EXPECT_NE(text.find("a.log:12:3: <img"), std::string::npos);
-  EXPECT_NE(text.find("costs 2.00 ms per step"), std::string::npos);
+  EXPECT_NE(text.find("fixing it saves about 2.00 ms per step (25% of the step)"),
+            std::string::npos);
   EXPECT_EQ(text.find("\x1b["), std::string::npos);
   std::string colored = RenderText(HostileReport(), {true, false});
   EXPECT_NE(colored.find("\x1b["), std::string::npos);

@@ -73,7 +73,7 @@ TEST(SerialGpus, LayersSplitAcrossTwoGpusTakeTurns) {
   EXPECT_EQ(Metric(*f, "gpus"), 2);
   EXPECT_NEAR(Metric(*f, "any_gpu_busy_per_step"), 8.2 * kMs, 1);
   EXPECT_NEAR(Metric(*f, "busiest_gpu_per_step"), 4.2 * kMs, 1);
-  EXPECT_NEAR(*f->cost_ns_per_step, 4.0 * kMs, 1);  // only the busiest GPU would set the pace
+  EXPECT_NEAR(*f->saving_ns_per_step, 4.0 * kMs, 1);  // only the busiest GPU would set the pace
   EXPECT_NE(f->detail.find("1 peer copies per step (0.20 ms)"), std::string::npos) << f->detail;
 }
 
@@ -117,7 +117,7 @@ TEST(SerialGpus, ReadFromAKinetoTraceWithANote) {
   const std::vector<Finding> findings = RunAnalyzers(job, {}, {Source::kTrace});
   const Finding* x = SerialGpus(findings);
   ASSERT_NE(x, nullptr);
-  EXPECT_NEAR(*x->cost_ns_per_step, 4.0 * kMs, 0.1 * kMs);
+  EXPECT_NEAR(*x->saving_ns_per_step, 4.0 * kMs, 0.1 * kMs);
 }
 
 }  // namespace

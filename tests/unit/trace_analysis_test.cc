@@ -133,7 +133,7 @@ TEST(TraceCrossRank, AlignsClocksAndSplitsWaitFromTransfer) {
   EXPECT_EQ(skew->rank, 1);
   // Rank 0 waits 5 ms; 0.5 ms of it runs beside compute and costs nothing.
   EXPECT_EQ(skew->severity, Severity::kError);  // 4.5 ms of a 15 ms step
-  EXPECT_NEAR(*skew->cost_ns_per_step, 4.5e6, 1);
+  EXPECT_NEAR(*skew->saving_ns_per_step, 4.5e6, 1);
   // Waiting is not exposed communication; the pace-setting rank 1 hides half of its 1 ms
   // all-reduce under compute (0.5 ms exposed of a 15 ms step: below the 5% threshold).
   EXPECT_EQ(FindId(findings, "trace.exposed_comm"), nullptr);
@@ -188,7 +188,7 @@ TEST(TraceFindings, ComputeHeldBehindNcclIsSerialized) {
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->severity, Severity::kWarning);
   EXPECT_EQ(s->rank, 0);
-  EXPECT_NEAR(*s->cost_ns_per_step, 4e6, 1);  // 2 x 2 ms held back per step
+  EXPECT_NEAR(*s->saving_ns_per_step, 4e6, 1);  // 2 x 2 ms held back per step
   // Where the all-reduce overlaps the compute next to it, nothing is serialized.
   EXPECT_EQ(FindId(RunAnalyzers(Load({"kineto_2024_rank0.json"}), {}, {Source::kTrace}),
                    "trace.comm_serialized"),

@@ -119,7 +119,7 @@ TEST(MissingRanks, OneRankOfTheRealCaptures) {
       EXPECT_TRUE(a.facts.cross.matches.empty()) << where;
       if (const Finding* f = FindingOf(a, "trace.slow_collective_bw")) {
         EXPECT_EQ(f->severity, Severity::kInfo) << where;
-        EXPECT_FALSE(f->cost_ns_per_step) << where;
+        EXPECT_FALSE(f->saving_ns_per_step) << where;
         EXPECT_NE(f->title.find("lower bound"), std::string::npos) << where << ": " << f->title;
       }
       if (const Finding* f = FindingOf(a, "trace.exposed_comm")) {
@@ -193,9 +193,9 @@ TEST(Straggler, FoundWithAndWithoutStepMarks) {
     EXPECT_EQ(f->rank, 1) << "strip " << strip;
     EXPECT_NE(f->severity, Severity::kInfo) << "strip " << strip;
     EXPECT_NE(f->detail.find("GPU compute"), std::string::npos) << f->detail;
-    ASSERT_TRUE(f->cost_ns_per_step);
-    EXPECT_GT(*f->cost_ns_per_step, 0);
-    EXPECT_LT(*f->cost_ns_per_step, analysis::MeanStepNs(a.facts)) << "strip " << strip;
+    ASSERT_TRUE(f->saving_ns_per_step);
+    EXPECT_GT(*f->saving_ns_per_step, 0);
+    EXPECT_LT(*f->saving_ns_per_step, analysis::MeanStepNs(a.facts)) << "strip " << strip;
     if (strip) {
       for (const auto& p : files) fs::remove(p);
     }
