@@ -37,13 +37,13 @@ CAUSES = {
     "find_unused": dict(
         kind="code", env={}, finding=None, rank=None,
         note="DDP find_unused_parameters=True with every parameter used: an autograd-graph "
-             "traversal after each forward. No id for it in DESIGN section 5 yet; the cost is "
+             "traversal after each forward. No finding id for it yet; the cost is "
              "CPU time per step (expected small)"),
     "accum_no_nosync": dict(
         kind="code", env={}, finding="trace.exposed_comm", rank=None,
         note="gradient accumulation over 4 micro-batches WITHOUT model.no_sync(): gradients are "
              "all-reduced after every micro-batch (4x the all-reduce traffic of ddp_accum_healthy). "
-             "No exact id in DESIGN section 5; exposed or redundant communication expected"),
+             "No exact finding id for it; exposed or redundant communication expected"),
     "max_connections_1": dict(
         kind="env", env={"CUDA_DEVICE_MAX_CONNECTIONS": "1"}, finding="trace.exposed_comm",
         rank=None,
@@ -61,6 +61,12 @@ CAUSES = {
     "one_channel": dict(
         kind="env", env={"NCCL_MAX_NCHANNELS": "1"}, finding="comm.few_channels", rank=None,
         note="NCCL_MAX_NCHANNELS=1: every collective on one channel (one SM pair of rings)"),
+    "few_channels_buffsize": dict(
+        kind="env", env={"NCCL_MAX_NCHANNELS": "1", "NCCL_BUFFSIZE": "65536"},
+        finding="comm.few_channels", rank=None,
+        note="NCCL_MAX_NCHANNELS=1 NCCL_BUFFSIZE=65536: one channel and 64 KiB buffers (default "
+             "4 MiB) for every collective; over the socket transport the gradient all-reduce "
+             "crawls"),
     "algo_tree": dict(
         kind="env", env={"NCCL_ALGO": "Tree"}, finding="comm.env_override", rank=None,
         note="NCCL_ALGO=Tree forced for every collective. With NCCL 2.28.9 this run does not "
