@@ -1,6 +1,6 @@
 // The bandwidth a benchmark should reach on its link, from the topology the benchmark recorded
 // (live CUDA/NVML facts, or only the GPU name for an nccl-tests file), through the shared
-// DESIGN.md §6 table in expected_bandwidth.h.
+// table in expected_bandwidth.h (docs/bench-method.md).
 #pragma once
 
 #include <string>

@@ -8,7 +8,7 @@
 namespace commdx::analysis {
 
 namespace {
-// Intra-node NCCL latency floors are about 6-13 us (DESIGN.md §6); twice the top of that is
+// Intra-node NCCL latency floors are about 6-13 us (docs/bench-method.md); twice the top of that is
 // a problem. Across nodes network round trips add tens of microseconds.
 constexpr double kMaxFloorUsOneNode = 25;
 constexpr double kMaxFloorUsMultiNode = 60;

@@ -1,4 +1,4 @@
-// The catalogue of findings commdx can raise (DESIGN.md §5). Ids are stable once released.
+// The catalogue of findings commdx can raise (docs/findings.md). Ids are stable once released.
 // Each id's source, default severity, role, method step and title are kept here and nowhere
 // else: the analysis run (registry.cc) stamps them on every finding.
 #pragma once
@@ -23,7 +23,7 @@ struct CatalogueEntry {
   Source source;  // the input that shows it
   Role role;
   Severity default_severity;  // what the analyzer starts from; evidence may raise or lower it
-  int method_step;            // DESIGN.md §1 step
+  int method_step;            // docs/method.md step
   const char* title;          // what it means, one line
 };
 

@@ -1,5 +1,5 @@
 // What a GPU pair, or a whole job, should reach: the line rate of the link per direction and a
-// typical NCCL all_reduce bus bandwidth at large messages (DESIGN.md §6). One place for the
+// typical NCCL all_reduce bus bandwidth at large messages (docs/bench-method.md, "Expected bandwidth per link"). One place for the
 // table; topo, bench and trace analyzers all call it.
 //
 //   link                                  line rate per GPU per direction

@@ -1,4 +1,4 @@
-// Who the other ranks wait for (DESIGN.md §5): per step, the rank that arrived last at the
+// Who the other ranks wait for (docs/trace-metrics.md): per step, the rank that arrived last at the
 // collectives that made others wait, how long they waited, and what that rank was busy with before
 // it arrived — found by comparing its time since the step started with the earliest rank's:
 // the category (GPU compute, data loading, host sync, other CPU time) it spent the most extra time

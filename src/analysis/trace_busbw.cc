@@ -16,7 +16,7 @@ struct LinkRow {
   double latency_us;
 };
 
-// Plateau busbw of a healthy ring all_reduce within one node (DESIGN.md §6): 8xA100 ~230,
+// Plateau busbw of a healthy ring all_reduce within one node (docs/bench-method.md): 8xA100 ~230,
 // 8xH100/H200 ~365 (2xH200 measured 346), PCIe-only boxes 20-35.
 constexpr LinkRow kLinks[] = {
     {"H100", "NVLink4", 350, 13},        {"H200", "NVLink4", 350, 13},

@@ -1,6 +1,6 @@
 // Across ranks: every collective instance matched over the ranks of its process group, the
 // ranks' clocks aligned on collective end times, and each instance split into wait (arrival skew)
-// and transfer (DESIGN.md §5, docs/trace-metrics.md).
+// and transfer (docs/trace-metrics.md).
 //
 // Matching key: process group + `Seq` where the trace has it; otherwise process group + the
 // ProfilerStep the call was issued in + its order of issue within that step (point-to-point calls

@@ -1,4 +1,4 @@
-// Accidental synchronisation (DESIGN.md §1 step 3): runtime calls that block the CPU until the
+// Accidental synchronisation (docs/method.md, step 3): runtime calls that block the CPU until the
 // GPU is done — cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, synchronous
 // cudaMemcpy, and the D2H copy + sync under aten::item / aten::_local_scalar_dense — each with the
 // CPU op that issued it and what it cost: the GPU idle it creates, as the one idle attribution

@@ -1,4 +1,4 @@
-// The communication pattern per process group (DESIGN.md §1 step 1): which collectives, how many
+// The communication pattern per process group (docs/method.md, step 1): which collectives, how many
 // per step, how many bytes, the size histogram; and what kind of parallelism that looks like
 // (all-reduce heavy: DDP; all-gather + reduce-scatter: FSDP/ZeRO; send/recv: pipeline; all-to-all:
 // MoE / expert parallel). Finding trace.pattern (info).

@@ -9,7 +9,7 @@
 
 namespace commdx {
 
-// Exit codes of the command line (DESIGN.md §2); ErrorCode maps onto them.
+// Exit codes of the command line (README.md, "Commands"); ErrorCode maps onto them.
 enum class ErrorCode {
   kUsage,        // exit 2
   kBadInput,     // exit 3: a file that cannot be read as what it claims to be

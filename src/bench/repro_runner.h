@@ -1,4 +1,4 @@
-// The repro case (DESIGN.md §1 step 11): a compute kernel of set duration stands in for the
+// The repro case (docs/method.md, step 11): a compute kernel of set duration stands in for the
 // backward pass, and the gradients are all-reduced in buckets on a second stream — each bucket
 // as soon as its share of the compute is done (overlap), or all after it (serial). A sweep over
 // bucket sizes gives the achievable step time, the best bucket size and the step time without

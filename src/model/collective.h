@@ -31,7 +31,7 @@ const char* CollectiveTypeName(CollectiveType t);  // "all_reduce", "send", ...;
 std::optional<CollectiveType> ParseCollectiveType(std::string_view key);
 bool IsPointToPoint(CollectiveType t);  // send, recv, sendrecv
 
-// nccl-tests' bus-bandwidth factor (busbw = algbw x factor; DESIGN.md §6): all_reduce 2(n-1)/n;
+// nccl-tests' bus-bandwidth factor (busbw = algbw x factor; docs/bench-method.md): all_reduce 2(n-1)/n;
 // all_gather, reduce_scatter, alltoall (and gather, scatter) (n-1)/n; broadcast, reduce, send,
 // recv, sendrecv 1.
 // n = 1 follows the formulas as nccl-tests does (all_reduce on one rank: 0, broadcast: 1).

@@ -17,7 +17,7 @@ struct EnvVar {
   std::string source = {};  // where it was read when not from an environment: "job.log:53 (rank 0)"
 };
 
-// A libnccl.so.2 a process could load, in the search order of DESIGN.md §6.
+// A libnccl.so.2 a process could load, in the search order of docs/bench-method.md ("Library").
 struct NcclLibrary {
   std::string path;     // resolved file
   std::string origin;   // "COMMDX_NCCL_LIB", "loader", "pytorch"

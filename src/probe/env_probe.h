@@ -39,7 +39,7 @@ std::vector<std::string> SitePackagesDirs(const SysRoot& root, const std::vector
 // nvidia-nccl wheels) and nvidia/cu*/lib (CUDA 13 wheels), in that order; empty when none.
 std::vector<std::string> BundledNcclIn(const SysRoot& root, const std::string& site_packages);
 // Every PyTorch-bundled libnccl.so.2 on the machine, SitePackagesDirs order: the one search used
-// by the environment probe and by `commdx bench` (DESIGN.md §6, docs/bench-method.md).
+// by the environment probe and by `commdx bench` (docs/bench-method.md, "Library").
 std::vector<std::string> PytorchNcclCandidates(const SysRoot& root,
                                                const std::vector<std::string>& environ);
 
@@ -48,7 +48,7 @@ std::vector<std::string> PytorchNcclCandidates(const SysRoot& root,
 void ProbePython(const SysRoot& root, const std::vector<std::string>& environ, EnvSnapshot& env,
                  std::string& bundled_nccl);
 
-// The libnccl.so.2 candidates in DESIGN.md §6 order with their versions.
+// The libnccl.so.2 candidates in docs/bench-method.md's search order with their versions.
 void ProbeNcclLibraries(const EnvProbeOptions& options, const std::string& bundled_nccl,
                         EnvSnapshot& env);
 

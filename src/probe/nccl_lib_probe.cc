@@ -1,4 +1,4 @@
-// Which libnccl.so.2 a process would load, and its version (DESIGN.md §6 search order):
+// Which libnccl.so.2 a process would load, and its version (the search order of docs/bench-method.md, "Library"):
 // --nccl-lib, COMMDX_NCCL_LIB, the loader path (a plain dlopen("libnccl.so.2"), as nccl-tests
 // and most C++ programs get it), the NCCL bundled with PyTorch (pip's nvidia/nccl/lib, which a
 // PyTorch job loads through its own RPATH whatever the loader path says).

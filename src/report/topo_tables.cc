@@ -168,7 +168,7 @@ void AddPairs(const Topology& t, Report& r) {
          e.nccl_model_gbps > 0 ? Cell::Num(e.nccl_model_gbps, 1) : Cell("-"), busbw});
   }
   tab.note =
-      "Per direction. busbw: typical NCCL all_reduce bus bandwidth at large messages (DESIGN.md "
+      "Per direction. busbw: typical NCCL all_reduce bus bandwidth at large messages (docs/bench-method.md "
       "section 6); "
       "P2P: OK, CNS chipset / GNS GPU / TNS topology / NS not supported, DR disabled by regkey, U "
       "unknown.";

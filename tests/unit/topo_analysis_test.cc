@@ -1,4 +1,4 @@
-// Expected bandwidth (DESIGN.md §6) and the topo_* analyzers, on nvidia-smi samples and on the
+// Expected bandwidth (docs/bench-method.md) and the topo_* analyzers, on nvidia-smi samples and on the
 // fake pcie4 machine probed with a fake NVML.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // NCCL loaded at run time with dlopen, so commdx measures the library a job would use.
-// Search order (DESIGN.md §6): --nccl-lib, $COMMDX_NCCL_LIB, the loader path
+// Search order (docs/bench-method.md): --nccl-lib, $COMMDX_NCCL_LIB, the loader path
 // (dlopen("libnccl.so.2")), then the NCCL bundled with an installed PyTorch
 // (<prefix>/lib/python3.*/site-packages/nvidia/nccl/lib/libnccl.so.2, prefixes taken from
 // python3 on $PATH, $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local and the system dist-packages — found

@@ -1,5 +1,5 @@
 // Watchdog lines (PyTorch 1.8 - 2.11; text from ProcessGroupNCCL.cpp), found by searching the
-// whole file for their fixed words rather than splitting every line (parse speed, DESIGN §8):
+// whole file for their fixed words rather than splitting every line (parse speed, docs/measurements/hang-inputs.md):
 //
 //   [rank0]:[E626 06:24:44.159932949 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught
 //     collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523,

@@ -1,5 +1,5 @@
 // One input line split into the NCCL prefix and the message, for every era of the format and the
-// wrappers launchers put around it (DESIGN §4, docs/nccl-log-grammar.md §1).
+// wrappers launchers put around it (docs/nccl-log-grammar.md §1).
 #pragma once
 
 #include <cstdint>

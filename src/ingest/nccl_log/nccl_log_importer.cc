@@ -33,7 +33,7 @@ struct Kind {
 };
 
 // In order of how often they occur in real logs. Messages are routed by their first character
-// so that a line costs a few comparisons, not one per kind (parse speed, DESIGN §8).
+// so that a line costs a few comparisons, not one per kind (parse speed, docs/measurements/nccl-log-parse.md).
 constexpr Kind kKinds[] = {
     {nccl_log::ParseColl, "coll", "ABGRS0123456789"},
     {nccl_log::ParseNicContinuation, "nic_list", "["},
