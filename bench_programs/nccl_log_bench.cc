@@ -1,4 +1,4 @@
-// NCCL debug-log parse speed (DESIGN §8 target: >= 500 MB/s on one core). The input is built in
+// NCCL debug-log parse speed (target >= 500 MB/s on one core, docs/measurements/nccl-log-parse.md). The input is built in
 // memory by replicating real logs (the 2xH200 reference log, the ddp_socket capture and the public
 // fixtures) up to the size asked for, so nothing large is committed.
 //   nccl_log_bench --benchmark_filter=ParseNcclLog/1024   (a 1 GiB log)

@@ -1,4 +1,4 @@
-# One static library per layer (DESIGN.md §3). Headers are included as "layer/file.h". Each layer
+# One static library per layer (docs/architecture.md). Headers are included as "layer/file.h". Each layer
 # sees an include root that holds only itself and the layers below it (symlinks made at configure
 # time), so an include that points the wrong way fails to compile.
 set(COMMDX_LAYER_ORDER base model ingest probe bench analysis diagnose report cli)
