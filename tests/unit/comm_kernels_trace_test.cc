@@ -32,26 +32,32 @@ constexpr const char* kCombine =
 constexpr const char* kTwoShot =
     "void (anonymous namespace)::two_shot_all_reduce_kernel_inplace<c10::BFloat16, 16, 2>("
     "c10::BFloat16**, unsigned long, unsigned long, unsigned int**, unsigned long, unsigned long)";
+// NCCL on a side stream, of no known process group (no record_param_comms in these traces).
+constexpr const char* kNccl = "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 constexpr int64_t kLateUs = 2000;  // rank 1 launches its step-2 collectives this much later
 
-// A launch on the CPU and its kernel on stream 7, times in microseconds.
+// A launch on the CPU and its kernel, times in microseconds, args in the order Kineto writes them
+// (External id first: the reader stops once a compute kernel's link ids are read).
 void Launch(std::string& ev, int& corr, const char* name, double cpu_us, double start_us,
-            double dur_us) {
+            double dur_us, int stream = 7) {
   ++corr;
   ev += StrFormat(
       ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 100, "
-      "\"tid\": 100, \"ts\": %.1f, \"dur\": 5.0, \"args\": {\"correlation\": %d}}",
-      cpu_us, corr);
+      "\"tid\": 100, \"ts\": %.1f, \"dur\": 5.0, \"args\": {\"External id\": %d, \"correlation\": "
+      "%d}}",
+      cpu_us, corr, corr);
   ev += StrFormat(
-      ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": "
-      "%.1f, \"dur\": %.1f, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %d, "
-      "\"grid\": [24, 1, 1], \"block\": [512, 1, 1]}}",
-      name, start_us, dur_us, corr);
+      ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": %d, \"ts\": "
+      "%.1f, \"dur\": %.1f, \"args\": {\"External id\": %d, \"device\": 0, \"stream\": %d, "
+      "\"correlation\": %d, \"grid\": [24, 1, 1], \"block\": [512, 1, 1]}}",
+      name, stream, start_us, dur_us, corr, stream, corr);
 }
 
-// Three ProfilerSteps of 10 ms: a 3 ms compute kernel, then the four collectives. A collective
-// starts when its rank launches it and ends 200 us after the last rank arrived (each kernel
-// begins with a barrier across its ranks).
+// Three ProfilerSteps of 10 ms: a 3 ms compute kernel, then the four collectives on the compute
+// stream and an NCCL all-gather on stream 20. A collective starts when its rank launches it and
+// ends 200 us after the last rank arrived (each kernel waits for its peers first). Rank 1 launches
+// the all-gather before the others, rank 0 after: matched by order of issue in one list, the
+// two ranks would disagree on every collective of the step.
 std::string RankTraceJson(int rank) {
   std::string ev = StrFormat(
       "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, "
@@ -73,12 +79,14 @@ std::string RankTraceJson(int rank) {
     const double cpu = t0 + 3200 + (rank == 1 ? late : 0);
     double start = t0 + 3220 + (rank == 1 ? late : 0);
     double end = t0 + 3220 + late + 200;
+    if (rank == 1) Launch(ev, corr, kNccl, cpu - 10, t0 + 6100, 500, 20);
     int k = 0;
     for (const char* name : {kVllm, kDispatch, kCombine, kTwoShot}) {
       Launch(ev, corr, name, cpu + 5 * k++, start, end - start);
       start = end + 10;
       end = start + 200;
     }
+    if (rank == 0) Launch(ev, corr, kNccl, cpu + 30, t0 + 6100, 500, 20);
   }
   return ev + "\n]}\n";
 }
@@ -110,40 +118,47 @@ TEST_F(CommKernelsTrace, KernelsAreCollectives) {
   for (const RankTrace& t : job_.trace.ranks) {
     int comm = 0;
     for (const GpuOp& op : t.gpu_ops) comm += op.kind == GpuOpKind::kCommKernel;
-    EXPECT_EQ(comm, 12) << t.file;
-    ASSERT_EQ(t.collectives.size(), 12u) << t.file;
-    int all_reduce = 0, all_to_all = 0;
+    EXPECT_EQ(comm, 15) << t.file;
+    ASSERT_EQ(t.collectives.size(), 15u) << t.file;
+    int all_reduce = 0, all_to_all = 0, all_gather = 0;
     for (const Collective& c : t.collectives) {
       EXPECT_GE(c.gpu_op, 0);
       EXPECT_EQ(c.bytes, 0u);  // no args: the size is unknown, never invented
       EXPECT_EQ(c.pg, -1);
       all_reduce += c.type == CollectiveType::kAllReduce;
       all_to_all += c.type == CollectiveType::kAllToAll;
+      all_gather += c.type == CollectiveType::kAllGather;
+      // NCCL's grid is its channel count; a custom kernel's blocks are not channels.
+      EXPECT_EQ(c.grid_x, c.type == CollectiveType::kAllGather ? 24 : 0);
     }
     EXPECT_EQ(all_reduce, 6);
     EXPECT_EQ(all_to_all, 6);
+    EXPECT_EQ(all_gather, 3);
   }
 }
 
 TEST_F(CommKernelsTrace, PatternNamesTheFamilies) {
   std::vector<analysis::PatternRow> rows = analysis::CommPattern(job_.trace);
-  ASSERT_EQ(rows.size(), 3u);
+  ASSERT_EQ(rows.size(), 4u);
   std::vector<std::string> labels;
   for (const auto& r : rows) {
     labels.push_back(analysis::CollectiveLabel(r.type, r.family));
     EXPECT_EQ(r.unknown_size, r.count);
   }
   std::sort(labels.begin(), labels.end());
-  EXPECT_EQ(labels, (std::vector<std::string>{"all_reduce [custom_allreduce]",
+  EXPECT_EQ(labels, (std::vector<std::string>{"all_gather", "all_reduce [custom_allreduce]",
                                               "all_reduce [symm_mem]", "alltoall [deepep]"}));
-  for (const auto& r : rows) EXPECT_EQ(r.count, r.family == CommFamily::kDeepEp ? 6u : 3u) << r.pg;
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.count, r.family == CommFamily::kDeepEp ? 6u : 3u) << r.pg;
+    EXPECT_EQ(r.median_channels, r.family == CommFamily::kNccl ? 24 : 0);
+  }
 }
 
 TEST_F(CommKernelsTrace, LateRankIsMeasured) {
   analysis::CrossRank x = analysis::MatchAcrossRanks(job_.trace);
   EXPECT_EQ(x.mismatched, 0u);
   EXPECT_EQ(x.unmatched, 0u);
-  ASSERT_EQ(x.matches.size(), 12u);
+  ASSERT_EQ(x.matches.size(), 15u);
   int late_matches = 0;
   for (const analysis::MatchedCollective& m : x.matches) {
     ASSERT_EQ(m.parts.size(), 2u);

@@ -1,12 +1,13 @@
-// Finishing a rank, part 2: one Collective per NCCL kernel, with the arguments from the kernel,
-// else from the record_param_comms CPU op that issued it, else from the kernel name; and the
-// process groups they belong to.
+// Finishing a rank, part 2: one Collective per communication kernel (model/comm_kernels.h), with
+// the arguments from the kernel, else from the record_param_comms CPU op that issued it, else
+// from the kernel name; and the process groups they belong to.
 #include <algorithm>
 #include <unordered_map>
 
 #include "base/text.h"
 #include "ingest/trace_build/names.h"
 #include "ingest/trace_build/rank_builder.h"
+#include "model/comm_kernels.h"
 
 namespace commdx::ingest::trace_build {
 
@@ -173,9 +174,12 @@ void RankBuilder::BuildCollectives() {
     c.end_ns = op.end_ns;
     c.issue_ns = op.launch >= 0 ? t.runtime[op.launch].start_ns : op.start_ns;
     c.launched = op.launch >= 0 || t.runtime.empty();
-    c.grid_x = op.grid_x;
+    // NCCL's grid is its channel count; other families' blocks are not channels.
+    const CommKernel kernel = ClassifyCommKernel(kernel_name);
+    const bool nccl_like = kernel.family == CommFamily::kNccl || kernel.family == CommFamily::kNone;
+    c.grid_x = nccl_like ? op.grid_x : 0;
     c.name = op.name;
-    c.type = CollectiveFromKernelName(kernel_name);
+    c.type = kernel.type;
     if (op.launch >= 0 &&
         (c.type == CollectiveType::kUnknown || c.type == CollectiveType::kSendRecv)) {
       const RuntimeCall& rc = t.runtime[op.launch];
