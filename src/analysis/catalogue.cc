@@ -87,6 +87,8 @@ const std::vector<CatalogueEntry>& Catalogue() {
        "Ranks issued different collectives or sizes at the same sequence number"},
       {"hang.stuck_collective", kLogs, kSymptom, kW, 2,
        "Every rank entered the same collective and none finished it"},
+      {"hang.watchdog_stuck", kLogs, kSymptom, kE, 2,
+       "The NCCL watchdog got stuck: PyTorch's heartbeat monitor killed the job"},
       // live
       {"topo.pcie_only", kTopo, kCause, kW, 4, "GPUs are connected by PCIe only (no NVLink)"},
       {"topo.nvlink_degraded", kTopo, kCause, kE, 4, "NVLinks are down or fewer than on peer GPUs"},

@@ -18,5 +18,11 @@ std::vector<Finding> FindWatchdogHang(const Job& job, const Options& options);
 // hang.rank_behind and hang.desync from TORCH_DISTRIBUTED_DEBUG=DETAIL's checks in job logs
 // (ranks that missed a monitored barrier, collective fingerprints that differ).
 std::vector<Finding> FindDebugCheckHang(const Job& job, const Options& options);
+// hang.watchdog_stuck (heartbeat monitor) and hang.watchdog_timeout from teardown lines in job
+// logs that hold no watchdog timeout line of their own.
+std::vector<Finding> FindWatchdogStall(const Job& job, const Options& options);
+// hang.rank_behind, hang.desync and hang.stuck_collective from the Flight Recorder analyzer's
+// text output.
+std::vector<Finding> FindFrAnalysisHang(const Job& job, const Options& options);
 
 }  // namespace commdx::analysis

@@ -10,6 +10,7 @@
 
 #include "analysis/catalogue.h"
 #include "analysis/hang_analyzers.h"
+#include "analysis/hang_flight_util.h"
 #include "base/str_format.h"
 
 namespace commdx::analysis {
@@ -34,17 +35,17 @@ Finding FromBarrier(const BarrierTimeout& b) {
   f.severity = Severity::kError;
   f.rank = b.missing.front();
   const bool known = b.entering.seq >= 0;
-  f.title = StrFormat("Rank%s %s never reached %s that rank %d entered (monitored barrier, %lld ms)",
+  f.title = StrFormat("Rank%s %s never reached %s that rank %s entered (monitored barrier, %s ms)",
                       b.missing.size() > 1 ? "s" : "", RankList(b.missing).c_str(),
                       known ? StrFormat("collective #%lld (%s)",
                                         static_cast<long long>(b.entering.seq + 1),
                                         Describe(b.entering).c_str())
                                   .c_str()
                             : "the collective",
-                      b.rank, static_cast<long long>(b.waited_ms));
+                      NumOrUnknown(b.rank).c_str(), NumOrUnknown(b.waited_ms).c_str());
   f.detail =
       "TORCH_DISTRIBUTED_DEBUG=DETAIL puts a barrier in front of every collective; rank " +
-      std::to_string(b.rank) + " waited there and these ranks never arrived, so they never "
+      NumOrUnknown(b.rank) + " waited there and these ranks never arrived, so they never "
       "issued the collective (the job stopped with a RuntimeError, not a hang)." +
       (known ? " Collective numbers count from 1, as the watchdog's SeqNum does "
                "(the wrapper's SequenceNumber is one less)."

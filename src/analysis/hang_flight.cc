@@ -150,14 +150,15 @@ void FindTimedOut(const FrGroupView& g, std::vector<Finding>& out) {
       Finding f = NewFinding("hang.watchdog_timeout");
       f.rank = r.rank;
       f.title = StrFormat(
-          "Rank %d: collective #%lld (%s) of process group %s timed out after "
-          "%lld ms",
-          r.rank, static_cast<long long>(seq), DescribeEntry(*e).c_str(), g.name.c_str(),
-          static_cast<long long>(e->timeout_ms));
+          "Rank %s: collective #%lld (%s) of process group %s timed out after "
+          "%s ms",
+          NumOrUnknown(r.rank).c_str(), static_cast<long long>(seq), DescribeEntry(*e).c_str(),
+          g.name.c_str(), NumOrUnknown(e->timeout_ms).c_str());
       f.detail = "The watchdog retired this collective without seeing it complete (state " +
                  e->state + ").";
       f.fix = "See the rank-behind / desync / stuck-collective findings for why.";
-      f.metrics.push_back({"timeout", static_cast<double>(e->timeout_ms) * 1e6, Unit::kNs});
+      if (e->timeout_ms >= 0)
+        f.metrics.push_back({"timeout", static_cast<double>(e->timeout_ms) * 1e6, Unit::kNs});
       AddEntryEvidence(f, r, *e);
       out.push_back(std::move(f));
       break;

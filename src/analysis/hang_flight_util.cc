@@ -91,4 +91,13 @@ void AddEntryEvidence(Finding& f, const FrRankView& r, const FrEntry& e) {
                         static_cast<long long>(order[k]->line))});
 }
 
+std::string NumOrUnknown(int64_t v) { return v >= 0 ? std::to_string(v) : "unknown"; }
+
+std::string RanksPhrase(const std::vector<int>& ranks) {
+  std::string list;
+  for (int r : ranks) list += (list.empty() ? "" : ",") + NumOrUnknown(r);
+  if (list.empty()) list = "unknown";
+  return (ranks.size() > 1 ? "ranks " : "rank ") + list;
+}
+
 }  // namespace commdx::analysis

@@ -36,4 +36,10 @@ std::string Signature(const FrEntry& e);
 // The entry as a line of evidence, then its Python frames (the caller's first).
 void AddEntryEvidence(Finding& f, const FrRankView& r, const FrEntry& e);
 
+// A number or rank a log may not have printed (-1 there), for people: "600000" or "unknown".
+// No sentinel reaches a finding's text.
+std::string NumOrUnknown(int64_t v);
+// "ranks 0,2" / "rank 3" / "rank unknown" (a -1 in the list reads "unknown").
+std::string RanksPhrase(const std::vector<int>& ranks);
+
 }  // namespace commdx::analysis

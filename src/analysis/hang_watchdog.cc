@@ -18,9 +18,7 @@ namespace commdx::analysis {
 namespace {
 
 std::string RankList(const std::set<int>& ranks) {
-  std::string s;
-  for (int r : ranks) s += (s.empty() ? "" : ",") + (r >= 0 ? std::to_string(r) : "?");
-  return s;
+  return RanksPhrase(std::vector<int>(ranks.begin(), ranks.end()));
 }
 
 // The Flight Recorder entry of this sequence number on this rank (or the only dump).
@@ -43,9 +41,10 @@ void FindBehind(const Job& job, int64_t seq, std::vector<Finding>& out) {
   Finding f = NewFinding("hang.rank_behind");
   if (first->rank >= 0) f.rank = first->rank;
   f.title = StrFormat(
-      "Rank %d never issued collective #%lld that the others timed out in: its "
-      "last enqueued work is #%lld",
-      first->rank, static_cast<long long>(seq), static_cast<long long>(first->last_enqueued));
+      "Rank %s never issued collective #%s that the others timed out in: its "
+      "last enqueued work is #%s",
+      NumOrUnknown(first->rank).c_str(), NumOrUnknown(seq).c_str(),
+      NumOrUnknown(first->last_enqueued).c_str());
   f.detail =
       "The watchdog's work status shows this rank stopped enqueuing collectives before "
       "the one the other ranks waited in until their timeout.";
@@ -75,25 +74,28 @@ std::vector<Finding> FindWatchdogHang(const Job& job, const Options&) {
     if (x.seq == key.first && x.op == key.second && (!t || x.ran_ms > t->ran_ms)) t = &x;
   Finding f = NewFinding("hang.watchdog_timeout");
   if (ranks.size() == 1 && *ranks.begin() >= 0) f.rank = *ranks.begin();
-  f.title = StrFormat("Watchdog timeout on rank%s %s: %s #%lld", ranks.size() > 1 ? "s" : "",
-                      RankList(ranks).c_str(), t->op.c_str(), static_cast<long long>(t->seq));
+  f.title = StrFormat("Watchdog timeout on %s: %s #%s", RankList(ranks).c_str(),
+                      t->op.c_str(), NumOrUnknown(t->seq).c_str());
   if (t->numel_in >= 0)
     f.title += StrFormat(" of %lld elements", static_cast<long long>(t->numel_in));
-  f.title += StrFormat(" did not finish within %lld ms", static_cast<long long>(t->timeout_ms));
+  f.title += t->timeout_ms >= 0
+                 ? StrFormat(" did not finish within %lld ms", static_cast<long long>(t->timeout_ms))
+                 : std::string(" did not finish within its timeout (unknown: not in the log)");
   f.detail = StrFormat(
-      "PyTorch's ProcessGroupNCCL watchdog gave up after %lld ms and took the "
+      "PyTorch's ProcessGroupNCCL watchdog gave up after %s ms and took the "
       "process down. %zu distinct timed-out collective(s) in the log. A timeout "
       "is a symptom: a rank that never issued the collective, ranks out of "
       "step, a stuck transfer, or work queued before it on the GPU that takes "
       "longer than the timeout.",
-      static_cast<long long>(t->ran_ms), by_work.size());
+      NumOrUnknown(t->ran_ms).c_str(), by_work.size());
   f.fix =
       "See the rank-behind, desync and NCCL findings for the cause; TORCH_NCCL_TRACE_BUFFER_SIZE"
       "=2000 with TORCH_NCCL_DUMP_ON_TIMEOUT=1 leaves Flight Recorder dumps that show each "
       "rank's last collectives and Python frames.";
-  f.metrics.push_back({"seq", static_cast<double>(t->seq), Unit::kCount});
-  f.metrics.push_back({"ran", static_cast<double>(t->ran_ms) * 1e6, Unit::kNs});
-  f.metrics.push_back({"timeout", static_cast<double>(t->timeout_ms) * 1e6, Unit::kNs});
+  if (t->seq >= 0) f.metrics.push_back({"seq", static_cast<double>(t->seq), Unit::kCount});
+  if (t->ran_ms >= 0) f.metrics.push_back({"ran", static_cast<double>(t->ran_ms) * 1e6, Unit::kNs});
+  if (t->timeout_ms >= 0)
+    f.metrics.push_back({"timeout", static_cast<double>(t->timeout_ms) * 1e6, Unit::kNs});
   f.metrics.push_back({"ranks", static_cast<double>(ranks.size()), Unit::kRanks});
   f.refs.push_back({t->loc, t->line});
   for (const auto& s : job.job_log.statuses)

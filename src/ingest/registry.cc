@@ -1,6 +1,7 @@
 #include "ingest/registry.h"
 
 #include "ingest/env_dump/env_dump_importer.h"
+#include "ingest/flight_recorder/analyzer_text.h"
 #include "ingest/flight_recorder/dump_reader.h"
 #include "ingest/job_log/job_log_importer.h"
 #include "ingest/kineto/kineto_importer.h"
@@ -32,6 +33,10 @@ const std::vector<Importer>& Importers() {
       {K::kJobLog,
        "job stdout/stderr (torchrun, srun, mpirun): PyTorch ProcessGroupNCCL watchdog lines", true,
        &SniffJobLog, &ParseJobLog, nullptr, nullptr},
+      {K::kFrAnalysis,
+       "PyTorch Flight Recorder analyzer output (fr_trace / torchfrtrace text): culprit ranks, "
+       "error types, sequence numbers",
+       true, &SniffFrAnalysis, &ParseFrAnalysis, nullptr, nullptr},
       {K::kSnapshot, "commdx machine snapshot (commdx topo/env --save): topology and environment",
        false, &SniffSnapshot, &ParseSnapshot, nullptr, nullptr},
       {K::kEnvDump,

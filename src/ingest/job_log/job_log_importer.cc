@@ -14,6 +14,10 @@
 //     work: 616, last completed NCCL work: 609.
 //   [rank0]:[E1201 ...] [PG ID 0 PG GUID 0 Rank 0]  failure detected by watchdog at work
 //     sequence id: 8 PG status: last enqueued work: 8, last completed work: 7       (2.11)
+// Each is read from its logical line (job_log_unwrap.h): a console or a mail may have wrapped it,
+//   [PG ID 0 PG GUID 0(default_pg) Rank 1] ... [Rank 1] Watchdog caught collective opera
+//   tion timeout: WorkNCCL(SeqNum=4, OpType=BROADCAST, ...) ran for 1800010 milliseconds before ti
+//   ming out.
 #include "ingest/job_log/job_log_importer.h"
 
 #include <algorithm>
@@ -22,74 +26,102 @@
 
 #include "base/text.h"
 #include "ingest/job_log/job_log_debug.h"
+#include "ingest/job_log/job_log_events.h"
 #include "ingest/job_log/job_log_setup.h"
 #include "ingest/job_log/job_log_text.h"
+#include "ingest/job_log/job_log_unwrap.h"
 
 namespace commdx::ingest {
 
 namespace {
 
 using job_log::FindFrom;
-using job_log::LineAround;
 using job_log::LineCounter;
-using job_log::NumberAfter;
-using job_log::PgOf;
-using job_log::RankOf;
+using job_log::LogicalLine;
+using job_log::SqNumberAfter;
 
-constexpr std::string_view kTimeout = "Watchdog caught collective operation timeout: WorkNCCL(";
-constexpr std::string_view kEnqueued = "last enqueued ";
+constexpr std::string_view kSqTimeout = "Watchdogcaughtcollectiveoperationtimeout:WorkNCCL(";
 
-void ReadTimeouts(const FileText& f, JobLogFacts& out) {
-  std::string_view data = f.data;
+bool TimeoutDone(std::string_view sq) {
+  return sq.find("beforetimingout") != std::string_view::npos;
+}
+
+// "last completed NCCL work: 1579." / "last completed work: 7": the number has ended.
+bool StatusDone(std::string_view sq) {
+  size_t at = sq.find("lastcompleted");
+  if (at == std::string_view::npos) return false;
+  size_t w = sq.find("work:", at);
+  if (w == std::string_view::npos) return false;
+  size_t i = w + 5, digits = 0;
+  while (i < sq.size() && sq[i] >= '0' && sq[i] <= '9') ++i, ++digits;
+  return digits > 0 && i < sq.size();
+}
+
+std::string SqField(std::string_view s, std::string_view key) {
+  size_t at = s.find(key);
+  if (at == std::string_view::npos) return {};
+  std::string_view v = s.substr(at + key.size());
+  return std::string(v.substr(0, v.find_first_of(",)")));
+}
+
+void ReadTimeouts(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
   std::set<std::tuple<int, int64_t, std::string, int64_t>> seen;  // repeats in what():
-  LineCounter lines(data);
-  for (size_t at = FindFrom(data, kTimeout, 0); at != std::string_view::npos;
-       at = FindFrom(data, kTimeout, at + kTimeout.size())) {
-    size_t start = 0;
-    std::string_view line = LineAround(data, at, start);
-    std::string_view work = line.substr(at - start + kTimeout.size());
-    WatchdogTimeout t;
-    t.rank = RankOf(line.substr(0, at - start));
-    t.seq = NumberAfter(work, "SeqNum=");
-    std::string_view op = work.substr(std::min(work.size(), work.find("OpType=") + 7));
-    t.op = std::string(op.substr(0, op.find_first_of(",)")));
-    t.numel_in = NumberAfter(work, "NumelIn=");
-    t.numel_out = NumberAfter(work, "NumelOut=");
-    t.timeout_ms = NumberAfter(work, "Timeout(ms)=");
-    t.ran_ms = NumberAfter(work, ") ran for ");
-    if (work.find("OpType=") == std::string_view::npos) continue;  // cut mid-line
-    if (!seen.insert({t.rank, t.seq, t.op, t.ran_ms}).second) continue;
-    t.loc = lines.At(f.path, start);
-    t.line = std::string(Trim(line).substr(0, 400));
-    out.timeouts.push_back(std::move(t));
+  LineCounter lines(f.data);
+  // A wrapped line may split any one of these pieces, never all of them.
+  for (const LogicalLine& l : job_log::RecordsWith(
+           f.data, {"Watchdog caught", "WorkNCCL(", "Timeout(ms)=", "before timing out"},
+           &TimeoutDone)) {
+    for (size_t at = l.squeezed.find(kSqTimeout); at != std::string::npos;
+         at = l.squeezed.find(kSqTimeout, at + kSqTimeout.size())) {
+      std::string_view work = std::string_view(l.squeezed).substr(at + kSqTimeout.size());
+      WatchdogTimeout t;
+      t.rank = job_log::SqRankOf(std::string_view(l.squeezed).substr(0, at), false);
+      t.seq = SqNumberAfter(work, "SeqNum=");
+      t.op = SqField(work, "OpType=");
+      t.numel_in = SqNumberAfter(work, "NumelIn=");
+      t.numel_out = SqNumberAfter(work, "NumelOut=");
+      t.timeout_ms = SqNumberAfter(work, "Timeout(ms)=");
+      t.ran_ms = SqNumberAfter(work, ")ranfor");
+      if (t.op.empty() || (!TimeoutDone(work) && t.timeout_ms < 0)) {
+        quality.Add("job_log.cut_watchdog_line", DiagSeverity::kWarning,
+                    "a watchdog timeout line ends before its collective's OpType and "
+                    "Timeout(ms) (cut or truncated): skipped",
+                    lines.At(f.path, l.start));
+        continue;
+      }
+      if (!seen.insert({t.rank, t.seq, t.op, t.ran_ms}).second) continue;
+      t.loc = lines.At(f.path, l.start);
+      t.line = l.text.substr(0, 400);
+      out.timeouts.push_back(std::move(t));
+    }
   }
 }
 
 void ReadStatuses(const FileText& f, JobLogFacts& out) {
-  std::string_view data = f.data;
   std::set<std::tuple<int, std::string, int64_t>> seen;
-  LineCounter lines(data);
-  for (size_t at = FindFrom(data, kEnqueued, 0); at != std::string_view::npos;
-       at = FindFrom(data, kEnqueued, at + kEnqueued.size())) {
-    size_t start = 0;
-    std::string_view line = LineAround(data, at, start);
-    if (line.find("ProcessGroupNCCL") == std::string_view::npos &&
-        line.find("watchdog") == std::string_view::npos)
+  LineCounter lines(f.data);
+  for (const LogicalLine& l :
+       job_log::RecordsWith(f.data, {"last enqueued ", "enqueued NCCL work", "last completed"},
+                            &StatusDone)) {
+    std::string_view sq = l.squeezed;
+    if (sq.find("lastenqueued") == std::string_view::npos) continue;
+    if (sq.find("ProcessGroupNCCL") == std::string_view::npos &&
+        sq.find("watchdog") == std::string_view::npos)
       continue;
     WatchdogStatus s;
-    s.rank = RankOf(line);
-    s.failed_seq = NumberAfter(line, "work sequence id: ");
-    if (s.failed_seq < 0) s.failed_seq = NumberAfter(line, "watchdog at work: ");
-    if (s.failed_seq < 0) s.failed_seq = NumberAfter(line, "Timeout at NCCL work: ");
-    s.last_enqueued = NumberAfter(line, "last enqueued NCCL work: ");
-    if (s.last_enqueued < 0) s.last_enqueued = NumberAfter(line, "last enqueued work: ");
-    s.last_completed = NumberAfter(line, "last completed NCCL work: ");
-    if (s.last_completed < 0) s.last_completed = NumberAfter(line, "last completed work: ");
-    PgOf(line, s.pg, s.pg_desc);
+    s.rank = job_log::SqRankOf(sq, false);
+    s.failed_seq = SqNumberAfter(sq, "worksequenceid:");
+    if (s.failed_seq < 0) s.failed_seq = SqNumberAfter(sq, "watchdogatwork:");
+    if (s.failed_seq < 0) s.failed_seq = SqNumberAfter(sq, "TimeoutatNCCLwork:");
+    s.last_enqueued = SqNumberAfter(sq, "lastenqueuedNCCLwork:");
+    if (s.last_enqueued < 0) s.last_enqueued = SqNumberAfter(sq, "lastenqueuedwork:");
+    s.last_completed = SqNumberAfter(sq, "lastcompletedNCCLwork:");
+    if (s.last_completed < 0) s.last_completed = SqNumberAfter(sq, "lastcompletedwork:");
+    job_log::SqPgOf(sq, s.pg, s.pg_desc);
     if (s.last_enqueued < 0) continue;
     if (!seen.insert({s.rank, s.pg, s.failed_seq}).second) continue;
-    s.loc = lines.At(f.path, start);
-    s.line = std::string(Trim(line).substr(0, 400));
+    s.loc = lines.At(f.path, l.start);
+    s.line = l.text.substr(0, 400);
     out.statuses.push_back(std::move(s));
   }
 }
@@ -98,13 +130,16 @@ void ReadStatuses(const FileText& f, JobLogFacts& out) {
 
 bool SniffJobLog(std::string_view head) {
   return Contains(head, "ProcessGroupNCCL") || Contains(head, "WorkNCCL(") ||
+         Contains(head, "Heartbeat monitor timed out") ||
+         Contains(head, "Terminating the process after attempting to dump debug info") ||
          Contains(head, "failed to pass monitoredBarrier") ||
          Contains(head, "Detected mismatch between collectives");
 }
 
 Status ParseJobLog(const FileText& file, Job& job) {
-  ReadTimeouts(file, job.job_log);
+  ReadTimeouts(file, job.job_log, job.quality);
   ReadStatuses(file, job.job_log);
+  job_log::ReadWatchdogEvents(file, job.job_log, job.quality);
   job_log::ReadBarrierTimeouts(file, job.job_log);
   job_log::ReadFingerprintMismatches(file, job.job_log);
   job_log::ReadProcessGroups(file, job.job_log);
