@@ -86,19 +86,24 @@ void PriceFindings(std::vector<Finding>& findings, const analysis::AnalysisInput
 
 namespace {
 
-// "0-3,5,7-9" for sorted, distinct ranks.
-std::string RankRanges(std::vector<int> ranks) {
+// "0-3,5,7-9" for distinct ranks; after `max_ranges` ranges, ",..." (the JSON has them all).
+std::string RankRanges(std::vector<int> ranks, size_t max_ranges) {
   std::sort(ranks.begin(), ranks.end());
   std::string out;
+  size_t ranges = 0;
   for (size_t i = 0; i < ranks.size();) {
     size_t j = i;
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (++ranges > max_ranges) return out + ",...";
     out += (out.empty() ? "" : ",") + std::to_string(ranks[i]);
     if (j > i) out += "-" + std::to_string(ranks[j]);
     i = j + 1;
   }
   return out;
 }
+
+constexpr size_t kTitleRanges = 4;    // rank ranges named in a grouped finding's title
+constexpr size_t kDetailRanges = 64;  // and in its detail
 
 constexpr size_t kGroupedRefs = 8;  // evidence lines kept on a grouped finding
 
@@ -139,9 +144,11 @@ std::vector<Finding> GroupAcrossRanks(std::vector<Finding> findings) {
     std::vector<double> sorted = savings;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2];
-    keep.title += " (" + std::to_string(idx.size()) + " ranks: " + RankRanges(ranks) + ")";
+    keep.title += " (" + std::to_string(idx.size()) + " ranks: " + RankRanges(ranks, kTitleRanges) +
+                  ")";
     std::string spread = "Raised on " + std::to_string(idx.size()) + " ranks (" +
-                         RankRanges(ranks) + "); rank " + std::to_string(*keep.rank) +
+                         RankRanges(ranks, kDetailRanges) + "); rank " +
+                         std::to_string(*keep.rank) +
                          " is the worst";
     if (sorted.back() > 0)
       spread += " (saving " + FormatDurationNs(sorted.back()) + " per step; median over the "
