@@ -57,6 +57,10 @@ constexpr std::array kTable = {
                       -1,
                       "NVIDIA/TensorRT-LLM kernels/customAllReduceKernels.cu; sgl-project/sglang "
                       "sgl-kernel/csrc/allreduce/trt_reduce_internal.cu"},
+    // SGLang sgl-kernel/csrc/allreduce/mscclpp_allreduce.cuh (sgl-project/sglang@013dc74e),
+    // namespace sglang, over MSCCL++ channels: allreduce_1shotLL_1node, allreduce_1shotLL_2node.
+    CommKernelPattern{kCustomAllReduce, CT::kAllReduce, kBasePrefix, "allreduce_1shot", "sglang",
+                      -1, "sgl-project/sglang sgl-kernel/csrc/allreduce/mscclpp_allreduce.cuh"},
     // TensorRT-LLM cpp/tensorrt_llm/kernels/communicationKernels/allReduceFusionKernels.cu,
     // namespace tensorrt_llm::kernels::ar_fusion (FlashInfer's copy keeps the names):
     // allreduce_fusion_kernel_oneshot_lamport, allreduce_fusion_kernel_twoshot_sync — an

@@ -95,6 +95,11 @@ TEST(CommKernels, CustomAllReduce) {
   ExpectComm(
       "void trt_llm::oneShotAllReduceKernel<__nv_bfloat16, 8, true>(trt_llm::AllReduceParams)",
       CommFamily::kCustomAllReduce, CollectiveType::kAllReduce);
+  // SGLang mscclpp_allreduce.cuh: the name as demangled from its declaration.
+  ExpectComm(
+      "void sglang::allreduce_1shotLL_1node<__nv_bfloat16>(mscclpp::MemoryChannelDeviceHandle*, "
+      "__nv_bfloat16*, __nv_bfloat16*, void*, int, int, unsigned long)",
+      CommFamily::kCustomAllReduce, CollectiveType::kAllReduce);
   // FlashInfer's copy of TensorRT-LLM's fused all-reduce, from a public SGLang B200 profile.
   ExpectComm(
       "void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<("
