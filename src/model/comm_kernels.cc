@@ -57,6 +57,11 @@ constexpr std::array kTable = {
                       -1,
                       "NVIDIA/TensorRT-LLM kernels/customAllReduceKernels.cu; sgl-project/sglang "
                       "sgl-kernel/csrc/allreduce/trt_reduce_internal.cu"},
+    // vLLM csrc/quickreduce/quick_reduce.h (vllm-project/vllm@0300b226, ROCm), namespace
+    // quickreduce: allreduce_prototype_twoshot (quantized two-shot all-reduce); SGLang's copy,
+    // sgl-kernel/csrc/allreduce/quick_all_reduce.h.
+    CommKernelPattern{kCustomAllReduce, CT::kAllReduce, kBasePrefix, "allreduce_prototype",
+                      "quickreduce", -1, "vllm-project/vllm csrc/quickreduce/quick_reduce.h"},
     // SGLang sgl-kernel/csrc/allreduce/mscclpp_allreduce.cuh (sgl-project/sglang@013dc74e),
     // namespace sglang, over MSCCL++ channels: allreduce_1shotLL_1node, allreduce_1shotLL_2node.
     CommKernelPattern{kCustomAllReduce, CT::kAllReduce, kBasePrefix, "allreduce_1shot", "sglang",

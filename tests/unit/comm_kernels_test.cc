@@ -95,6 +95,13 @@ TEST(CommKernels, CustomAllReduce) {
   ExpectComm(
       "void trt_llm::oneShotAllReduceKernel<__nv_bfloat16, 8, true>(trt_llm::AllReduceParams)",
       CommFamily::kCustomAllReduce, CollectiveType::kAllReduce);
+  // vLLM's ROCm quick all-reduce (csrc/quickreduce/quick_reduce.h), demangled from its declaration.
+  ExpectComm(
+      "void quickreduce::allreduce_prototype_twoshot<quickreduce::AllReduceTwoshot<"
+      "__hip_bfloat16, quickreduce::CodecFP<__hip_bfloat16, 8> >, __hip_bfloat16>("
+      "__hip_bfloat16 const*, __hip_bfloat16*, unsigned int, unsigned int, int, unsigned "
+      "char**, unsigned int, unsigned int)",
+      CommFamily::kCustomAllReduce, CollectiveType::kAllReduce);
   // SGLang mscclpp_allreduce.cuh: the name as demangled from its declaration.
   ExpectComm(
       "void sglang::allreduce_1shotLL_1node<__nv_bfloat16>(mscclpp::MemoryChannelDeviceHandle*, "
