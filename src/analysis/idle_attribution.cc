@@ -2,21 +2,11 @@
 
 #include <algorithm>
 
+#include "analysis/idle_host_activity.h"
+
 namespace commdx::analysis {
 
 namespace {
-
-// Data-loading regions per host thread (index = RankTrace::threads index).
-std::vector<Intervals> DataRegionsByThread(const RankTrace& t) {
-  std::vector<std::vector<Interval>> raw(t.threads.size());
-  for (const HostOp& op : t.host_ops)
-    if ((op.flags & kHostFlagDataLoader) && op.thread < raw.size())
-      raw[op.thread].push_back({op.start_ns, op.end_ns});
-  std::vector<Intervals> out;
-  out.reserve(raw.size());
-  for (auto& r : raw) out.push_back(MergeIntervals(std::move(r)));
-  return out;
-}
 
 struct Drain {
   int32_t call = -1;      // index into RankTrace::runtime
@@ -60,17 +50,64 @@ class NextLaunch {
   std::vector<GpuOp>::const_iterator at_;
 };
 
-// Charges `rest` (the part of a gap that is not data loading) in time order: up to `budget_ns`
-// to the sync, the remainder to launch. Returns what the sync got.
-int64_t ChargeRest(const Intervals& rest, int64_t budget_ns, IdleParts& p) {
+// Moves the parts of `rest` that lie in `by` to `to`; `rest` keeps the others.
+void Take(Intervals& rest, const Intervals& by, Intervals& to) {
+  if (by.empty() || rest.empty()) return;
+  Intervals left;
+  for (const Interval& r : rest) {
+    const Intervals in = PartsIn(by, r.start, r.end);
+    if (in.empty()) {
+      left.push_back(r);
+      continue;
+    }
+    to.insert(to.end(), in.begin(), in.end());
+    for (const Interval& g : GapsIn(in, r.start, r.end)) left.push_back(g);
+  }
+  rest = std::move(left);
+}
+
+// Charges up to `budget_ns` of `rest` to the sync, in time order from its start; `rest` keeps
+// what is left. Returns what the sync got.
+int64_t ChargeSync(Intervals& rest, int64_t budget_ns, Intervals& to) {
   int64_t charged = 0;
+  Intervals left;
   for (const Interval& r : rest) {
     const int64_t take = std::clamp<int64_t>(budget_ns - charged, 0, r.end - r.start);
-    if (take > 0) p.sync.push_back({r.start, r.start + take});
-    if (r.start + take < r.end) p.launch.push_back({r.start + take, r.end});
+    if (take > 0) to.push_back({r.start, r.start + take});
+    if (r.start + take < r.end) left.push_back({r.start + take, r.end});
     charged += take;
   }
+  rest = std::move(left);
   return charged;
+}
+
+// Charges `rest` to the host-gap stretches it lies in (per stretch) and moves those parts.
+void ChargeHostGaps(Intervals& rest, HostActivity& host, IdleParts& p) {
+  if (host.stretch_spans.empty() || rest.empty()) return;
+  Intervals in;
+  Take(rest, host.stretch_spans, in);
+  for (const Interval& x : in) {
+    auto it = std::upper_bound(host.stretches.begin(), host.stretches.end(), x.start,
+                               [](int64_t ts, const HostGapCharge& s) { return ts < s.start_ns; });
+    if (it != host.stretches.begin()) (--it)->idle_ns += x.end - x.start;
+  }
+  p.host_gap.insert(p.host_gap.end(), in.begin(), in.end());
+}
+
+// Charges the launch idle `rest` to the top-level ops of the thread the GPU waited on that it
+// overlaps (by name), the remainder to name 0 (between ops).
+void ChargeLaunchOps(const Intervals& rest, const std::vector<TopOp>& ops,
+                     std::vector<int64_t>& by_name) {
+  for (const Interval& r : rest) {
+    int64_t inside = 0;
+    auto it = std::upper_bound(ops.begin(), ops.end(), r.start,
+                               [](int64_t ts, const TopOp& o) { return ts < o.end_ns; });
+    for (; it != ops.end() && it->start_ns < r.end; ++it) {
+      const int64_t o = std::min(r.end, it->end_ns) - std::max(r.start, it->start_ns);
+      if (o > 0) by_name[it->name] += o, inside += o;
+    }
+    by_name[0] += (r.end - r.start) - inside;
+  }
 }
 
 }  // namespace
@@ -81,8 +118,11 @@ IdleParts AttributeIdle(const RankTrace& t, const Intervals& busy) {
   const int64_t lo = std::min(t.first_ns, busy.front().start);
   const int64_t hi = std::max(t.last_ns, busy.back().end);
   const Intervals gaps = GapsIn(busy, lo, hi);
-  const std::vector<Intervals> regions = DataRegionsByThread(t);
+  HostActivity host = CollectHostActivity(t);
   const std::vector<Drain> drains = SyncsDrainingInto(t, gaps);
+  std::vector<int64_t> launch_by_name(t.names.size() + 1, 0);
+  static const Intervals kNone;
+  static const std::vector<TopOp> kNoOps;
   NextLaunch next_launch(t);
   for (size_t g = 0; g < gaps.size(); ++g) {
     const Interval gap = gaps[g];
@@ -91,15 +131,25 @@ IdleParts AttributeIdle(const RankTrace& t, const Intervals& busy) {
       p.queued.push_back(gap);
       continue;
     }
-    const int64_t thread = launch ? static_cast<int64_t>(launch->thread) : t.main_thread;
-    Intervals data;
-    if (thread >= 0 && static_cast<size_t>(thread) < regions.size())
-      data = PartsIn(regions[static_cast<size_t>(thread)], gap.start, gap.end);
-    p.data.insert(p.data.end(), data.begin(), data.end());
-    const int64_t charged = ChargeRest(GapsIn(data, gap.start, gap.end), drains[g].budget_ns, p);
+    const int64_t th = launch ? static_cast<int64_t>(launch->thread) : t.main_thread;
+    const bool known = th >= 0 && static_cast<size_t>(th) < t.threads.size();
+    const size_t thread = known ? static_cast<size_t>(th) : 0;
+    Intervals rest{gap};
+    Take(rest, host.capture, p.capture);
+    Take(rest, known ? host.data[thread] : kNone, p.data);
+    Take(rest, known ? host.alloc[thread] : kNone, p.alloc);
+    const int64_t charged = ChargeSync(rest, drains[g].budget_ns, p.sync);
     if (charged > 0) p.sync_charges.emplace_back(drains[g].call, charged);
+    ChargeHostGaps(rest, host, p);
+    ChargeLaunchOps(rest, known ? host.top_ops[thread] : kNoOps, launch_by_name);
+    p.launch.insert(p.launch.end(), rest.begin(), rest.end());
   }
   std::sort(p.sync_charges.begin(), p.sync_charges.end());
+  for (size_t n = 0; n < launch_by_name.size(); ++n)
+    if (launch_by_name[n] > 0)
+      p.launch_ops.emplace_back(static_cast<uint32_t>(n), launch_by_name[n]);
+  for (const HostGapCharge& s : host.stretches)
+    if (s.idle_ns > 0) p.host_gaps.push_back(s);
   return p;
 }
 

@@ -12,6 +12,7 @@
 #include "analysis/trace_arrival_skew.h"
 #include "analysis/trace_findings.h"
 #include "analysis/trace_host_sync.h"
+#include "analysis/trace_idle_causes.h"
 #include "analysis/trace_pattern.h"
 
 namespace commdx::analysis {
@@ -63,6 +64,10 @@ const std::vector<Analyzer>& Analyzers() {
       {"trace_launch_bound", "GPU idle while the CPU issues work", kTrace,
        OnTrace<&FindLaunchBound>},
       {"trace_data_stall", "GPU idle while the CPU loads data", kTrace, OnTrace<&FindDataStall>},
+      {"trace_allocator_churn", "GPU idle while the host is in the CUDA/HIP allocator", kTrace,
+       OnTrace<&FindAllocatorChurn>},
+      {"trace_host_gap", "GPU idle while the host is outside any profiled op", kTrace,
+       OnTrace<&FindHostGap>},
       {"trace_arrival_skew", "ranks late at collectives, who waits for whom", kTrace,
        OnTrace<&FindArrivalSkew>},
       {"trace_slow_bw", "collective bandwidth below what the link allows", kTrace,

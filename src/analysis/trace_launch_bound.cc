@@ -1,7 +1,8 @@
 // trace.launch_bound: the GPU sits idle waiting for the CPU to launch work — the `launch` part
 // of the one idle attribution (idle_attribution.h): not data loading, not idle created by a
-// host sync, and not gaps whose next GPU op had already been launched (queued behind another
-// stream or event; CUDA graphs). Fires at >= 20% of the step and >= 0.5 ms per step.
+// host sync or spent in allocator calls, not host time outside any profiled op (host_gap), not
+// CUDA-graph capture, and not gaps whose next GPU op had already been launched (queued behind
+// another stream or event; CUDA graphs). Fires at >= 20% of the step and >= 0.5 ms per step.
 #include <algorithm>
 #include <cstdio>
 
@@ -22,6 +23,40 @@ bool MultiRank(const TraceSet& set) {
   if (set.ranks.size() > 1) return true;
   return std::any_of(set.ranks.begin(), set.ranks.end(),
                      [](const RankTrace& t) { return t.world_size > 1; });
+}
+
+// The top-level CPU op of the launching thread most of the launch idle fell in, and the share
+// that fell between ops (idle_attribution.h).
+std::string WhereTheCpuWas(const RankTrace& t, const IdleParts& idle) {
+  int64_t total = 0, between = 0;
+  std::pair<uint32_t, int64_t> top{0, 0};
+  for (const auto& [name, ns] : idle.launch_ops) {
+    total += ns;
+    if (name == 0)
+      between = ns;
+    else if (ns > top.second)
+      top = {name, ns};
+  }
+  if (total <= 0) return "";
+  std::string s = StrFormat(" %.0f%% of it falls between CPU ops (Python, framework overhead)",
+                            100.0 * static_cast<double>(between) / static_cast<double>(total));
+  if (top.second > 0)
+    s += StrFormat("; the op holding the most is '%s' (%.0f%%)", t.names[top.first].c_str(),
+                   100.0 * static_cast<double>(top.second) / static_cast<double>(total));
+  return s + ".";
+}
+
+// Idle the other parts of the attribution explain, left out of this finding's saving.
+std::string NotCounted(const StepBreakdown& m) {
+  std::string s;
+  auto add = [&s](int64_t ns, const char* what) {
+    if (ns > 0)
+      s += (s.empty() ? "" : ", ") + FormatDurationNs(static_cast<double>(ns)) + " " + what;
+  };
+  add(m.idle_alloc_ns, "in allocator calls (trace.allocator_churn)");
+  add(m.idle_host_gap_ns, "in host time outside any profiled op (trace.host_gap)");
+  add(m.idle_capture_ns, "in CUDA-graph capture (kernels recorded, not run)");
+  return s.empty() ? "" : " Also not counted, per step: " + s + ".";
 }
 
 }  // namespace
@@ -58,10 +93,12 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
       t.rank, worst_ns / 1e6, static_cast<double>(m.total_ns()) / 1e6, per_step_launches,
       median_kernel / 1e3, MultiRank(set) ? " Other ranks then wait for it at collectives." : "");
   x.detail = buf;
+  x.detail += WhereTheCpuWas(t, f.timelines[worst].idle);
   if (m.idle_queued_ns > 0)
     x.detail += " Not counted: " + FormatDurationNs(static_cast<double>(m.idle_queued_ns)) +
                 " per step of idle whose next GPU work was already launched (waiting on "
                 "another stream or event, not on the CPU).";
+  x.detail += NotCounted(m);
   x.metrics = {{"gpu_idle_for_cpu_per_step", worst_ns, Unit::kNs},
                {"step_time", static_cast<double>(m.total_ns()), Unit::kNs},
                {"launches_per_step", per_step_launches, Unit::kCount},

@@ -26,7 +26,16 @@ StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64
   s.idle_data_ns = std::clamp<int64_t>(LengthIn(tl.idle.data, a, b), 0, idle);
   s.idle_host_ns = idle - s.idle_data_ns;
   s.idle_sync_ns = std::min(LengthIn(tl.idle.sync, a, b), s.idle_host_ns);
-  s.idle_queued_ns = std::min(LengthIn(tl.idle.queued, a, b), s.idle_host_ns - s.idle_sync_ns);
+  int64_t left = s.idle_host_ns - s.idle_sync_ns;
+  auto part = [&](const Intervals& x) {
+    const int64_t v = std::min(LengthIn(x, a, b), left);
+    left -= v;
+    return v;
+  };
+  s.idle_queued_ns = part(tl.idle.queued);
+  s.idle_alloc_ns = part(tl.idle.alloc);
+  s.idle_capture_ns = part(tl.idle.capture);
+  s.idle_host_gap_ns = part(tl.idle.host_gap);
   return s;
 }
 
@@ -59,6 +68,15 @@ std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
   return out;
 }
 
+std::vector<const StepBreakdown*> StepsOfMean(const std::vector<StepBreakdown>& steps, int trace) {
+  bool any_complete = false;
+  for (const auto& s : steps) any_complete |= s.trace == trace && !s.partial;
+  std::vector<const StepBreakdown*> out;
+  for (const auto& s : steps)
+    if (s.trace == trace && !(s.partial && any_complete)) out.push_back(&s);
+  return out;
+}
+
 StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace) {
   StepBreakdown m;
   m.trace = trace;
@@ -80,6 +98,9 @@ StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace) {
     m.idle_data_ns += s.idle_data_ns;
     m.idle_sync_ns += s.idle_sync_ns;
     m.idle_queued_ns += s.idle_queued_ns;
+    m.idle_alloc_ns += s.idle_alloc_ns;
+    m.idle_capture_ns += s.idle_capture_ns;
+    m.idle_host_gap_ns += s.idle_host_gap_ns;
   }
   m.step = n;
   if (n == 0) return m;
@@ -94,6 +115,9 @@ StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace) {
   m.idle_data_ns /= n;
   m.idle_sync_ns /= n;
   m.idle_queued_ns /= n;
+  m.idle_alloc_ns /= n;
+  m.idle_capture_ns /= n;
+  m.idle_host_gap_ns /= n;
   return m;
 }
 

@@ -6,9 +6,11 @@
 //                      waiting for a late peer (from the cross-rank match)
 //   other_gpu          only copies / sets running
 //   idle_data          nothing running, charged to data loading (idle_attribution.h)
-//   idle_host          nothing running otherwise; of it idle_sync was created by blocking syncs
-//                      and idle_queued had its next GPU work already launched (not the CPU's
-//                      doing); the rest, idle_launch(), is the GPU waiting for the CPU to launch
+//   idle_host          nothing running otherwise; of it idle_sync was created by blocking syncs,
+//                      idle_alloc by allocator calls, idle_capture lies in CUDA-graph capture,
+//                      idle_host_gap in host time outside any profiled op, and idle_queued had
+//                      its next GPU work already launched (not the CPU's doing); the rest,
+//                      idle_launch(), is the GPU waiting for the CPU to launch
 #pragma once
 
 #include <cstdint>
@@ -36,8 +38,11 @@ struct StepBreakdown {
   int64_t other_gpu_ns = 0;
   int64_t idle_host_ns = 0;
   int64_t idle_data_ns = 0;
-  int64_t idle_sync_ns = 0;    // part of idle_host_ns
-  int64_t idle_queued_ns = 0;  // part of idle_host_ns
+  int64_t idle_sync_ns = 0;      // part of idle_host_ns
+  int64_t idle_queued_ns = 0;    // part of idle_host_ns
+  int64_t idle_alloc_ns = 0;     // part of idle_host_ns
+  int64_t idle_capture_ns = 0;   // part of idle_host_ns
+  int64_t idle_host_gap_ns = 0;  // part of idle_host_ns
   // The window holds GPU work launched before the trace began (the tail of an earlier step), or
   // the trace cuts the step (Step::cut): its parts are distorted, and rank means leave it out
   // when other steps are complete.
@@ -45,7 +50,10 @@ struct StepBreakdown {
 
   int64_t total_ns() const { return end_ns - start_ns; }
   int64_t comm_ns() const { return comm_overlapped_ns + comm_exposed_ns; }
-  int64_t idle_launch_ns() const { return idle_host_ns - idle_sync_ns - idle_queued_ns; }
+  int64_t idle_launch_ns() const {
+    return idle_host_ns - idle_sync_ns - idle_queued_ns - idle_alloc_ns - idle_capture_ns -
+           idle_host_gap_ns;
+  }
 };
 
 StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64_t start_ns,
@@ -58,5 +66,7 @@ std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
 // Mean over the complete steps of one rank (trace index; all steps if none is complete);
 // step = number of steps averaged.
 StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace);
+// The steps that mean is taken over.
+std::vector<const StepBreakdown*> StepsOfMean(const std::vector<StepBreakdown>& steps, int trace);
 
 }  // namespace commdx::analysis

@@ -31,15 +31,32 @@ Intervals PartsIn(const Intervals& x, int64_t lo, int64_t hi);
 // Parts of [lo, hi) not covered by x.
 Intervals GapsIn(const Intervals& x, int64_t lo, int64_t hi);
 
+// One stretch of host time outside any profiled op that GPU idle was charged to.
+struct HostGapCharge {
+  int64_t start_ns = 0;  // the stretch on the host (may reach past the GPU gap)
+  int64_t end_ns = 0;
+  uint32_t before = 0;  // RankTrace::names index of the op that ended where it begins
+  uint32_t after = 0;   // ... and of the op that began where it ends
+  int64_t idle_ns = 0;  // GPU idle charged to it
+};
+
 // Where a rank's GPU idle goes (idle_attribution.h, docs/trace-metrics.md "GPU idle"): each
-// interval with no kernel, copy or set running is in exactly one of data, sync, launch, queued.
+// interval with no kernel, copy or set running is in exactly one of queued, capture, data,
+// alloc, sync, host_gap, launch.
 struct IdleParts {
-  Intervals data;    // the thread the GPU waited on was in a data-loading region
-  Intervals sync;    // created by a blocking sync: at most the time it blocked, after the drain
-  Intervals launch;  // waiting for the CPU to launch work (Python, launch overhead)
-  Intervals queued;  // the next GPU op had been launched before the gap: not waiting for the CPU
+  Intervals queued;    // the next GPU op had been launched before the gap: not waiting for the CPU
+  Intervals capture;   // inside a CUDA-graph capture: the kernels launched are recorded, not run
+  Intervals data;      // the thread the GPU waited on was in a data-loading region
+  Intervals alloc;     // ... was inside an allocator call (cudaMalloc, cudaFree, hipMalloc...)
+  Intervals sync;      // created by a blocking sync: at most the time it blocked, after the drain
+  Intervals host_gap;  // the host was inside no profiled op for >= kMinHostGapNs
+  Intervals launch;    // waiting for the CPU to launch work (CPU ops, Python between them)
   // Runtime-call index of each sync charged, with what it was charged (ns); sorted by call.
   std::vector<std::pair<int32_t, int64_t>> sync_charges;
+  // Launch idle per top-level CPU op of the thread the GPU waited on (RankTrace::names index;
+  // 0: between ops), sorted by name.
+  std::vector<std::pair<uint32_t, int64_t>> launch_ops;
+  std::vector<HostGapCharge> host_gaps;  // in time order
 };
 
 struct RankTimeline {

@@ -91,6 +91,9 @@ def main():
                          "commdx built without SQLite)")
     a = ap.parse_args()
     known = common.read_known("known_wrong.txt")
+    # Labels written before commdx had a finding that names the injected cause more exactly:
+    # `SCENARIO FINDING_ID why`; the meta.json files stay as the workload wrote them.
+    relabels = {k: v.partition(" ") for k, v in common.read_known("relabels.txt").items()}
     rows, metas = [], {}
     for name in sorted(os.listdir(a.examples)):
         folder = os.path.join(a.examples, name)
@@ -100,6 +103,8 @@ def main():
             if (meta.get("recorded_with") or {}).get("profiler") in a.skip_profiler:
                 print(f"{name}: left out (recorded with {meta['recorded_with']['profiler']})")
                 continue
+            if name in relabels:
+                meta["expected_finding"] = relabels[name][0]
             metas[name] = meta
     if not metas:
         print("no examples with meta.json found", file=sys.stderr)

@@ -88,33 +88,60 @@ std::string_view Unversioned(std::string_view n) {
 
 // Copies that return only when the copy is done (the CUDA runtime API's "API synchronization
 // behavior": the non-Async memcpy family), so the host waits for the GPU to reach them.
-bool IsSyncCopyName(std::string_view n) {
-  for (std::string_view s :
-       {"cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyPeer", "cudaMemcpyToSymbol",
-        "cudaMemcpyFromSymbol", "cudaMemcpyToArray", "cudaMemcpyFromArray", "cudaMemcpy2DToArray",
-        "cudaMemcpy2DFromArray", "cuMemcpy", "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyPeer",
-        "cuMemcpy2D", "cuMemcpy3D", "hipMemcpy", "hipMemcpyHtoD", "hipMemcpyDtoH",
-        "hipMemcpyPeer", "hipMemcpy2D", "hipMemcpyToSymbol", "hipMemcpyFromSymbol",
-        "hipMemcpyWithStream"})
-    if (n == s) return true;
-  return false;
-}
+constexpr std::string_view kSyncCopies[] = {"cudaMemcpy",
+                                            "cudaMemcpy2D",
+                                            "cudaMemcpy3D",
+                                            "cudaMemcpyPeer",
+                                            "cudaMemcpyToSymbol",
+                                            "cudaMemcpyFromSymbol",
+                                            "cudaMemcpyToArray",
+                                            "cudaMemcpyFromArray",
+                                            "cudaMemcpy2DToArray",
+                                            "cudaMemcpy2DFromArray",
+                                            "cuMemcpy",
+                                            "cuMemcpyHtoD",
+                                            "cuMemcpyDtoH",
+                                            "cuMemcpyPeer",
+                                            "cuMemcpy2D",
+                                            "cuMemcpy3D",
+                                            "hipMemcpy",
+                                            "hipMemcpyHtoD",
+                                            "hipMemcpyDtoH",
+                                            "hipMemcpyPeer",
+                                            "hipMemcpy2D",
+                                            "hipMemcpyToSymbol",
+                                            "hipMemcpyFromSymbol",
+                                            "hipMemcpyWithStream"};
 
 // The allocator's calls, stream-ordered ones (cudaMallocAsync, cudaFreeAsync) aside: they do
 // not block. PyTorch's caching allocator calls cudaMalloc on a cache miss, cudaFree from
 // empty_cache() or an allocation retry, cuMemCreate/cuMemMap/cuMemUnmap/cuMemRelease with
 // expandable segments, cudaHostAlloc/cudaFreeHost for pinned memory; ROCm builds the hip names.
-bool IsAllocName(std::string_view n) {
-  for (std::string_view s :
-       {"cudaMalloc", "cudaFree", "cudaMallocHost", "cudaFreeHost", "cudaHostAlloc",
-        "cudaMallocManaged", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray",
-        "cudaFreeArray", "cudaHostRegister", "cudaHostUnregister", "cuMemAlloc", "cuMemFree",
-        "cuMemAllocHost", "cuMemFreeHost", "cuMemHostAlloc", "cuMemAllocManaged",
-        "cuMemAllocPitch", "cuMemHostRegister", "cuMemHostUnregister", "cuMemCreate",
-        "cuMemRelease", "cuMemMap", "cuMemUnmap", "cuMemSetAccess", "cuMemAddressReserve",
-        "cuMemAddressFree", "hipMalloc", "hipFree", "hipHostMalloc", "hipHostFree",
-        "hipMallocManaged", "hipExtMallocWithFlags", "hipMallocPitch", "hipHostRegister",
-        "hipHostUnregister", "hipMemCreate", "hipMemRelease", "hipMemMap", "hipMemUnmap"})
+constexpr std::string_view kAllocCalls[] = {"cudaMalloc",          "cudaFree",
+                                            "cudaMallocHost",      "cudaFreeHost",
+                                            "cudaHostAlloc",       "cudaMallocManaged",
+                                            "cudaMallocPitch",     "cudaMalloc3D",
+                                            "cudaMallocArray",     "cudaFreeArray",
+                                            "cudaHostRegister",    "cudaHostUnregister",
+                                            "cuMemAlloc",          "cuMemFree",
+                                            "cuMemAllocHost",      "cuMemFreeHost",
+                                            "cuMemHostAlloc",      "cuMemAllocManaged",
+                                            "cuMemAllocPitch",     "cuMemHostRegister",
+                                            "cuMemHostUnregister", "cuMemCreate",
+                                            "cuMemRelease",        "cuMemMap",
+                                            "cuMemUnmap",          "cuMemSetAccess",
+                                            "cuMemAddressReserve", "cuMemAddressFree",
+                                            "hipMalloc",           "hipFree",
+                                            "hipHostMalloc",       "hipHostFree",
+                                            "hipMallocManaged",    "hipExtMallocWithFlags",
+                                            "hipMallocPitch",      "hipHostRegister",
+                                            "hipHostUnregister",   "hipMemCreate",
+                                            "hipMemRelease",       "hipMemMap",
+                                            "hipMemUnmap"};
+
+template <size_t N>
+bool OneOf(std::string_view n, const std::string_view (&names)[N]) {
+  for (std::string_view s : names)
     if (n == s) return true;
   return false;
 }
@@ -124,11 +151,10 @@ bool IsAllocName(std::string_view n) {
 uint8_t RuntimeFlags(std::string_view name) {
   uint8_t f = kHostFlagNone;
   const std::string_view n = Unversioned(name);
-  if (Contains(n, "Synchronize") || IsSyncCopyName(n) || n == "cudaStreamQuery_sync")
+  if (Contains(n, "Synchronize") || OneOf(n, kSyncCopies) || n == "cudaStreamQuery_sync")
     f |= kHostFlagSync;
-  if (IsAllocName(n)) f |= kHostFlagAlloc;
-  if (Contains(n, "StreamBeginCapture") || Contains(n, "StreamEndCapture"))
-    f |= kHostFlagCapture;
+  if (OneOf(n, kAllocCalls)) f |= kHostFlagAlloc;
+  if (Contains(n, "StreamBeginCapture") || Contains(n, "StreamEndCapture")) f |= kHostFlagCapture;
   if (Contains(n, "Launch") || Contains(n, "Memcpy") || Contains(n, "Memset") ||
       Contains(n, "GraphLaunch"))
     f |= kHostFlagLaunch;
