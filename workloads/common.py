@@ -69,6 +69,10 @@ def build_parser(workload):
                         "profiler: cudaProfilerStart/Stop around them (for `nsys profile "
                         "--capture-range=cudaProfilerApi`), emit_nvtx, and each step in a plain "
                         "NVTX range 'train_step'")
+    p.add_argument("--profile-style", choices=("sched", "plain"), default="sched",
+                   help="sched: a profiler schedule and prof.step() (ProfilerStep#N marks); "
+                        "plain: `with profile():` around prof-warmup + prof-active steps, each "
+                        "in the user's own record_function('iteration_N')")
     p.add_argument("--tiny", action="store_true",
                    help="tiny model for a CPU/gloo smoke test")
     return p
@@ -333,6 +337,9 @@ class Run:
         t0 = time.perf_counter()
         if a.nsys:
             self._record_for_nsys(step_fn, base, a.prof_active)
+        elif a.profile_style == "plain":
+            self._record_plain(step_fn, base, a.prof_warmup + a.prof_active, activities,
+                               on_ready)
         else:
             self._record_with_profiler(step_fn, base, n_prof, activities, on_ready)
         self.sync()
@@ -354,10 +361,12 @@ class Run:
             "max_ms": max(t) if t else None,
             "warmup_step_ms": info["warmup_ms"],
             "profiled_phase": {
-                "steps": n_prof,
+                "steps": (a.prof_warmup + a.prof_active if a.profile_style == "plain"
+                          and not a.nsys else n_prof),
                 "schedule": {"wait": a.prof_wait, "warmup": a.prof_warmup,
                              "active": a.prof_active},
                 "total_ms_including_export": info["profiled_total_ms"],
+                "style": "nsys" if a.nsys else a.profile_style,
                 "note": "no synchronisation at step boundaries while profiling",
             },
         }
@@ -381,6 +390,15 @@ class Run:
             for i in range(n_prof):
                 step_fn(base + i)
                 prof.step()
+
+    def _record_plain(self, step_fn, base, n_steps, activities, on_ready):
+        """A plain `with profile():` around the loop, marked the way users mark theirs."""
+        with profile(activities=activities, record_shapes=False, with_stack=False,
+                     profile_memory=False) as prof:
+            for i in range(n_steps):
+                with record_function(f"iteration_{i}"):
+                    step_fn(base + i)
+        on_ready(prof)
 
     def _record_for_nsys(self, step_fn, base, n_steps):
         """The steps an Nsight Systems capture range holds, marked as NVIDIA's guides do."""
@@ -418,7 +436,13 @@ class Run:
             "mandatory_env": MANDATORY_ENV,
             "wall_s": time.time() - self.t_start,
             "status": "ok",
+            "recorded_with": {"profiler": "nsys" if a.nsys else "kineto",
+                              "marks": "train_step" if a.nsys else (
+                                  "iter" if a.profile_style == "plain" else "sched")},
         }
+        if os.environ.get("NCCL_HOSTID", "").startswith("commdx-node"):
+            meta["two_ranks_one_gpu"] = ("workloads/as_node.sh: each rank on GPU 0 with its own "
+                                         "NCCL_HOSTID, joined by NCCL sockets")
         self._dump("meta.json", meta)
 
     def close(self):
