@@ -59,7 +59,10 @@ def main():
     pad = 4096 * world
     n_pad = (n + pad - 1) // pad * pad
     opt = torch.optim.AdamW(params, lr=1e-4, fused=True)
+    backend = os.environ.get("SYMM_MEM_BACKEND", "CUDA")  # NVSHMEM needs distinct GPUs
     try:
+        if hasattr(symm_mem, "set_backend"):
+            symm_mem.set_backend(backend)
         enable = getattr(symm_mem, "enable_symm_mem_for_group", None)
         if enable is not None:
             enable(group_name)
@@ -117,6 +120,7 @@ def main():
                             "one_shot_all_reduce; no NCCL kernel in the step. Two ranks share "
                             "GPU 0 and take turns on it",
                 "expected_finding": None, "expected_rank": None,
+                "symm_mem_backend": backend,
                 "recorded_with": {"profiler": "kineto",
                                   "marks": "sched" if a.record == "sched" else "iter"},
                 "world_size": world, "profiled_steps": a.steps, "timed_step_ms": timed,
