@@ -284,6 +284,56 @@ TEST(HangWording, FlightRecorderAnalyzerBadInput) {
   EXPECT_FALSE(ingest::SniffFrAnalysis("Epoch 1: loss 0.3\nNot all ranks were happy\n"));
 }
 
+// No public output of the analyzer's "has errors" branch was found and the device machine was
+// not lent, so these lines are what PyTorch 2.11's components/types.py prints for one, field by
+// field (EntryState.log; MatchInfo.__str__ = "Error type: {state.name}, {culprit}"; the detail
+// strings of Op.match), not a capture.
+TEST(HangWording, FlightRecorderAnalyzerCulprits) {
+  const std::string head =
+      "Collective sequence number: 8 has errors\ninternal record id: 7\ngroup info: "
+      "0:default_pg\ncollective: nccl:all_reduce\ninput sizes: [[1048576]]\noutput sizes: "
+      "[[1048576]]\nworld size: 2\nexpected ranks: {0, 1}\ncollective state: scheduled\n";
+  FileText type{"type.txt", head + "error msg: Culprit rank 1; Error type: "
+                                   "COLLECTIVE_TYPE_MISMATCH, Expected collective type: "
+                                   "'all_reduce' does not match found collective type: "
+                                   "'_all_gather_base'\ncollective stack trace: \n"};
+  Job t;
+  ASSERT_TRUE(ingest::ParseFrAnalysis(type, t).has_value());
+  ASSERT_EQ(t.job_log.fr_analysis.size(), 1u);
+  ASSERT_EQ(t.job_log.fr_analysis[0].culprits.size(), 1u);
+  EXPECT_EQ(t.job_log.fr_analysis[0].culprits[0].rank, 1);
+  EXPECT_EQ(t.job_log.fr_analysis[0].culprits[0].error_type, "COLLECTIVE_TYPE_MISMATCH");
+  auto tf = FindFrAnalysisHang(t, {});
+  ASSERT_EQ(tf.size(), 1u);
+  EXPECT_EQ(tf[0].id, "hang.desync");
+  EXPECT_EQ(tf[0].rank, 1);
+  EXPECT_TRUE(Has(tf[0].title, "culprit rank 1, COLLECTIVE_TYPE_MISMATCH")) << tf[0].title;
+  EXPECT_TRUE(Has(tf[0].title, "#8")) << tf[0].title;
+  EXPECT_TRUE(Has(tf[0].detail, "'_all_gather_base'")) << tf[0].detail;
+
+  // A state mismatch: the analyzer's culprit is ahead (completed); the rank it started from,
+  // still scheduled, is behind. With the culprit behind, the culprit is named.
+  FileText ahead{"state.txt", head + "error msg: Culprit rank 1; Error type: "
+                                     "COLLECTIVE_STATE_MISMATCH, Expected state: 'scheduled' "
+                                     "does not match found state: 'completed'\n"};
+  Job a;
+  ASSERT_TRUE(ingest::ParseFrAnalysis(ahead, a).has_value());
+  auto af = FindFrAnalysisHang(a, {});
+  ASSERT_EQ(af.size(), 1u);
+  EXPECT_EQ(af[0].id, "hang.rank_behind");
+  EXPECT_FALSE(af[0].rank.has_value());
+  EXPECT_TRUE(Has(af[0].detail, "rank 1, is ahead (completed)")) << af[0].detail;
+  FileText behind{"state2.txt", head + "error msg: Culprit rank 1; Error type: "
+                                       "COLLECTIVE_STATE_MISMATCH, Expected state: 'started' "
+                                       "does not match found state: 'scheduled'\n"};
+  Job b;
+  ASSERT_TRUE(ingest::ParseFrAnalysis(behind, b).has_value());
+  auto bf = FindFrAnalysisHang(b, {});
+  ASSERT_EQ(bf.size(), 1u);
+  EXPECT_EQ(bf[0].rank, 1);
+  EXPECT_TRUE(Has(bf[0].detail, "Rank 1 is behind")) << bf[0].detail;
+}
+
 // No -1 (a "not printed" sentinel) in any of the four renderings of any hang input here, and
 // every one of them is a hang.
 TEST(HangWording, NoSentinelInAnyRendering) {
