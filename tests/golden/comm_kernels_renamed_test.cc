@@ -6,7 +6,8 @@
 // all-reduce and rename record_param_comms to a plain CPU op, as a job using those libraries
 // records them: no process group, no Seq, no size. The kernels' times are untouched, so the step
 // breakdown, the waiting and the root cause must be the same as NCCL's; a name outside the table
-// (the control) is compute, and the straggler goes unseen.
+// (the control) is compute, and the straggler goes unseen. examples/alltoall_healthy, its
+// all-to-all renamed to DeepEP's dispatch, does the same with two families in one trace.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/analysis_input.h"
@@ -27,7 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kExample = std::string(COMMDX_SOURCE_DIR) + "/examples/ddp_straggler/";
 constexpr const char* kNcclKernel =
     "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 
@@ -62,74 +63,58 @@ std::string ReplaceAll(std::string s, const std::string& from, const std::string
   return s;
 }
 
-class RenamedAllReduce : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    for (int r = 0; r < 2; ++r) {
-      std::string path = kExample + "trace_rank" + std::to_string(r) + ".json.gz";
-      auto text = ReadFile(path);
-      ASSERT_TRUE(text) << text.error().ToString();
-      originals_.push_back(text->data);
-      files_.push_back(path);
-    }
-    nccl_ = new Seen(Diagnose(files_));
+using Renames = std::vector<std::pair<std::string, std::string>>;
+
+// examples/<example>'s two traces, or with `renames` applied, written to a temporary folder.
+Seen DiagnoseExample(const std::string& example, const Renames& renames) {
+  const std::string dir_in = std::string(COMMDX_SOURCE_DIR) + "/examples/" + example + "/";
+  std::vector<std::string> files;
+  for (int r = 0; r < 2; ++r)
+    files.push_back(dir_in + "trace_rank" + std::to_string(r) + ".json.gz");
+  if (renames.empty()) return Diagnose(files);
+  static int n = 0;
+  fs::path dir = fs::temp_directory_path() /
+                 ("commdx_renamed_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+  fs::create_directories(dir);
+  for (std::string& f : files) {
+    auto text = ReadFile(f);
+    EXPECT_TRUE(text) << text.error().ToString();
+    if (!text) return {};
+    std::string s = text->data;
+    for (const auto& [from, to] : renames) s = ReplaceAll(s, from, to);
+    f = (dir / fs::path(f).stem()).string();  // trace_rankN.json
+    std::ofstream(f) << s;
   }
-  static void TearDownTestSuite() {
-    delete nccl_;
-    nccl_ = nullptr;
-  }
-
-  // The capture with the NCCL kernel named `kernel` and no record_param_comms.
-  Seen Variant(const std::string& kernel) {
-    fs::path dir = fs::temp_directory_path() /
-                   ("commdx_renamed_" + std::to_string(::getpid()) + "_" + std::to_string(n_++));
-    fs::create_directories(dir);
-    std::vector<std::string> files;
-    for (size_t r = 0; r < originals_.size(); ++r) {
-      std::string text = ReplaceAll(originals_[r], kNcclKernel, kernel);
-      text = ReplaceAll(text, "\"record_param_comms\"", "\"_C_custom_ar::all_reduce\"");
-      files.push_back((dir / ("trace_rank" + std::to_string(r) + ".json")).string());
-      std::ofstream(files.back()) << text;
-    }
-    Seen s = Diagnose(files);
-    fs::remove_all(dir);
-    return s;
-  }
-
-  static void ExpectSameDiagnosis(const Seen& v, const std::string& kernel) {
-    SCOPED_TRACE(kernel);
-    EXPECT_EQ(v.comm_kernels, nccl_->comm_kernels);
-    EXPECT_EQ(v.root_cause, nccl_->root_cause);
-    // Findings that need the message size (bandwidth, bucket size) may go: the size is unknown.
-    EXPECT_TRUE(v.findings.count(nccl_->root_cause)) << nccl_->root_cause;
-    ASSERT_EQ(v.means.size(), nccl_->means.size());
-    for (size_t i = 0; i < v.means.size(); ++i) {
-      EXPECT_EQ(v.means[i].comm_exposed_ns, nccl_->means[i].comm_exposed_ns) << "rank " << i;
-      EXPECT_EQ(v.means[i].comm_overlapped_ns, nccl_->means[i].comm_overlapped_ns) << i;
-      EXPECT_EQ(v.means[i].comm_exposed_wait_ns, nccl_->means[i].comm_exposed_wait_ns) << i;
-      EXPECT_EQ(v.means[i].compute_ns, nccl_->means[i].compute_ns) << i;
-    }
-  }
-
-  static std::vector<std::string> originals_;
-  static std::vector<std::string> files_;
-  static Seen* nccl_;
-  int n_ = 0;
-};
-
-std::vector<std::string> RenamedAllReduce::originals_;
-std::vector<std::string> RenamedAllReduce::files_;
-Seen* RenamedAllReduce::nccl_ = nullptr;
-
-TEST_F(RenamedAllReduce, TheNcclCaptureShowsTheStraggler) {
-  // examples/ddp_straggler/meta.json: expected_finding trace.arrival_skew, expected_rank 1.
-  EXPECT_EQ(nccl_->root_cause, "trace.arrival_skew");
-  ASSERT_EQ(nccl_->means.size(), 2u);
-  EXPECT_GT(nccl_->means[0].comm_exposed_wait_ns, 20'000'000);  // rank 0 waits ~26 ms a step
-  EXPECT_GT(nccl_->comm_kernels, 80u);
+  Seen seen = Diagnose(files);
+  fs::remove_all(dir);
+  return seen;
 }
 
-TEST_F(RenamedAllReduce, EveryAllReduceFamilyGivesTheSameDiagnosis) {
+void ExpectSameDiagnosis(const Seen& v, const Seen& nccl) {
+  EXPECT_EQ(v.comm_kernels, nccl.comm_kernels);
+  EXPECT_EQ(v.root_cause, nccl.root_cause);
+  // Findings that need the message size (bandwidth, bucket size) may go: the size is unknown.
+  EXPECT_TRUE(nccl.root_cause.empty() || v.findings.count(nccl.root_cause)) << nccl.root_cause;
+  ASSERT_EQ(v.means.size(), nccl.means.size());
+  for (size_t i = 0; i < v.means.size(); ++i) {
+    EXPECT_EQ(v.means[i].comm_exposed_ns, nccl.means[i].comm_exposed_ns) << "rank " << i;
+    EXPECT_EQ(v.means[i].comm_overlapped_ns, nccl.means[i].comm_overlapped_ns) << i;
+    EXPECT_EQ(v.means[i].comm_exposed_wait_ns, nccl.means[i].comm_exposed_wait_ns) << i;
+    EXPECT_EQ(v.means[i].compute_ns, nccl.means[i].compute_ns) << i;
+  }
+}
+
+// As a job using these libraries records them: the op around the kernel is no
+// record_param_comms, so there is no process group, Seq or size.
+constexpr const char* kNoArgs = "\"_C_custom_ar::all_reduce\"";
+
+TEST(RenamedAllReduce, EveryAllReduceFamilyGivesTheSameDiagnosis) {
+  const Seen nccl = DiagnoseExample("ddp_straggler", {});
+  // examples/ddp_straggler/meta.json: expected_finding trace.arrival_skew, expected_rank 1.
+  EXPECT_EQ(nccl.root_cause, "trace.arrival_skew");
+  ASSERT_EQ(nccl.means.size(), 2u);
+  EXPECT_GT(nccl.means[0].comm_exposed_wait_ns, 20'000'000);  // rank 0 waits ~26 ms a step
+  EXPECT_GT(nccl.comm_kernels, 80u);
   for (const std::string kernel : {
            "void (anonymous namespace)::two_shot_all_reduce_kernel_inplace<float, 16, 2>(float**, "
            "unsigned long, unsigned long, unsigned int**, unsigned long, unsigned long)",
@@ -140,16 +125,38 @@ TEST_F(RenamedAllReduce, EveryAllReduceFamilyGivesTheSameDiagnosis) {
            "void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<("
            "flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)0, float, 2, false, "
            "false>(flashinfer::trtllm_allreduce_fusion::AllReduceFusionParams<float>)",
-       })
-    ExpectSameDiagnosis(Variant(kernel), kernel);
+       }) {
+    SCOPED_TRACE(kernel);
+    ExpectSameDiagnosis(DiagnoseExample("ddp_straggler", {{kNcclKernel, kernel},
+                                                          {"\"record_param_comms\"", kNoArgs}}),
+                        nccl);
+  }
 }
 
-TEST_F(RenamedAllReduce, ANameOutsideTheTableIsCompute) {
-  Seen v = Variant("void vllm::not_a_collective<float, 2>(float*, int)");
+TEST(RenamedAllReduce, ANameOutsideTheTableIsCompute) {
+  Seen v = DiagnoseExample("ddp_straggler",
+                           {{kNcclKernel, "void vllm::not_a_collective<float, 2>(float*, int)"},
+                            {"\"record_param_comms\"", kNoArgs}});
   EXPECT_EQ(v.comm_kernels, 0u);
   ASSERT_EQ(v.means.size(), 2u);
   EXPECT_EQ(v.means[0].comm_exposed_ns, 0);
   EXPECT_NE(v.root_cause, "trace.arrival_skew");
+}
+
+// examples/alltoall_healthy (an MoE-style loop: all-to-all as ncclDevKernel_SendRecv beside a
+// gradient all-reduce) with its all-to-all kernels renamed to DeepEP's dispatch: two families in
+// one trace, NCCL's matched by group and Seq, DeepEP's by order in the step.
+TEST(RenamedAllReduce, DeepEpBesideNcclGivesTheSameDiagnosis) {
+  const Seen nccl = DiagnoseExample("alltoall_healthy", {});
+  ASSERT_EQ(nccl.means.size(), 2u);
+  EXPECT_GT(nccl.means[1].comm_exposed_wait_ns, 20'000'000);  // rank 1 waits for rank 0
+  ExpectSameDiagnosis(
+      DiagnoseExample("alltoall_healthy",
+                      {{"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
+                        "void deep_ep::intranode::dispatch<2, 768, 8192>(int4*, float*, int*, "
+                        "long*, float*, int*, int*, int*, int*, int, int)"},
+                       {"\"record_param_comms\"", "\"deep_ep::Buffer::dispatch\""}}),
+      nccl);
 }
 
 }  // namespace
