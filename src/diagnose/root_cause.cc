@@ -23,8 +23,13 @@ namespace {
 
 // A measured cause explains a symptom when it saves at least this share of the symptom's cost.
 constexpr double kAccountsFor = 0.5;
-// An info-level finding competes for the root only when it saves at least this share of a step.
+// An info-level finding competes for the root only when it saves at least this share of a step
+// and its saving is a measurement, not a bound (an upper bound has a confidence under this).
 constexpr double kInfoRootShare = 0.2;
+constexpr double kInfoRootConfidence = 0.35;
+// A priced finding whose fix would give back less than this share of its step is listed, not
+// named the root cause: a 0.1 ms sync in a 250 ms step is not why the step is slow.
+constexpr double kMinRootShare = 0.02;
 // "Most of the loss": the root's saving against the sum over the findings nothing explains.
 constexpr double kMostOfLoss = 0.5;
 
@@ -109,8 +114,11 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
   // real share of a step (a late rank whose reason is unclear still costs the others).
   auto eligible = [&](const Finding& f) {
     if (!considered(f) || IsContext(f.id)) return false;
+    const bool priced = f.saving_ns_per_step && f.step_ns && *f.step_ns > 0;
+    if (priced && Saving(f) < kMinRootShare * *f.step_ns) return false;
     if (f.severity != Severity::kInfo) return true;
-    return f.step_ns && *f.step_ns > 0 && Saving(f) >= kInfoRootShare * *f.step_ns;
+    return priced && Saving(f) >= kInfoRootShare * *f.step_ns &&
+           f.confidence >= kInfoRootConfidence;
   };
   std::vector<Candidate> all;
   std::vector<bool> explained(v.size(), false);
