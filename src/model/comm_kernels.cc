@@ -82,6 +82,28 @@ constexpr std::array kTable = {
                       "nvshmem_extension", -1,
                       "pytorch/pytorch c10d/symm_mem/nvshmem_extension.cu"},
 
+    // NVSHMEM's own collectives on a stream (nvshmemx_*_on_stream; PyTorch's nvshmem_all_to_all
+    // and nvshmem_broadcast call them), NVIDIA/nvshmem
+    // src/include/internal/non_abi/nvshmemi_h_to_d_coll_defs.cuh (@fa00d066), no namespace.
+    CommKernelPattern{kNvshmem, CT::kAllToAll, kBaseExact, "alltoall_on_stream_kernel", "", -1,
+                      "NVIDIA/nvshmem internal/non_abi/nvshmemi_h_to_d_coll_defs.cuh"},
+    CommKernelPattern{kNvshmem, CT::kBroadcast, kBaseExact, "broadcast_on_stream_kernel", "", -1,
+                      "NVIDIA/nvshmem internal/non_abi/nvshmemi_h_to_d_coll_defs.cuh"},
+    CommKernelPattern{kNvshmem, CT::kAllGather, kBaseExact, "fcollect_on_stream_kernel", "", -1,
+                      "NVIDIA/nvshmem internal/non_abi/nvshmemi_h_to_d_coll_defs.cuh"},
+    CommKernelPattern{kNvshmem, CT::kAllReduce, kBaseExact, "rdxn_on_stream_kernel", "", -1,
+                      "NVIDIA/nvshmem internal/non_abi/nvshmemi_h_to_d_coll_defs.cuh"},
+    CommKernelPattern{kNvshmem, CT::kReduceScatter, kBaseExact, "reducescatter_on_stream_kernel",
+                      "", -1, "NVIDIA/nvshmem internal/non_abi/nvshmemi_h_to_d_coll_defs.cuh"},
+    // barrier_on_stream_kernel, _warp, _block, _threadgroup; sync_on_stream_kernel...;
+    // sync_all_on_stream_kernel...
+    CommKernelPattern{kNvshmem, CT::kBarrier, kBasePrefix, "barrier_on_stream_kernel", "", -1,
+                      "NVIDIA/nvshmem internal/non_abi/nvshmemi_h_to_d_coll_defs.cuh"},
+    CommKernelPattern{kNvshmem, CT::kBarrier, kBasePrefix, "sync_on_stream_kernel", "", -1,
+                      "NVIDIA/nvshmem internal/non_abi/nvshmemi_h_to_d_coll_defs.cuh"},
+    CommKernelPattern{kNvshmem, CT::kBarrier, kBasePrefix, "sync_all_on_stream_kernel", "", -1,
+                      "NVIDIA/nvshmem internal/non_abi/nvshmemi_h_to_d_coll_defs.cuh"},
+
     // DeepEP csrc/kernels/intranode.cu, internode.cu, internode_ll.cu (deepseek-ai/DeepEP@79bbb546,
     // namespaces deep_ep::intranode, deep_ep::internode, deep_ep::internode_ll) and
     // csrc/kernels/legacy/ (@dd758caf, deep_ep::legacy::...): dispatch and combine move tokens

@@ -125,6 +125,17 @@ TEST(CommKernels, Nvshmem) {
       "void c10d::nvshmem_extension::exchangeSplitAndOffset_2d<true>(long*, long*, int, "
       "int, int, unsigned long, bool)",
       CommFamily::kNvshmem, CollectiveType::kAllToAll);
+  // NVSHMEM's on-stream collectives (nvshmemi_h_to_d_coll_defs.cuh), demangled from their
+  // declarations (nvshmem_team_t is an int).
+  ExpectComm("void alltoall_on_stream_kernel<float>(int, float*, float const*, unsigned long)",
+             CommFamily::kNvshmem, CollectiveType::kAllToAll);
+  ExpectComm(
+      "void rdxn_on_stream_kernel<float, (rdxn_ops)4>(int, float*, float const*, unsigned "
+      "long)",
+      CommFamily::kNvshmem, CollectiveType::kAllReduce);
+  ExpectComm("sync_all_on_stream_kernel_block()", CommFamily::kNvshmem, CollectiveType::kBarrier);
+  ExpectComm("void barrier_on_stream_kernel_threadgroup<(threadgroup_t)2>(int, int)",
+             CommFamily::kNvshmem, CollectiveType::kBarrier);
   // The same function name elsewhere is not NVSHMEM's.
   ExpectCompute("comms::pipes::allToAllvKernel(void*, void const*, int)");
 }
@@ -204,7 +215,7 @@ TEST(CommKernels, TableIsDocumented) {
     }
     EXPECT_NE(doc.find(CommFamilyName(p.family)), std::string::npos) << p.base;
   }
-  EXPECT_EQ(families.size(), 5u);
+  EXPECT_EQ(families.size(), 5u);  // nccl, symm_mem, custom_allreduce, nvshmem, deepep
 }
 
 }  // namespace
