@@ -53,6 +53,10 @@ class NextLaunch {
 // Moves the parts of `rest` that lie in `by` to `to`; `rest` keeps the others.
 void Take(Intervals& rest, const Intervals& by, Intervals& to) {
   if (by.empty() || rest.empty()) return;
+  // Most gaps meet none of `by`: one binary search says so without building anything.
+  auto first = std::upper_bound(by.begin(), by.end(), rest.front().start,
+                                [](int64_t ts, const Interval& x) { return ts < x.end; });
+  if (first == by.end() || first->start >= rest.back().end) return;
   Intervals left;
   for (const Interval& r : rest) {
     const Intervals in = PartsIn(by, r.start, r.end);
@@ -69,6 +73,7 @@ void Take(Intervals& rest, const Intervals& by, Intervals& to) {
 // Charges up to `budget_ns` of `rest` to the sync, in time order from its start; `rest` keeps
 // what is left. Returns what the sync got.
 int64_t ChargeSync(Intervals& rest, int64_t budget_ns, Intervals& to) {
+  if (budget_ns <= 0) return 0;
   int64_t charged = 0;
   Intervals left;
   for (const Interval& r : rest) {
@@ -95,20 +100,39 @@ void ChargeHostGaps(Intervals& rest, HostActivity& host, IdleParts& p) {
 }
 
 // Charges the launch idle `rest` to the top-level ops of the thread the GPU waited on that it
-// overlaps (by name), the remainder to name 0 (between ops).
-void ChargeLaunchOps(const Intervals& rest, const std::vector<TopOp>& ops,
-                     std::vector<int64_t>& by_name) {
-  for (const Interval& r : rest) {
-    int64_t inside = 0;
-    auto it = std::upper_bound(ops.begin(), ops.end(), r.start,
-                               [](int64_t ts, const TopOp& o) { return ts < o.end_ns; });
-    for (; it != ops.end() && it->start_ns < r.end; ++it) {
-      const int64_t o = std::min(r.end, it->end_ns) - std::max(r.start, it->start_ns);
-      if (o > 0) by_name[it->name] += o, inside += o;
+// overlaps (by name), the remainder to name 0 (between ops). Gaps come in time order, so a
+// cursor per thread walks its ops once (a binary search per gap missed the cache).
+class LaunchOps {
+ public:
+  LaunchOps(const RankTrace& t, const std::vector<std::vector<TopOp>>& ops)
+      : ops_(ops), at_(ops.size(), 0), by_name_(t.names.size() + 1, 0) {}
+  void Charge(const Intervals& rest, size_t thread, bool known) {
+    for (const Interval& r : rest) {
+      int64_t inside = 0;
+      if (known) {
+        const std::vector<TopOp>& ops = ops_[thread];
+        size_t& i = at_[thread];
+        while (i < ops.size() && ops[i].end_ns <= r.start) ++i;
+        for (size_t k = i; k < ops.size() && ops[k].start_ns < r.end; ++k) {
+          const int64_t o = std::min(r.end, ops[k].end_ns) - std::max(r.start, ops[k].start_ns);
+          if (o > 0) by_name_[ops[k].name] += o, inside += o;
+        }
+      }
+      by_name_[0] += (r.end - r.start) - inside;
     }
-    by_name[0] += (r.end - r.start) - inside;
   }
-}
+  std::vector<std::pair<uint32_t, int64_t>> ByName() const {
+    std::vector<std::pair<uint32_t, int64_t>> out;
+    for (size_t n = 0; n < by_name_.size(); ++n)
+      if (by_name_[n] > 0) out.emplace_back(static_cast<uint32_t>(n), by_name_[n]);
+    return out;
+  }
+
+ private:
+  const std::vector<std::vector<TopOp>>& ops_;
+  std::vector<size_t> at_;
+  std::vector<int64_t> by_name_;
+};
 
 }  // namespace
 
@@ -120,10 +144,10 @@ IdleParts AttributeIdle(const RankTrace& t, const Intervals& busy) {
   const Intervals gaps = GapsIn(busy, lo, hi);
   HostActivity host = CollectHostActivity(t);
   const std::vector<Drain> drains = SyncsDrainingInto(t, gaps);
-  std::vector<int64_t> launch_by_name(t.names.size() + 1, 0);
+  LaunchOps launch_ops(t, host.top_ops);
   static const Intervals kNone;
-  static const std::vector<TopOp> kNoOps;
   NextLaunch next_launch(t);
+  Intervals rest;
   for (size_t g = 0; g < gaps.size(); ++g) {
     const Interval gap = gaps[g];
     const RuntimeCall* launch = next_launch.At(gap.end);
@@ -134,20 +158,18 @@ IdleParts AttributeIdle(const RankTrace& t, const Intervals& busy) {
     const int64_t th = launch ? static_cast<int64_t>(launch->thread) : t.main_thread;
     const bool known = th >= 0 && static_cast<size_t>(th) < t.threads.size();
     const size_t thread = known ? static_cast<size_t>(th) : 0;
-    Intervals rest{gap};
+    rest.assign(1, gap);
     Take(rest, host.capture, p.capture);
     Take(rest, known ? host.data[thread] : kNone, p.data);
     Take(rest, known ? host.alloc[thread] : kNone, p.alloc);
     const int64_t charged = ChargeSync(rest, drains[g].budget_ns, p.sync);
     if (charged > 0) p.sync_charges.emplace_back(drains[g].call, charged);
     ChargeHostGaps(rest, host, p);
-    ChargeLaunchOps(rest, known ? host.top_ops[thread] : kNoOps, launch_by_name);
+    launch_ops.Charge(rest, thread, known);
     p.launch.insert(p.launch.end(), rest.begin(), rest.end());
   }
   std::sort(p.sync_charges.begin(), p.sync_charges.end());
-  for (size_t n = 0; n < launch_by_name.size(); ++n)
-    if (launch_by_name[n] > 0)
-      p.launch_ops.emplace_back(static_cast<uint32_t>(n), launch_by_name[n]);
+  p.launch_ops = launch_ops.ByName();
   for (const HostGapCharge& s : host.stretches)
     if (s.idle_ns > 0) p.host_gaps.push_back(s);
   return p;

@@ -19,81 +19,84 @@ class StepMarks {
               [](const Interval& a, const Interval& b) { return a.start < b.start; });
   }
   const std::vector<Interval>& spans() const { return spans_; }
-  bool Is(const HostOp& op) const {
+  // Asked for ops in start order, so a cursor walks the marks once.
+  bool Is(const HostOp& op) {
     if (op.flags & kHostFlagStep) return true;
-    auto it = std::lower_bound(spans_.begin(), spans_.end(), op.start_ns,
-                               [](const Interval& x, int64_t ts) { return x.start < ts; });
-    return it != spans_.end() && it->start == op.start_ns && it->end == op.end_ns &&
-           static_cast<int32_t>(op.thread) == t_.main_thread;
+    if (static_cast<int32_t>(op.thread) != t_.main_thread) return false;
+    while (at_ < spans_.size() && spans_[at_].start < op.start_ns) ++at_;
+    return at_ < spans_.size() && spans_[at_].start == op.start_ns && spans_[at_].end == op.end_ns;
   }
 
  private:
   const RankTrace& t_;
   std::vector<Interval> spans_;
+  size_t at_ = 0;
 };
 
-// cudaStreamBeginCapture ... cudaStreamEndCapture per thread, and cudaGraphInstantiate calls
-// (building the graph from what was captured). A capture still open at the end of the trace runs
-// to its end; an end whose begin is not in the trace starts at the trace's start.
-Intervals CaptureRegions(const RankTrace& t) {
-  std::vector<Interval> out;
+// One pass over the runtime calls: CUDA-graph capture regions (cudaStreamBeginCapture ...
+// cudaStreamEndCapture per thread, and cudaGraphInstantiate calls, which build the graph from
+// what was captured; a capture still open at the end of the trace runs to its end, an end whose
+// begin is not in the trace starts at the trace's start), allocator calls per thread, and the
+// threads that launch GPU work (with the main thread: those whose activity keeps the GPU fed).
+void ReadRuntime(const RankTrace& t, HostActivity& a, std::vector<char>& threads) {
+  std::vector<Interval> capture;
+  std::vector<std::vector<Interval>> alloc(t.threads.size());
   std::vector<int64_t> open(t.threads.size(), -1);
   std::vector<int8_t> instantiate(t.names.size(), -1);  // per name: is cudaGraphInstantiate*
+  threads.assign(t.threads.size(), 0);
   for (const RuntimeCall& rc : t.runtime) {
-    if (rc.flags & kHostFlagCapture) {
+    if (rc.thread >= threads.size()) continue;
+    if (rc.flags & kHostFlagLaunch) {
+      threads[rc.thread] = 1;
+    } else if (rc.flags & kHostFlagAlloc) {
+      alloc[rc.thread].push_back({rc.start_ns, rc.end_ns});
+    } else if (rc.flags & kHostFlagCapture) {
       int64_t& o = open[rc.thread];
       if (Contains(t.names[rc.name], "Begin")) {
         if (o < 0) o = rc.start_ns;
       } else {
-        out.push_back({o < 0 ? t.first_ns : o, rc.end_ns});
+        capture.push_back({o < 0 ? t.first_ns : o, rc.end_ns});
         o = -1;
       }
-      continue;
+    } else if (rc.flags == kHostFlagNone) {
+      int8_t& inst = instantiate[rc.name];
+      if (inst < 0) inst = Contains(t.names[rc.name], "GraphInstantiate") ? 1 : 0;
+      if (inst) capture.push_back({rc.start_ns, rc.end_ns});
     }
-    int8_t& inst = instantiate[rc.name];
-    if (inst < 0) inst = Contains(t.names[rc.name], "GraphInstantiate") ? 1 : 0;
-    if (inst) out.push_back({rc.start_ns, rc.end_ns});
   }
   for (int64_t o : open)
-    if (o >= 0) out.push_back({o, std::max(o, t.last_ns)});
-  return MergeIntervals(std::move(out));
+    if (o >= 0) capture.push_back({o, std::max(o, t.last_ns)});
+  a.capture = MergeIntervals(std::move(capture));
+  for (auto& x : alloc) a.alloc.push_back(MergeIntervals(std::move(x)));
+  if (t.main_thread >= 0 && static_cast<size_t>(t.main_thread) < threads.size())
+    threads[static_cast<size_t>(t.main_thread)] = 1;
 }
 
-// Top-level ops per thread: an op starting before the thread's current top-level op ends is
-// inside it (ops are sorted by start).
-std::vector<std::vector<TopOp>> TopOpsByThread(const RankTrace& t, const StepMarks& marks) {
-  std::vector<std::vector<TopOp>> out(t.threads.size());
+// One pass over the host ops: data-loading regions per thread, and top-level ops per thread
+// (an op starting before the thread's current top-level op ends is inside it; ops are sorted by
+// start); `all` gets those of the `threads` marked, in start order.
+void ReadHostOps(const RankTrace& t, StepMarks& marks, const std::vector<char>& threads,
+                 HostActivity& a, std::vector<TopOp>& all) {
+  std::vector<std::vector<Interval>> data(t.threads.size());
+  a.top_ops.assign(t.threads.size(), {});
   for (const HostOp& op : t.host_ops) {
-    if (op.thread >= out.size() || marks.Is(op)) continue;
-    auto& v = out[op.thread];
+    if (op.thread >= data.size()) continue;
+    if (op.flags & kHostFlagDataLoader) data[op.thread].push_back({op.start_ns, op.end_ns});
+    if (marks.Is(op)) continue;
+    auto& v = a.top_ops[op.thread];
     if (!v.empty() && op.start_ns < v.back().end_ns) continue;
     v.push_back({op.start_ns, op.end_ns, op.name});
+    if (threads[op.thread]) all.push_back(v.back());
   }
-  return out;
+  for (auto& d : data) a.data.push_back(MergeIntervals(std::move(d)));
 }
 
-// Threads whose activity keeps the GPU fed: those that launch GPU work, and the main thread.
-std::vector<char> HostThreads(const RankTrace& t) {
-  std::vector<char> on(t.threads.size(), 0);
-  for (const RuntimeCall& rc : t.runtime)
-    if ((rc.flags & kHostFlagLaunch) && rc.thread < on.size()) on[rc.thread] = 1;
-  if (t.main_thread >= 0 && static_cast<size_t>(t.main_thread) < on.size())
-    on[static_cast<size_t>(t.main_thread)] = 1;
-  return on;
-}
-
-// The stretches of >= kMinHostGapNs in which none of `threads` was inside a top-level op or a
-// runtime call, between the first and the last of them, with the ops on either side. Both
-// lists are sorted by start, so one merge walk covers them.
-std::vector<HostGapCharge> Stretches(const RankTrace& t,
-                                     const std::vector<std::vector<TopOp>>& top_ops,
+// The stretches of >= kMinHostGapNs in which none of `threads` was inside a top-level op (`ops`,
+// theirs) or a runtime call, between the first and the last op, with the ops on either side.
+// Both lists are sorted by start, so one merge walk covers them.
+std::vector<HostGapCharge> Stretches(const RankTrace& t, const std::vector<TopOp>& ops,
                                      const std::vector<char>& threads,
                                      const std::vector<Interval>& marks) {
-  std::vector<TopOp> ops;
-  for (size_t th = 0; th < top_ops.size(); ++th)
-    if (threads[th]) ops.insert(ops.end(), top_ops[th].begin(), top_ops[th].end());
-  std::sort(ops.begin(), ops.end(),
-            [](const TopOp& a, const TopOp& b) { return a.start_ns < b.start_ns; });
   std::vector<HostGapCharge> out;
   if (ops.empty()) return out;  // no profiled op: nothing tells a host gap from launching
   size_t i = 0, r = 0;
@@ -130,19 +133,12 @@ std::vector<HostGapCharge> Stretches(const RankTrace& t,
 
 HostActivity CollectHostActivity(const RankTrace& t) {
   HostActivity a;
-  a.capture = CaptureRegions(t);
-  std::vector<std::vector<Interval>> data(t.threads.size()), alloc(t.threads.size());
-  for (const HostOp& op : t.host_ops)
-    if ((op.flags & kHostFlagDataLoader) && op.thread < data.size())
-      data[op.thread].push_back({op.start_ns, op.end_ns});
-  for (const RuntimeCall& rc : t.runtime)
-    if ((rc.flags & kHostFlagAlloc) && rc.thread < alloc.size())
-      alloc[rc.thread].push_back({rc.start_ns, rc.end_ns});
-  for (auto& d : data) a.data.push_back(MergeIntervals(std::move(d)));
-  for (auto& x : alloc) a.alloc.push_back(MergeIntervals(std::move(x)));
-  const StepMarks marks(t);
-  a.top_ops = TopOpsByThread(t, marks);
-  a.stretches = Stretches(t, a.top_ops, HostThreads(t), marks.spans());
+  std::vector<char> threads;
+  ReadRuntime(t, a, threads);
+  StepMarks marks(t);
+  std::vector<TopOp> all;
+  ReadHostOps(t, marks, threads, a, all);
+  a.stretches = Stretches(t, all, threads, marks.spans());
   for (const HostGapCharge& s : a.stretches) a.stretch_spans.push_back({s.start_ns, s.end_ns});
   return a;
 }
