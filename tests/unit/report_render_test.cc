@@ -23,7 +23,13 @@ Report HostileReport() {
   f.saving_ns_per_step = 2e6;
   f.step_ns = 8e6;
   r.diagnosis.findings.push_back(f);
-  r.diagnosis.root_cause = diagnose::RootCause{"trace.host_sync", 0.8, "<b>bold</b>", {}, {}};
+  diagnose::RootCause rc;
+  rc.id = "trace.host_sync";
+  rc.confidence = 0.8;
+  rc.summary = "<b>bold</b>";
+  rc.saving_ns = 2e6;
+  rc.step_ns = 8e6;
+  r.diagnosis.root_cause = rc;
   Table t{"ranks", "Ranks", {"rank", "host"}, {"rank", "host"}, {}, ""};
   t.AddRow({Cell::Int(0), "<script>x</script>"});
   r.tables.push_back(t);
