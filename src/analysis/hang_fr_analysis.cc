@@ -47,7 +47,8 @@ bool States(const std::string& detail, std::string& expected, std::string& found
 
 void Evidence(Finding& f, const FrAnalyzerEntry& e) {
   f.refs.push_back({e.loc, e.line});
-  for (size_t i = 0; i < e.frames.size() && i < 4; ++i) f.refs.push_back({e.loc, "    " + e.frames[i]});
+  for (size_t i = 0; i < e.frames.size() && i < 4; ++i)
+    f.refs.push_back({e.loc, "    " + e.frames[i]});
   if (e.seq >= 0) f.metrics.push_back({"seq", static_cast<double>(e.seq), Unit::kCount});
 }
 
@@ -77,14 +78,14 @@ Finding Errors(const FrAnalyzerEntry& e) {
   const FrCulprit& c = e.culprits.front();
   std::string culprits;
   for (const auto& x : e.culprits)
-    culprits += (culprits.empty() ? "" : "; ") + StrFormat("culprit rank %d, %s", x.rank,
-                                                           x.error_type.c_str());
+    culprits += (culprits.empty() ? "" : "; ") +
+                StrFormat("culprit rank %d, %s", x.rank, x.error_type.c_str());
   std::string expected, found;
   const bool state = c.error_type == "COLLECTIVE_STATE_MISMATCH";
   Finding f = NewFinding(state ? "hang.rank_behind" : "hang.desync");
   f.severity = Severity::kError;
-  f.title = StrFormat("Flight Recorder analyzer: %s has errors (%s)", What(e).c_str(),
-                      culprits.c_str());
+  f.title =
+      StrFormat("Flight Recorder analyzer: %s has errors (%s)", What(e).c_str(), culprits.c_str());
   f.detail = "As the analyzer prints it: " + c.detail + ".";
   if (state && States(c.detail, expected, found) && StateOrder(expected) >= 0 &&
       StateOrder(found) >= 0 && expected != found) {
@@ -102,8 +103,9 @@ Finding Errors(const FrAnalyzerEntry& e) {
   } else {
     f.rank = c.rank;
     if (!state)
-      f.detail += " The ranks issued different collectives (or sizes, or dtypes) at this "
-                  "sequence number: NCCL then hangs or exchanges wrong data.";
+      f.detail +=
+          " The ranks issued different collectives (or sizes, or dtypes) at this "
+          "sequence number: NCCL then hangs or exchanges wrong data.";
   }
   f.fix = kFixFrames;
   f.metrics.push_back({"culprits", static_cast<double>(e.culprits.size()), Unit::kRanks});
@@ -112,42 +114,50 @@ Finding Errors(const FrAnalyzerEntry& e) {
 }
 
 Finding Other(const FrAnalyzerEntry& e) {
-  Finding f = NewFinding(e.verdict == FrVerdict::kSizeMismatch ? "hang.desync"
-                                                                : "hang.stuck_collective");
+  Finding f =
+      NewFinding(e.verdict == FrVerdict::kSizeMismatch ? "hang.desync" : "hang.stuck_collective");
   switch (e.verdict) {
     case FrVerdict::kSizeMismatch:
       f.severity = Severity::kError;
-      f.title = StrFormat("Flight Recorder analyzer: %s sends and receives different element "
-                          "counts across ranks",
-                          What(e).c_str());
-      f.detail = "The all-to-all's total input and output element counts differ: some rank "
-                 "passed other split sizes than its peers expect.";
+      f.title = StrFormat(
+          "Flight Recorder analyzer: %s sends and receives different element "
+          "counts across ranks",
+          What(e).c_str());
+      f.detail =
+          "The all-to-all's total input and output element counts differ: some rank "
+          "passed other split sizes than its peers expect.";
       break;
     case FrVerdict::kUndecided:
-      f.title = StrFormat("Flight Recorder analyzer could not decide what is wrong: no dump from "
-                          "%s",
-                          RanksPhrase(e.missing_ranks).c_str());
-      f.detail = "The ranks that left no dump are the first suspects: a rank that exited, "
-                 "crashed or never reached the timeout writes none.";
+      f.title = StrFormat(
+          "Flight Recorder analyzer could not decide what is wrong: no dump from "
+          "%s",
+          RanksPhrase(e.missing_ranks).c_str());
+      f.detail =
+          "The ranks that left no dump are the first suspects: a rank that exited, "
+          "crashed or never reached the timeout writes none.";
       if (e.missing_ranks.size() == 1) f.rank = e.missing_ranks[0];
       break;
     case FrVerdict::kMissingDumps:
       f.title = StrFormat("Flight Recorder analyzer stopped: no dump from %s",
                           RanksPhrase(e.missing_ranks).c_str());
-      f.detail = "The analyzer needs every rank's dump (or --allow-incomplete-ranks); the ranks "
-                 "that wrote none are the first suspects.";
+      f.detail =
+          "The analyzer needs every rank's dump (or --allow-incomplete-ranks); the ranks "
+          "that wrote none are the first suspects.";
       if (e.missing_ranks.size() == 1) f.rank = e.missing_ranks[0];
       break;
     default:
-      f.title = "Flight Recorder analyzer found every rank in the same collective, matching: it "
-                "did not complete";
-      f.detail = "No rank is behind and none disagrees, yet the collective timed out: the "
-                 "transfer itself is stuck (network, NCCL transport, a GPU) or waits behind long "
-                 "work queued before it.";
+      f.title =
+          "Flight Recorder analyzer found every rank in the same collective, matching: it "
+          "did not complete";
+      f.detail =
+          "No rank is behind and none disagrees, yet the collective timed out: the "
+          "transfer itself is stuck (network, NCCL transport, a GPU) or waits behind long "
+          "work queued before it.";
       break;
   }
-  f.fix = "Rerun the analyzer with every rank's dump; look at the NCCL and system logs of the "
-          "ranks named.";
+  f.fix =
+      "Rerun the analyzer with every rank's dump; look at the NCCL and system logs of the "
+      "ranks named.";
   Evidence(f, e);
   return f;
 }
@@ -169,8 +179,8 @@ std::vector<Finding> FindFrAnalysisHang(const Job& job, const Options&) {
       out.push_back(Errors(e));
     } else if (e.verdict == FrVerdict::kErrors) {
       Finding f = NewFinding("hang.desync");
-      f.title = StrFormat("Flight Recorder analyzer: %s has errors (culprit: unknown)",
-                          What(e).c_str());
+      f.title =
+          StrFormat("Flight Recorder analyzer: %s has errors (culprit: unknown)", What(e).c_str());
       f.detail = "The analyzer's 'error msg' line is not in the input.";
       f.fix = kFixFrames;
       Evidence(f, e);

@@ -74,13 +74,14 @@ std::vector<Finding> FindWatchdogHang(const Job& job, const Options&) {
     if (x.seq == key.first && x.op == key.second && (!t || x.ran_ms > t->ran_ms)) t = &x;
   Finding f = NewFinding("hang.watchdog_timeout");
   if (ranks.size() == 1 && *ranks.begin() >= 0) f.rank = *ranks.begin();
-  f.title = StrFormat("Watchdog timeout on %s: %s #%s", RankList(ranks).c_str(),
-                      t->op.c_str(), NumOrUnknown(t->seq).c_str());
+  f.title = StrFormat("Watchdog timeout on %s: %s #%s", RankList(ranks).c_str(), t->op.c_str(),
+                      NumOrUnknown(t->seq).c_str());
   if (t->numel_in >= 0)
     f.title += StrFormat(" of %lld elements", static_cast<long long>(t->numel_in));
-  f.title += t->timeout_ms >= 0
-                 ? StrFormat(" did not finish within %lld ms", static_cast<long long>(t->timeout_ms))
-                 : std::string(" did not finish within its timeout (unknown: not in the log)");
+  f.title +=
+      t->timeout_ms >= 0
+          ? StrFormat(" did not finish within %lld ms", static_cast<long long>(t->timeout_ms))
+          : std::string(" did not finish within its timeout (unknown: not in the log)");
   f.detail = StrFormat(
       "PyTorch's ProcessGroupNCCL watchdog gave up after %s ms and took the "
       "process down. %zu distinct timed-out collective(s) in the log. A timeout "

@@ -47,12 +47,12 @@ void FindStuck(const Job& job, const std::vector<const WatchdogEvent*>& stuck,
       "for the heartbeat timeout (TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC, 480 s by default; 600 s in "
       "PyTorch 2.3), so the monitor dumped what it could and killed the process: the job hung. " +
       std::string(after_timeout
-                       ? "The log also shows a collective timeout: that came first; the watchdog "
-                         "then got stuck tearing the job down (typically blocked in NCCL abort or "
-                         "a CUDA call), so the cause is what made the collective time out."
-                       : "No collective timeout is in the log: the watchdog itself was blocked, by "
-                         "a CUDA or NCCL call that does not return (a hung GPU or transport, "
-                         "cudaEventDestroy) or by another thread holding the GIL inside one.");
+                      ? "The log also shows a collective timeout: that came first; the watchdog "
+                        "then got stuck tearing the job down (typically blocked in NCCL abort or "
+                        "a CUDA call), so the cause is what made the collective time out."
+                      : "No collective timeout is in the log: the watchdog itself was blocked, by "
+                        "a CUDA or NCCL call that does not return (a hung GPU or transport, "
+                        "cudaEventDestroy) or by another thread holding the GIL inside one.");
   f.fix =
       "Find what blocked: py-spy dump --native on a stuck rank shows the watchdog's stack; "
       "TORCH_NCCL_TRACE_BUFFER_SIZE=2000 with TORCH_NCCL_DUMP_ON_TIMEOUT=1 leaves Flight "
@@ -73,8 +73,10 @@ void FindKilledAfterTimeout(const Job& job, const std::vector<const WatchdogEven
   std::set<int> origin;
   const WatchdogEvent* status = nullptr;
   for (const auto* e : signals) {
-    if (e->from_self) origin.insert(e->rank);
-    else if (e->from_rank >= 0) origin.insert(e->from_rank);
+    if (e->from_self)
+      origin.insert(e->rank);
+    else if (e->from_rank >= 0)
+      origin.insert(e->from_rank);
     if (!status && e->last_enqueued >= 0 && e->last_completed >= 0) status = e;
   }
   std::vector<int> ranks = Ranks(killed.empty() ? signals : killed);
@@ -86,8 +88,7 @@ void FindKilledAfterTimeout(const Job& job, const std::vector<const WatchdogEven
                             RanksPhrase(first).c_str(), RanksPhrase(ranks).c_str())
                 : StrFormat("PyTorch terminated %s after a collective timeout or exception%s",
                             RanksPhrase(ranks).c_str(),
-                            first.empty() ? ""
-                                          : (" first seen on " + RanksPhrase(first)).c_str());
+                            first.empty() ? "" : (" first seen on " + RanksPhrase(first)).c_str());
   f.title += " (which collective: unknown, no 'Watchdog caught' line in the log)";
   f.detail =
       "The process group's watchdog found a collective that did not finish within its timeout "
@@ -95,10 +96,10 @@ void FindKilledAfterTimeout(const Job& job, const std::vector<const WatchdogEven
       "the collective (\"Watchdog caught collective operation timeout: WorkNCCL(SeqNum=...)\") "
       "is not in this log.";
   if (status)
-    f.detail += StrFormat(" Rank %s's status: last enqueued work #%lld, last completed #%lld.",
-                          NumOrUnknown(status->rank).c_str(),
-                          static_cast<long long>(status->last_enqueued),
-                          static_cast<long long>(status->last_completed));
+    f.detail +=
+        StrFormat(" Rank %s's status: last enqueued work #%lld, last completed #%lld.",
+                  NumOrUnknown(status->rank).c_str(), static_cast<long long>(status->last_enqueued),
+                  static_cast<long long>(status->last_completed));
   f.fix =
       "Look at the log of the rank that timed out first for its 'Watchdog caught' line; a "
       "Flight Recorder dump (TORCH_NCCL_TRACE_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1) "

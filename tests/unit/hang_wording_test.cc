@@ -258,8 +258,9 @@ TEST(HangWording, FlightRecorderAnalyzerWithoutEveryDump) {
 
 TEST(HangWording, FlightRecorderAnalyzerBadInput) {
   // A headline whose number was cut: a clear error with the place, nothing invented.
-  FileText cut{"fr.txt", "tabulate is not installed.\nNot all ranks joining collective, sequence "
-                         "number: \nmissing ranks: {1}\n"};
+  FileText cut{"fr.txt",
+               "tabulate is not installed.\nNot all ranks joining collective, sequence "
+               "number: \nmissing ranks: {1}\n"};
   Job job;
   auto st = ingest::ParseFrAnalysis(cut, job);
   ASSERT_FALSE(st.has_value());
@@ -269,8 +270,9 @@ TEST(HangWording, FlightRecorderAnalyzerBadInput) {
 
   // A good entry beside garbage fields: kept, the garbage counted.
   FileText mixed = Data("fr_analysis/nodes2_skip.txt");
-  mixed.data += "Collective sequence number: 9 has errors\nerror msg: Culprit rank x; oops\n"
-                "expected ranks: {0, one}\n";
+  mixed.data +=
+      "Collective sequence number: 9 has errors\nerror msg: Culprit rank x; oops\n"
+      "expected ranks: {0, one}\n";
   Job job2;
   ASSERT_TRUE(ingest::ParseFrAnalysis(mixed, job2).has_value());
   ASSERT_EQ(job2.job_log.fr_analysis.size(), 2u);
@@ -293,10 +295,11 @@ TEST(HangWording, FlightRecorderAnalyzerCulprits) {
       "Collective sequence number: 8 has errors\ninternal record id: 7\ngroup info: "
       "0:default_pg\ncollective: nccl:all_reduce\ninput sizes: [[1048576]]\noutput sizes: "
       "[[1048576]]\nworld size: 2\nexpected ranks: {0, 1}\ncollective state: scheduled\n";
-  FileText type{"type.txt", head + "error msg: Culprit rank 1; Error type: "
-                                   "COLLECTIVE_TYPE_MISMATCH, Expected collective type: "
-                                   "'all_reduce' does not match found collective type: "
-                                   "'_all_gather_base'\ncollective stack trace: \n"};
+  FileText type{"type.txt", head +
+                                "error msg: Culprit rank 1; Error type: "
+                                "COLLECTIVE_TYPE_MISMATCH, Expected collective type: "
+                                "'all_reduce' does not match found collective type: "
+                                "'_all_gather_base'\ncollective stack trace: \n"};
   Job t;
   ASSERT_TRUE(ingest::ParseFrAnalysis(type, t).has_value());
   ASSERT_EQ(t.job_log.fr_analysis.size(), 1u);
@@ -313,9 +316,10 @@ TEST(HangWording, FlightRecorderAnalyzerCulprits) {
 
   // A state mismatch: the analyzer's culprit is ahead (completed); the rank it started from,
   // still scheduled, is behind. With the culprit behind, the culprit is named.
-  FileText ahead{"state.txt", head + "error msg: Culprit rank 1; Error type: "
-                                     "COLLECTIVE_STATE_MISMATCH, Expected state: 'scheduled' "
-                                     "does not match found state: 'completed'\n"};
+  FileText ahead{"state.txt", head +
+                                  "error msg: Culprit rank 1; Error type: "
+                                  "COLLECTIVE_STATE_MISMATCH, Expected state: 'scheduled' "
+                                  "does not match found state: 'completed'\n"};
   Job a;
   ASSERT_TRUE(ingest::ParseFrAnalysis(ahead, a).has_value());
   auto af = FindFrAnalysisHang(a, {});
@@ -323,9 +327,10 @@ TEST(HangWording, FlightRecorderAnalyzerCulprits) {
   EXPECT_EQ(af[0].id, "hang.rank_behind");
   EXPECT_FALSE(af[0].rank.has_value());
   EXPECT_TRUE(Has(af[0].detail, "rank 1, is ahead (completed)")) << af[0].detail;
-  FileText behind{"state2.txt", head + "error msg: Culprit rank 1; Error type: "
-                                       "COLLECTIVE_STATE_MISMATCH, Expected state: 'started' "
-                                       "does not match found state: 'scheduled'\n"};
+  FileText behind{"state2.txt", head +
+                                    "error msg: Culprit rank 1; Error type: "
+                                    "COLLECTIVE_STATE_MISMATCH, Expected state: 'started' "
+                                    "does not match found state: 'scheduled'\n"};
   Job b;
   ASSERT_TRUE(ingest::ParseFrAnalysis(behind, b).has_value());
   auto bf = FindFrAnalysisHang(b, {});
@@ -338,13 +343,17 @@ TEST(HangWording, FlightRecorderAnalyzerCulprits) {
 // every one of them is a hang.
 TEST(HangWording, NoSentinelInAnyRendering) {
   const std::regex sentinel("(^|[^0-9A-Za-z_.:])-1([^0-9.]|$)");
-  std::vector<std::string> files = {
-      "public/heartbeat_vlmr1_257_wrapped.log", "public/heartbeat_arctictraining219.log",
-      "public/heartbeat_xdit147_pg5.log",       "public/wrapped_openr1_620.log",
-      "public/wrapped_pytorch_pr122850.log",    "public/dump_signal_simplegrpo46.log",
-      "public/watchdog_pytorch118369_old.log",  "fr_analysis/nodes2_skip.txt",
-      "fr_analysis/nodes2_mismatch_missing_dumps.txt",
-      "fr_analysis/nodes4_mismatch_incomplete.txt", "fr_analysis/tutorial_pt25.txt"};
+  std::vector<std::string> files = {"public/heartbeat_vlmr1_257_wrapped.log",
+                                    "public/heartbeat_arctictraining219.log",
+                                    "public/heartbeat_xdit147_pg5.log",
+                                    "public/wrapped_openr1_620.log",
+                                    "public/wrapped_pytorch_pr122850.log",
+                                    "public/dump_signal_simplegrpo46.log",
+                                    "public/watchdog_pytorch118369_old.log",
+                                    "fr_analysis/nodes2_skip.txt",
+                                    "fr_analysis/nodes2_mismatch_missing_dumps.txt",
+                                    "fr_analysis/nodes4_mismatch_incomplete.txt",
+                                    "fr_analysis/tutorial_pt25.txt"};
   for (const auto& rel : files) {
     auto job = ingest::LoadInputs({kData + rel}, {});
     ASSERT_TRUE(job.has_value()) << rel;
@@ -358,8 +367,8 @@ TEST(HangWording, NoSentinelInAnyRendering) {
                                    report::RenderMarkdown(rep), report::RenderHtml(rep)}) {
       std::smatch m;
       std::string body = out.substr(0, out.find("Not checked"));
-      EXPECT_FALSE(std::regex_search(body, m, sentinel))
-          << rel << ": '" << m.str() << "' in\n" << body.substr(0, 3000);
+      EXPECT_FALSE(std::regex_search(body, m, sentinel)) << rel << ": '" << m.str() << "' in\n"
+                                                         << body.substr(0, 3000);
     }
   }
 }

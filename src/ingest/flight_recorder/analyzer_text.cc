@@ -62,8 +62,10 @@ std::optional<std::vector<int>> RankSet(std::string_view s) {
     if (!v || *v < 0 || *v >= (1 << 24)) return std::nullopt;
     out.push_back(static_cast<int>(*v));
     s = TrimLeft(s);
-    if (!s.empty() && s.front() == ',') s.remove_prefix(1);
-    else if (!s.empty()) return std::nullopt;
+    if (!s.empty() && s.front() == ',')
+      s.remove_prefix(1);
+    else if (!s.empty())
+      return std::nullopt;
   }
   return out;
 }
@@ -75,9 +77,9 @@ std::optional<std::vector<FrCulprit>> Culprits(std::string_view s) {
   constexpr std::string_view kKey = "Culprit rank ";
   for (size_t at = s.find(kKey); at != std::string_view::npos;) {
     size_t next = s.find(kKey, at + kKey.size());
-    std::string_view one = s.substr(at + kKey.size(), next == std::string_view::npos
-                                                          ? std::string_view::npos
-                                                          : next - at - kKey.size());
+    std::string_view one =
+        s.substr(at + kKey.size(),
+                 next == std::string_view::npos ? std::string_view::npos : next - at - kKey.size());
     FrCulprit c;
     auto r = ConsumeInt(one);
     if (!r || *r < 0 || *r >= (1 << 24)) return std::nullopt;
@@ -172,8 +174,7 @@ class Reader {
     auto set = RankSet(text);
     if (!set) {
       Bad("fr_analysis.bad_rank_set",
-          "expected a set of ranks like {1, 3}, got '" + std::string(text.substr(0, 60)) + "'",
-          at);
+          "expected a set of ranks like {1, 3}, got '" + std::string(text.substr(0, 60)) + "'", at);
       return;
     }
     into = std::move(*set);
@@ -205,7 +206,8 @@ class Reader {
         e.world_size = static_cast<int>(std::min<int64_t>(*n, 1 << 24));
       }
     } else if (StartsWith(line, "world size:")) {
-      if (auto n = IntAfter(line, "size:")) e.world_size = static_cast<int>(std::min<int64_t>(*n, 1 << 24));
+      if (auto n = IntAfter(line, "size:"))
+        e.world_size = static_cast<int>(std::min<int64_t>(*n, 1 << 24));
     } else if (StartsWith(line, "input sizes:")) {
       e.input_sizes = std::string(value("input sizes:").substr(0, 200));
     } else if (StartsWith(line, "output sizes:")) {

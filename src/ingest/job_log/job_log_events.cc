@@ -74,13 +74,13 @@ std::string Reason(std::string_view sq_rest, std::string_view text) {
 void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
   std::set<std::tuple<int, int, std::string, int64_t, std::string>> seen;
   LineCounter lines(f.data);
-  for (const LogicalLine& l : RecordsWith(
-           f.data,
-           {"got stuck for", "without making progress", "Heartbeat monitor timed out",
-            "Terminating the process after", "attempting to dump debug info",
-            "Received a dump signal", "due to a collective timeout from",
-            "Received a timeout signal"},
-           &EventDone)) {
+  for (const LogicalLine& l :
+       RecordsWith(f.data,
+                   {"got stuck for", "without making progress", "Heartbeat monitor timed out",
+                    "Terminating the process after", "attempting to dump debug info",
+                    "Received a dump signal", "due to a collective timeout from",
+                    "Received a timeout signal"},
+                   &EventDone)) {
     std::string_view sq = l.squeezed;
     WatchdogEvent e;
     size_t at = std::string_view::npos;

@@ -1,5 +1,6 @@
 // Watchdog lines (PyTorch 1.8 - 2.11; text from ProcessGroupNCCL.cpp), found by searching the
-// whole file for their fixed words rather than splitting every line (parse speed, docs/measurements/hang-inputs.md):
+// whole file for their fixed words rather than splitting every line (parse speed,
+// docs/measurements/hang-inputs.md):
 //
 //   [rank0]:[E626 06:24:44.159932949 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught
 //     collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523,
@@ -100,9 +101,8 @@ void ReadTimeouts(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
 void ReadStatuses(const FileText& f, JobLogFacts& out) {
   std::set<std::tuple<int, std::string, int64_t>> seen;
   LineCounter lines(f.data);
-  for (const LogicalLine& l :
-       job_log::RecordsWith(f.data, {"last enqueued ", "enqueued NCCL work", "last completed"},
-                            &StatusDone)) {
+  for (const LogicalLine& l : job_log::RecordsWith(
+           f.data, {"last enqueued ", "enqueued NCCL work", "last completed"}, &StatusDone)) {
     std::string_view sq = l.squeezed;
     if (sq.find("lastenqueued") == std::string_view::npos) continue;
     if (sq.find("ProcessGroupNCCL") == std::string_view::npos &&

@@ -70,13 +70,14 @@ bool StartsRecord(std::string_view line) {
     return true;
   size_t d = Digits(s, 0);
   if (d > 0 && d < s.size()) {
-    if (s[d] == ':' && d + 1 < s.size() && s[d + 1] == ' ') return true;        // "3: "
+    if (s[d] == ':' && d + 1 < s.size() && s[d + 1] == ' ') return true;  // "3: "
     if (s[d] == ':' && Digits(s, d + 1) == 2 && s.size() > d + 3 && s[d + 3] == ':')
       return true;  // "18:11:06"
   }
   // NCCL's "host:pid:tid [dev]".
   size_t c1 = s.find(':');
-  if (c1 != std::string_view::npos && c1 > 0 && s.substr(0, c1).find(' ') == std::string_view::npos) {
+  if (c1 != std::string_view::npos && c1 > 0 &&
+      s.substr(0, c1).find(' ') == std::string_view::npos) {
     size_t p = Digits(s, c1 + 1);
     if (p > 0 && c1 + 1 + p < s.size() && s[c1 + 1 + p] == ':') {
       size_t t = Digits(s, c1 + 2 + p);
@@ -137,8 +138,8 @@ LogicalLine LogicalLineAt(std::string_view data, size_t at, bool (*done)(std::st
     if (!out.text.empty()) {
       const bool indented = !l.empty() && (l[0] == ' ' || l[0] == '\t');
       while (!l.empty() && (l[0] == ' ' || l[0] == '\t')) l.remove_prefix(1);
-      bool glue = out.text.back() == ' ' ||
-                  (IsDigit(out.text.back()) && !l.empty() && IsDigit(l[0]));
+      bool glue =
+          out.text.back() == ' ' || (IsDigit(out.text.back()) && !l.empty() && IsDigit(l[0]));
       if (!glue && !indented && width >= 100) glue = true;  // a terminal's width, not an editor's
       if (!glue) out.text += ' ';
     }
@@ -190,7 +191,8 @@ int LauncherRank(std::string_view s) { return SmallRank(SqNumberAfter(s, "[rank"
 // PyTorch's "[Rank 3]" or the end of its "[PG ID 0 PG GUID 0(default_pg) Rank 3]" prefix.
 int TorchRank(std::string_view s) {
   for (size_t at = s.find("Rank"); at != std::string_view::npos; at = s.find("Rank", at + 4)) {
-    if (at + 4 < s.size() && IsDigit(s[at + 4])) return SmallRank(SqNumberAfter(s.substr(at), "Rank"));
+    if (at + 4 < s.size() && IsDigit(s[at + 4]))
+      return SmallRank(SqNumberAfter(s.substr(at), "Rank"));
   }
   return -1;
 }
@@ -210,7 +212,8 @@ void SqPgOf(std::string_view s, std::string& pg, std::string& desc) {
   if (size_t p = s.find("GUID"); p != std::string_view::npos) {
     std::string_view g = s.substr(p);
     size_t open = g.find('('), close = g.find(')');
-    if (open < close && close < g.find(']')) desc = std::string(g.substr(open + 1, close - open - 1));
+    if (open < close && close < g.find(']'))
+      desc = std::string(g.substr(open + 1, close - open - 1));
   }
 }
 

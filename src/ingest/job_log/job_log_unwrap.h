@@ -6,18 +6,18 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <initializer_list>
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace commdx::ingest::job_log {
 
 struct LogicalLine {
-  size_t start = 0;    // offset of its first physical line
-  size_t end = 0;      // offset just past its last physical line (before the '\n')
-  uint32_t lines = 1;  // physical lines joined
-  std::string text;    // for people: the lines joined with one space where a word ended
+  size_t start = 0;      // offset of its first physical line
+  size_t end = 0;        // offset just past its last physical line (before the '\n')
+  uint32_t lines = 1;    // physical lines joined
+  std::string text;      // for people: the lines joined with one space where a word ended
   std::string squeezed;  // for parsing: no spaces, tabs or line breaks
 };
 
