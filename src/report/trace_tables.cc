@@ -56,8 +56,8 @@ void AddBreakdown(const analysis::TraceFacts& f, Report& report) {
            "comm_exposed_wait_ms", "other_gpu_ms", "idle_host_ms", "idle_sync_ms", "idle_alloc_ms",
            "idle_host_gap_ms", "idle_capture_ms", "idle_launch_ms", "idle_data_ms"},
           {},
-          "compute = compute kernels with no NCCL kernel running; mean = over complete steps; "
-          "* = cut by the trace: holds GPU work launched before it began, starts before the "
+          "compute = compute kernels with no communication kernel running; mean = over complete "
+          "steps; * = cut by the trace: holds GPU work launched before it began, starts before the "
           "first boundary seen, or its GPU work was lost at the end (left out of the mean); "
           "waiting - = not measured (no other rank's trace holds the collective), >= = measured "
           "for some; idle: host = sync + alloc + host gap + capture + launch + idle whose next "
