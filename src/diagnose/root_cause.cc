@@ -110,21 +110,26 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
                                        const std::vector<Source>& sources_read) {
   const bool failed = std::any_of(v.begin(), v.end(), Failed);
   auto considered = [&](const Finding& f) { return !failed || Failed(f); };
-  // What may compete, and what may be explained away: never context; info only when it saves a
-  // real share of a step (a late rank whose reason is unclear still costs the others).
-  auto eligible = [&](const Finding& f) {
+  // What a cause may explain: any effect worth a share of the step, info included (exposed
+  // communication measured as an upper bound still shows the effect of a slow transport).
+  auto explainable = [&](const Finding& f) {
     if (!considered(f) || IsContext(f.id)) return false;
     const bool priced = f.saving_ns_per_step && f.step_ns && *f.step_ns > 0;
-    if (priced && Saving(f) < kMinRootShare * *f.step_ns) return false;
+    return !(priced && Saving(f) < kMinRootShare * *f.step_ns);
+  };
+  // What may compete for the root: info only when it saves a real share of a step (a late rank
+  // whose reason is unclear still costs the others).
+  auto eligible = [&](const Finding& f) {
+    if (!explainable(f)) return false;
     if (f.severity != Severity::kInfo) return true;
-    return priced && Saving(f) >= kInfoRootShare * *f.step_ns &&
+    return f.step_ns && Saving(f) >= kInfoRootShare * *f.step_ns &&
            f.confidence >= kInfoRootConfidence;
   };
   std::vector<Candidate> all;
   std::vector<bool> explained(v.size(), false);
   for (size_t i = 0; i < v.size(); ++i) {
     if (!eligible(v[i])) continue;
-    all.push_back(Evaluate(v, i, eligible));
+    all.push_back(Evaluate(v, i, explainable));
     for (size_t j : all.back().explained) explained[j] = true;
   }
   // A symptom some finding accounts for is that finding's, not a root of its own (a symptom may
@@ -145,7 +150,9 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
   // Each independent source that shows an effect of this cause raises the confidence.
   rc.confidence = std::min(0.98, root.confidence * (IsSymptom(root.id) ? 0.7 : 1.0) +
                                      0.1 * static_cast<double>(best.sources.size() - 1));
-  for (size_t j : best.explained) rc.supporting.push_back(v[j].id);
+  for (size_t j : best.explained)
+    if (std::find(rc.supporting.begin(), rc.supporting.end(), v[j].id) == rc.supporting.end())
+      rc.supporting.push_back(v[j].id);
   if (const CauseRule* rule = RuleFor(root.id)) {
     std::set<Source> predicted;
     for (const char* s : rule->explains) predicted.insert(SourceOfId(s));
