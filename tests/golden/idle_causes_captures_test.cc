@@ -3,7 +3,8 @@
 // trace.host_gap at any severity; the run with 40 ms of Python between iterations gets
 // trace.host_gap named by the ops around it, and trace.launch_bound no longer counts that idle.
 // Metamorphic: wrapping the same host work in an annotation (what record_function() would leave)
-// turns the host gap into launch idle inside that op, with the idle itself unchanged.
+// turns the host gap into launch idle inside that op, with the idle itself unchanged; allocator
+// calls laid over a healthy run's launch idle turn exactly that idle into allocator churn.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -121,6 +122,54 @@ TEST(IdleCausesCaptures, NamingTheHostWorkMakesItLaunchIdleInThatOp) {
   const Finding* lb = Find(findings, "trace.launch_bound");
   ASSERT_NE(lb, nullptr);
   EXPECT_NE(lb->detail.find("'log_metrics'"), std::string::npos) << lb->detail;
+}
+
+// Metamorphic on a real healthy run: an allocator call (cudaFree, on every host thread) laid
+// over each stretch of launch idle of >= 100 µs moves exactly that idle from launch to alloc,
+// raises trace.allocator_churn with it as saving, and shrinks launch_bound's by as much.
+TEST(IdleCausesCaptures, AllocatorCallsOverLaunchIdleBecomeChurn) {
+  Job job = LoadJob("heldout_conv_healthy_print");
+  const auto before = analysis::ComputeTraceFacts(job);
+  const auto& b = before.rank_means[0];
+  RankTrace& t = job.trace.ranks[0];
+  const uint32_t name = static_cast<uint32_t>(t.names.size());
+  t.names.push_back("cudaFree");
+  std::vector<std::pair<RuntimeCall, int32_t>> calls;  // with the old index (-1: added)
+  for (size_t i = 0; i < t.runtime.size(); ++i)
+    calls.emplace_back(t.runtime[i], static_cast<int32_t>(i));
+  size_t stretches = 0;
+  for (const auto& x : before.timelines[0].idle.launch) {
+    if (x.end - x.start < 100'000) continue;
+    ++stretches;
+    for (uint32_t th = 0; th < t.threads.size(); ++th)
+      calls.push_back({RuntimeCall{x.start, x.end, -1, -1, name, th, -1, kHostFlagAlloc}, -1});
+  }
+  ASSERT_GT(stretches, 0u);
+  std::stable_sort(calls.begin(), calls.end(), [](const auto& x, const auto& y) {
+    return x.first.start_ns < y.first.start_ns;
+  });
+  std::vector<int32_t> moved(t.runtime.size(), -1);
+  t.runtime.clear();
+  for (const auto& [rc, old] : calls) {
+    if (old >= 0) moved[static_cast<size_t>(old)] = static_cast<int32_t>(t.runtime.size());
+    t.runtime.push_back(rc);
+  }
+  for (GpuOp& op : t.gpu_ops)
+    if (op.launch >= 0) op.launch = moved[static_cast<size_t>(op.launch)];
+  const auto after = analysis::ComputeTraceFacts(job);
+  const auto& a = after.rank_means[0];
+  EXPECT_EQ(a.idle_host_ns, b.idle_host_ns);
+  EXPECT_GT(a.idle_alloc_ns, 0);
+  EXPECT_NEAR(a.idle_launch_ns(), b.idle_launch_ns() - a.idle_alloc_ns, 10);
+  EXPECT_EQ(after.timelines[0].idle.alloc.size(), stretches);  // each one, whole
+  auto findings = analysis::RunAnalyzers(job, {}, {Source::kTrace});
+  const Finding* churn = Find(findings, "trace.allocator_churn");
+  ASSERT_NE(churn, nullptr);
+  EXPECT_NEAR(churn->saving_ns_per_step.value_or(0), static_cast<double>(a.idle_alloc_ns), 1);
+  EXPECT_LE(churn->saving_ns_per_step.value_or(0), churn->step_ns.value_or(0));
+  if (const Finding* lb = Find(findings, "trace.launch_bound")) {
+    EXPECT_NEAR(lb->saving_ns_per_step.value_or(0), static_cast<double>(a.idle_launch_ns()), 1);
+  }
 }
 
 }  // namespace
