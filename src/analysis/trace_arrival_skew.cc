@@ -210,7 +210,9 @@ std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, c
                   Unit::kRatio}};
     for (const LateStep& l : late)
       if (l.late_trace == trace)
-        x.refs.push_back({SourceLoc{t.file}, "step " + std::to_string(l.step) + ": others waited " +
+        x.refs.push_back({SourceLoc{t.file}, (l.step >= 0 ? "step " + std::to_string(l.step)
+                                                            : std::string("outside the steps")) +
+                                                 ": others waited " +
                                                  std::to_string(l.caused_wait_ns / 1000) +
                                                  " µs; rank was busy with " + l.doing});
     if (doing == "data")

@@ -153,7 +153,9 @@ void AddLate(const Job& job, const analysis::TraceFacts& f, Report& report) {
           {},
           ""};
   for (const auto& l : late)
-    t.AddRow({Cell::Int(l.step), Cell::Int(l.late_rank), Ms(l.caused_wait_ns),
+    // Collectives issued outside every step (before the first mark) have no step number.
+    t.AddRow({l.step >= 0 ? Cell::Int(l.step) : Cell("outside the steps"), Cell::Int(l.late_rank),
+              Ms(l.caused_wait_ns),
               Cell::Int(l.instances), l.doing});
   report.tables.push_back(std::move(t));
 }
