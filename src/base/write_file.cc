@@ -5,9 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
-#include <cstdlib>
+#include <cstdio>
 #include <cstring>
+
+#include "base/temp_file.h"
 
 namespace commdx {
 
@@ -15,13 +16,6 @@ namespace {
 
 Error OsError(ErrorCode code, const std::string& what, int errnum, const std::string& path) {
   return MakeError(code, what + ": " + std::strerror(errnum), {path});
-}
-
-// Where the bytes go: the target of a symbolic link, so that the link is kept.
-std::string Resolved(const std::string& path) {
-  char buf[PATH_MAX];
-  if (realpath(path.c_str(), buf)) return buf;
-  return path;
 }
 
 // Writes into something that is not a regular file, as it is.
@@ -35,10 +29,33 @@ Status WriteInPlace(const std::string& path, std::string_view data) {
   return Ok{};
 }
 
+// Rewrites a regular file through its own inode (hard links and owner kept). Returns 0 or errno.
+int RewriteInPlace(const std::string& target, std::string_view data) {
+  int fd = open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int err = WriteAll(fd, data);
+  if (!err && fsync(fd) != 0) err = errno;
+  if (close(fd) != 0 && !err) err = errno;
+  return err;
+}
+
 mode_t NewFileMode() {
   mode_t mask = umask(0);  // read it back: there is no other way
   umask(mask);
   return 0666 & ~mask;
+}
+
+Status WriteStdout(std::string_view data) {
+  std::fflush(stdout);
+  int err = WriteAll(STDOUT_FILENO, data);
+  if (err == EPIPE || !err) return Ok{};  // a reader that has gone (`| head`) is not an error
+  return OsError(ErrorCode::kEnvironment, "cannot write to standard output", err, "-");
+}
+
+std::string ModeText(mode_t mode) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
+  return buf;
 }
 
 }  // namespace
@@ -53,27 +70,72 @@ int WriteAll(int fd, std::string_view data) {
   return 0;
 }
 
-Status WriteFileAtomically(const std::string& path, std::string_view data) {
-  const std::string target = Resolved(path);
+Result<std::string> OutputTarget(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit (MAXSYMLINKS)
+    struct stat st {};
+    if (lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    std::string to(static_cast<size_t>(st.st_size > 0 ? st.st_size : 4096) + 1, '\0');
+    ssize_t n = readlink(p.c_str(), to.data(), to.size());
+    if (n < 0) return OsError(ErrorCode::kUsage, "cannot read the symbolic link", errno, path);
+    to.resize(static_cast<size_t>(n));
+    size_t slash = p.rfind('/');
+    p = to.front() == '/' || slash == std::string::npos ? to : p.substr(0, slash + 1) + to;
+  }
+  return OsError(ErrorCode::kUsage, "cannot write the output", ELOOP, path);
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view data,
+                           const WriteOptions& options) {
+  if (path == "-") return WriteStdout(data);
+  COMMDX_ASSIGN_OR_RETURN(const std::string target, OutputTarget(path));
   struct stat st {};
   const bool exists = stat(target.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode))
     return MakeError(ErrorCode::kUsage, "cannot write the output: is a folder", {path});
   if (exists && !S_ISREG(st.st_mode)) return WriteInPlace(target, data);
+  // Root may write anything: the mode bits say what the user meant.
+  const bool read_only = exists && ((st.st_mode & 0222) == 0 || access(target.c_str(), W_OK) != 0);
+  if (read_only && !options.force)
+    return MakeError(ErrorCode::kUsage,
+                     "refusing to replace a file that is not writable (mode " +
+                         ModeText(st.st_mode) + "); --force replaces it",
+                     {path});
   size_t slash = target.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : target.substr(0, slash + 1);
+  std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
   std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
-  std::string tmp = (dir == "." ? "" : dir) + "." + base + ".commdx-XXXXXX";
-  int fd = mkstemp(tmp.data());
-  if (fd < 0) return OsError(ErrorCode::kUsage, "cannot create the output", errno, path);
-  fchmod(fd, exists ? (st.st_mode & 07777) : NewFileMode());
-  int err = WriteAll(fd, data);
-  if (!err && fsync(fd) != 0) err = errno;
-  if (close(fd) != 0 && !err) err = errno;
-  if (!err && rename(tmp.c_str(), target.c_str()) != 0) err = errno;
-  if (err) {
-    unlink(tmp.c_str());
-    return OsError(ErrorCode::kEnvironment, "cannot write the output", err, path);
+  auto tmp = TempFile::Create(dir, base);
+  if (!tmp)
+    return MakeError(tmp.error().code, "cannot create the output: " + tmp.error().message, {path});
+  fchmod(tmp->fd(), exists ? (st.st_mode & 07777) : NewFileMode());
+  // Renaming gives the path a new inode: its other hard links would keep the old report, and an
+  // owner we cannot give the new file would change. Those files are rewritten in place instead
+  // (not if read-only: --force may replace what it could not open for writing).
+  bool in_place = false;
+  if (exists && !read_only)
+    in_place = st.st_nlink > 1 || fchown(tmp->fd(), st.st_uid, st.st_gid) != 0;
+  else if (exists)
+    (void)!fchown(tmp->fd(), st.st_uid, st.st_gid);  // kept where the OS allows
+  int err = WriteAll(tmp->fd(), data);
+  if (!err && fsync(tmp->fd()) != 0) err = errno;
+  if (int close_err = tmp->Close(); !err) err = close_err;
+  if (!err && !in_place && rename(tmp->path().c_str(), target.c_str()) != 0) err = errno;
+  if (err) return OsError(ErrorCode::kEnvironment, "cannot write the output", err, path);
+  if (!in_place) {
+    tmp->Keep();  // renamed: it is the output now
+    return Ok{};
+  }
+  int e = 0;
+  {
+    FatalSignalsBlocked blocked;  // a kill now would leave the file cut off: it waits
+    e = RewriteInPlace(target, data);
+  }
+  if (e != 0) {
+    tmp->Keep();
+    return MakeError(ErrorCode::kEnvironment,
+                     std::string("cannot write the output: ") + std::strerror(e) +
+                         "; the whole output is in " + tmp->path(),
+                     {path});
   }
   return Ok{};
 }

@@ -1,5 +1,8 @@
 #include "cli/app.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "base/printable.h"
@@ -18,6 +21,22 @@ std::string UnknownSubcommand(CLI::App& app, int argc, char** argv) {
   for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     if (sub->check_name(argv[1])) return "";
   return argv[1];
+}
+
+// What a command printed through stdio or iostreams is flushed here, so that a write that fails
+// (`> /dev/full`, a disk full) is an error (exit 4) with the OS reason instead of exit 0 with
+// nothing written. A reader that has gone (EPIPE) is not an error.
+int StdoutChecked(int rc) {
+  // A write that failed earlier left its reason in errno, unless something since changed it.
+  const int earlier = errno;
+  std::cout.flush();
+  errno = 0;
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout.good();
+  const int err = errno ? errno : earlier;
+  if (!failed || err == EPIPE) return rc;
+  std::cerr << "commdx: cannot write to standard output: "
+            << (err ? std::strerror(err) : "write error") << "\n";
+  return rc >= 2 ? rc : 4;
 }
 
 }  // namespace
@@ -46,10 +65,10 @@ int Run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    return StdoutChecked(rc == 0 ? 0 : 2);
   }
   try {
-    return run ? run() : 2;
+    return StdoutChecked(run ? run() : 2);
   } catch (const std::bad_alloc&) {
     std::cerr << "commdx: out of memory\n";
     return 70;

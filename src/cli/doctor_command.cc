@@ -71,9 +71,12 @@ int RunDoctor(const DoctorOptions& o) {
                                                   ? "no GPU visible (" + job.topo.nvml_error + ")"
                                                   : "needs two or more GPUs on this node"});
   }
-  if (!o.save_path.empty())
-    if (auto st = ingest::WriteSnapshotFile(o.save_path, &job.topo, &job.env); !st)
+  if (!o.save_path.empty()) {
+    std::vector<std::string> inputs;  // a live check reads no file the user named but this
+    if (!o.nccl_lib.empty()) inputs.push_back(o.nccl_lib);
+    if (auto st = SaveSnapshot(o.save_path, &job.topo, &job.env, inputs, o.output); !st)
       return ReportError(st.error());
+  }
   analysis::AnalysisInput input(job);
   auto ask = diagnose::DiagnoseOptions::Only({Source::kEnv, Source::kTopo, Source::kBench});
   ask.name_root_cause = true;  // the node's live sources together

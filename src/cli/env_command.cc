@@ -42,9 +42,13 @@ int RunEnv(const EnvOptions& o) {
                     "no environment section found (expected a snapshot from `commdx env --save`)",
                     {o.files.size() == 1 ? o.files[0] : std::string()}));
   }
-  if (!o.save_path.empty())
-    if (auto st = ingest::WriteSnapshotFile(o.save_path, &job.topo, &job.env); !st)
+  if (!o.save_path.empty()) {
+    auto inputs = ProtectedInputs(job.inputs, job.skipped);
+    inputs.insert(inputs.end(), o.files.begin(), o.files.end());
+    if (!o.nccl_lib.empty()) inputs.push_back(o.nccl_lib);
+    if (auto st = SaveSnapshot(o.save_path, &job.topo, &job.env, inputs, o.output); !st)
       return ReportError(st.error());
+  }
   analysis::AnalysisInput input(job);
   auto diag = diagnose::Diagnose(input, diagnose::DiagnoseOptions::Only({Source::kEnv}));
   if (o.files.empty() && job.topo.gpu_source != "nvml")

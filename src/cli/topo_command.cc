@@ -60,11 +60,14 @@ int RunTopo(const TopoOptions& o) {
                     "`nvidia-smi nvlink -s`, `nvidia-smi topo -p2p` text or a commdx snapshot)",
                     {o.files.size() == 1 ? o.files[0] : std::string()}));
   }
-  if (!o.save_path.empty())
-    if (auto st = ingest::WriteSnapshotFile(o.save_path, &job.topo,
-                                            job.env.captured ? &job.env : nullptr);
+  if (!o.save_path.empty()) {
+    auto inputs = ProtectedInputs(job.inputs, job.skipped);
+    inputs.insert(inputs.end(), o.files.begin(), o.files.end());
+    if (auto st = SaveSnapshot(o.save_path, &job.topo, job.env.captured ? &job.env : nullptr,
+                               inputs, o.output);
         !st)
       return ReportError(st.error());
+  }
   analysis::AnalysisInput input(job);
   auto diag = diagnose::Diagnose(input, diagnose::DiagnoseOptions::Only({Source::kTopo}));
   if (job.topo.gpu_source != "nvml" && live)

@@ -75,6 +75,39 @@ Severity SeverityFrom(std::string_view s) {
   return Severity::kInfo;
 }
 
+// A report's "findings": an array of objects, each with a string "id". Anything else is an error:
+// read leniently, a damaged B would show every finding of A as gone.
+//   "findings": [{"id": "nccl.proto_simple_forced", "severity": "warning", "rank": 1, ...}]
+Status ReadFindings(element doc, const std::string& path, SavedResult& r) {
+  element value;
+  if (doc["findings"].get(value) != simdjson::SUCCESS) {
+    if (r.command.empty()) return Ok{};  // a snapshot: no findings
+    return MakeError(ErrorCode::kBadInput,
+                     "a `" + r.command + "` result without \"findings\": damaged or cut", {path});
+  }
+  simdjson::dom::array findings;
+  if (value.get(findings) != simdjson::SUCCESS)
+    return MakeError(ErrorCode::kBadInput, "\"findings\" is not an array", {path});
+  size_t i = 0;
+  for (element f : findings) {
+    SavedFinding sf;
+    std::string_view s;
+    if (f.type() != element_type::OBJECT || f["id"].get(s) != simdjson::SUCCESS || s.empty())
+      return MakeError(ErrorCode::kBadInput,
+                       "findings[" + std::to_string(i) +
+                           "] is not a finding (an object with a string \"id\")",
+                       {path});
+    sf.id = std::string(s);
+    if (f["severity"].get(s) == simdjson::SUCCESS) sf.severity = SeverityFrom(s);
+    if (f["title"].get(s) == simdjson::SUCCESS) sf.title = std::string(s);
+    int64_t rank = 0;
+    if (f["rank"].get(rank) == simdjson::SUCCESS) sf.rank = static_cast<int>(rank);
+    r.findings.push_back(std::move(sf));
+    ++i;
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Result<SavedResult> ReadSavedResult(const FileText& file) {
@@ -96,19 +129,7 @@ Result<SavedResult> ReadSavedResult(const FileText& file) {
   r.schema_version = static_cast<int>(version);
   std::string_view command;
   if (doc["command"].get(command) == simdjson::SUCCESS) r.command = std::string(command);
-  simdjson::dom::array findings;
-  if (doc["findings"].get(findings) == simdjson::SUCCESS) {
-    for (element f : findings) {
-      SavedFinding sf;
-      std::string_view s;
-      if (f["id"].get(s) == simdjson::SUCCESS) sf.id = std::string(s);
-      if (f["severity"].get(s) == simdjson::SUCCESS) sf.severity = SeverityFrom(s);
-      if (f["title"].get(s) == simdjson::SUCCESS) sf.title = std::string(s);
-      int64_t rank = 0;
-      if (f["rank"].get(rank) == simdjson::SUCCESS) sf.rank = static_cast<int>(rank);
-      if (!sf.id.empty()) r.findings.push_back(std::move(sf));
-    }
-  }
+  COMMDX_TRY(ReadFindings(doc, file.path, r));
   simdjson::dom::object top;
   if (doc.get(top) != simdjson::SUCCESS)
     return MakeError(ErrorCode::kBadInput, "expected a JSON object at the top level", {file.path});

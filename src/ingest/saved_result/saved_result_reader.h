@@ -7,7 +7,8 @@
 
 namespace commdx::ingest {
 
-// Errors: not JSON (file:line:col), or JSON without commdx's "schema_version".
+// Errors: not JSON (file:line:col), JSON without commdx's "schema_version", a report whose
+// "findings" is missing or not an array of objects with a string "id".
 Result<SavedResult> ReadSavedResult(const FileText& file);
 
 }  // namespace commdx::ingest

@@ -17,6 +17,7 @@
 
 #include "base/file.h"
 #include "base/result.h"
+#include "base/write_file.h"
 #include "model/environment.h"
 #include "model/job.h"
 #include "model/topology.h"
@@ -34,8 +35,10 @@ struct SnapshotMeta {
 // Either pointer may be null (that section is left out).
 std::string WriteSnapshot(const SnapshotMeta& meta, const Topology* topo, const EnvSnapshot* env);
 
-// Writes the snapshot to `path` (meta filled from the facts and the clock).
-Status WriteSnapshotFile(const std::string& path, const Topology* topo, const EnvSnapshot* env);
+// Writes the snapshot to `path` (meta filled from the facts and the clock), as
+// WriteFileAtomically does ("-": standard output; a read-only file only with options.force).
+Status WriteSnapshotFile(const std::string& path, const Topology* topo, const EnvSnapshot* env,
+                         const WriteOptions& options = {});
 
 bool SniffSnapshot(std::string_view head);
 Status ParseSnapshot(const FileText& file, Job& job);

@@ -93,12 +93,13 @@ std::string WriteSnapshot(const SnapshotMeta& meta, const Topology* topo, const 
   return w.str() + "\n";
 }
 
-Status WriteSnapshotFile(const std::string& path, const Topology* topo, const EnvSnapshot* env) {
+Status WriteSnapshotFile(const std::string& path, const Topology* topo, const EnvSnapshot* env,
+                         const WriteOptions& options) {
   SnapshotMeta meta;
   meta.tool_version = COMMDX_VERSION;
   meta.host = topo && !topo->host.empty() ? topo->host : (env ? env->host : "");
   meta.created_unix_s = static_cast<int64_t>(std::time(nullptr));
-  return WriteFileAtomically(path, WriteSnapshot(meta, topo, env));
+  return WriteFileAtomically(path, WriteSnapshot(meta, topo, env), options);
 }
 
 }  // namespace commdx::ingest
