@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -170,6 +171,28 @@ TEST(IdleCausesCaptures, AllocatorCallsOverLaunchIdleBecomeChurn) {
   if (const Finding* lb = Find(findings, "trace.launch_bound")) {
     EXPECT_NEAR(lb->saving_ns_per_step.value_or(0), static_cast<double>(a.idle_launch_ns()), 1);
   }
+}
+
+// Nsight Systems exports give the allocator the same flag as Kineto traces: the runtime API's
+// cudaMalloc_v3020 as cudaMalloc, and the driver calls NCCL makes for its cuMem buffers, which
+// the importer keeps now that they are flagged (it leaves out driver calls that neither launch,
+// wait nor allocate). Counts from `sqlite3 report.sqlite "select ..."` on the export: 87
+// cudaMalloc, 10 cudaFree, 28 cudaHostAlloc, 16 cudaFreeHost, and 34 cuMemRelease, 18
+// cuMemCreate, 16 cuMemAddressFree, 16 cuMemMap, 16 cuMemUnmap from the driver.
+TEST(IdleCausesCaptures, NsightSystemsAllocatorCallsAreFlagged) {
+  auto job = ingest::LoadInputs({kExamples + "nsys_nodes2_straggler_job/report.sqlite.gz"});
+  ASSERT_TRUE(job) << job.error().ToString();
+  std::map<std::string, size_t> calls;
+  for (const RankTrace& t : job->trace.ranks)
+    for (const RuntimeCall& rc : t.runtime)
+      if (rc.flags & kHostFlagAlloc) ++calls[t.names[rc.name]];
+  EXPECT_EQ(calls["cudaMalloc"], 87u);
+  EXPECT_EQ(calls["cudaFree"], 10u);
+  EXPECT_EQ(calls["cudaHostAlloc"], 28u);
+  EXPECT_EQ(calls["cudaFreeHost"], 16u);
+  EXPECT_EQ(calls["cuMemCreate"], 18u);
+  EXPECT_EQ(calls["cuMemRelease"], 34u);
+  EXPECT_EQ(calls["cuMemMap"], 16u);
 }
 
 }  // namespace
