@@ -1,5 +1,7 @@
 #include "base/file.h"
 
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -35,17 +37,16 @@ Error GzipError(const std::string& name, const std::string& what, uint64_t compr
                    loc);
 }
 
-// Past kGzipRatioFloorBytes of output, more than kMaxGzipRatio bytes out per byte in is a bomb:
-// real traces and logs compress 10-20:1.
-bool TooExpanded(uint64_t out, uint64_t in) {
-  return out > kGzipRatioFloorBytes && out > kMaxGzipRatio * std::max<uint64_t>(in, 1);
-}
+std::string Mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 }  // namespace
 
 uint64_t DefaultMaxBytes() {
   uint64_t mem =
       static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  struct rlimit as {};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    mem = std::min<uint64_t>(mem, static_cast<uint64_t>(as.rlim_cur));
   return std::clamp<uint64_t>(mem / 4, 256ull << 20, 4ull << 30);
 }
 
@@ -71,14 +72,14 @@ Result<std::string> Gunzip(std::string_view compressed, const std::string& name,
     rc = inflate(&zs, Z_NO_FLUSH);
     out.append(buf, sizeof buf - zs.avail_out);
     const uint64_t consumed = pos - zs.avail_in;
-    if ((max_bytes && out.size() > max_bytes) || TooExpanded(out.size(), consumed)) {
+    if (max_bytes && out.size() > max_bytes) {
       inflateEnd(&zs);
       return MakeError(ErrorCode::kBadInput,
-                       "decompression stopped after " + std::to_string(out.size()) +
-                           " bytes from " + std::to_string(consumed) +
-                           " compressed: over the limit of " + std::to_string(max_bytes) +
-                           " bytes or " + std::to_string(kMaxGzipRatio) +
-                           ":1 (a gzip bomb, or an input too large to hold; docs/inputs.md)",
+                       "decompression stopped after " + Mib(out.size()) + " from " +
+                           std::to_string(consumed) + " compressed bytes: over the limit of " +
+                           Mib(max_bytes) +
+                           " for a file read whole (a quarter of memory or of `ulimit -v`; "
+                           "docs/inputs.md): a gzip bomb, or a log too large to hold",
                        {name});
     }
     if (rc == Z_STREAM_END) {
@@ -103,12 +104,17 @@ Result<std::string> Gunzip(std::string_view compressed, const std::string& name,
   return out;
 }
 
-Result<std::string> ReadAll(const OpenedInput& in, const std::string& path, uint64_t max_bytes) {
+Result<std::string> ReadAll(const OpenedInput& in, const std::string& path, uint64_t max_bytes,
+                            uint64_t* grew_bytes) {
   std::string raw;
   if (!in.pipe()) raw.reserve(static_cast<size_t>(std::min<uint64_t>(in.size(), max_bytes)));
   char buf[1 << 16];
-  while (true) {
-    ssize_t got = read(in.fd(), buf, sizeof buf);
+  // A regular file is read up to the size it had when opened: a log the job is still writing
+  // keeps growing, and what was there then is a consistent snapshot to diagnose.
+  while (in.pipe() || raw.size() < in.size()) {
+    size_t want = sizeof buf;
+    if (!in.pipe()) want = static_cast<size_t>(std::min<uint64_t>(want, in.size() - raw.size()));
+    ssize_t got = read(in.fd(), buf, want);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0)
       return MakeError(ErrorCode::kBadInput, std::string("read error: ") + std::strerror(errno),
@@ -124,16 +130,32 @@ Result<std::string> ReadAll(const OpenedInput& in, const std::string& path, uint
   if (!in.pipe() && raw.size() != in.size())
     return MakeError(ErrorCode::kBadInput,
                      "changed while reading: " + std::to_string(in.size()) +
-                         " bytes when opened, " + std::to_string(raw.size()) + " read",
+                         " bytes when opened, " + std::to_string(raw.size()) +
+                         " read (cut short or replaced)",
                      {path});
+  struct stat now {};
+  if (!in.pipe() && grew_bytes && fstat(in.fd(), &now) == 0 &&
+      static_cast<uint64_t>(now.st_size) > in.size())
+    *grew_bytes = static_cast<uint64_t>(now.st_size) - in.size();
   return raw;
 }
 
 Result<FileText> ReadFile(const std::string& path, const ReadOptions& options) {
   const uint64_t limit = options.max_bytes ? options.max_bytes : DefaultMaxBytes();
   COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
-  COMMDX_ASSIGN_OR_RETURN(std::string raw, ReadAll(in, path, limit));
-  return TextFromBytes(path, std::move(raw), options);
+  uint64_t grew = 0;
+  COMMDX_ASSIGN_OR_RETURN(std::string raw, ReadAll(in, path, limit, &grew));
+  COMMDX_ASSIGN_OR_RETURN(FileText file, TextFromBytes(path, std::move(raw), options));
+  if (grew > 0) {
+    file.grew_bytes = grew;
+    // The writer may be halfway through the last line: it ends at the last newline read.
+    size_t end = file.data.rfind('\n');
+    if (end != std::string::npos && end + 1 < file.data.size()) {
+      file.dropped_tail_bytes = file.data.size() - (end + 1);
+      file.data.resize(end + 1);
+    }
+  }
+  return file;
 }
 
 Result<FileText> TextFromBytes(const std::string& path, std::string raw,
@@ -148,11 +170,11 @@ Result<FileText> TextFromBytes(const std::string& path, std::string raw,
   } else {
     file.data = std::move(raw);
   }
-  NormalizeInputText(file.data);
+  file.converted_from = NormalizeInputText(file.data);
   return file;
 }
 
-Result<std::string> ReadHead(const std::string& path, size_t bytes) {
+Result<std::string> ReadHead(const std::string& path, size_t bytes, const char** converted_from) {
   COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
   if (in.pipe())  // a pipe's head would be used up: read it whole instead (LoadInputs does)
     return MakeError(ErrorCode::kInternal, "ReadHead on a pipe", {path});
@@ -184,7 +206,8 @@ Result<std::string> ReadHead(const std::string& path, size_t bytes) {
   gzclose(f);
   if (errnum != Z_OK) return MakeError(ErrorCode::kBadInput, "corrupt start of file", {path});
   head.resize(have);
-  NormalizeInputText(head);
+  const char* converted = NormalizeInputText(head);
+  if (converted_from) *converted_from = converted;
   return head;
 }
 

@@ -13,17 +13,21 @@ namespace commdx {
 
 struct FileText {
   std::string path;  // as given by the user, for messages
-  std::string data;  // decompressed bytes
+  std::string data;  // decompressed bytes (UTF-8 when converted_from is set)
   bool was_gzip = false;
   uint64_t compressed_bytes = 0;
+  // A regular file that grew while it was read (a log the job is still writing): what was there
+  // when it was opened is read; `grew_bytes` were added since and not read, and the unfinished
+  // last line of what was read (`dropped_tail_bytes`, no newline yet) is left out.
+  uint64_t grew_bytes = 0;
+  uint64_t dropped_tail_bytes = 0;
+  const char* converted_from = nullptr;  // "UTF-16LE"/"UTF-16BE": converted (text_input.h)
 };
 
-// Limits on a file read whole into memory (docs/inputs.md). Gzip is also stopped when, past
-// kGzipRatioFloorBytes of output, it has produced more than kMaxGzipRatio bytes per compressed
-// byte read (real traces and logs compress 10-20:1; a gzip bomb 200-1000:1).
-inline constexpr uint64_t kMaxGzipRatio = 100;
-inline constexpr uint64_t kGzipRatioFloorBytes = 64ull << 20;
-// A quarter of physical memory, between 256 MiB and 4 GiB.
+// The limit on a file read whole into memory (docs/inputs.md), after decompression: a quarter of
+// physical memory or of the address-space limit (`ulimit -v`), whichever is lower, between
+// 256 MiB and 4 GiB. Compression ratio is no test: a real log of one repeated warning compresses
+// 300:1 like a gzip bomb does, and only the size held costs memory.
 uint64_t DefaultMaxBytes();
 
 struct ReadOptions {
@@ -32,22 +36,28 @@ struct ReadOptions {
 };
 
 // Reads `path` whole ("-" is standard input), transparently inflating gzip (detected by magic
-// bytes, not by name). Errors, each naming the OS reason: missing or unreadable file, a device
-// or FIFO (input_path.h), over the limits, a regular file whose size changed while it was read
-// ("changed while reading"), truncated or corrupt gzip (line:col in the decompressed text).
+// bytes, not by name), as text (text_input.h: UTF-16 converted). A regular file that grows while
+// read is read as it was when opened (FileText::grew_bytes). Errors, each naming the OS reason:
+// missing or unreadable file, a device or FIFO (input_path.h), over the limit, a regular file
+// that shrank while it was read ("changed while reading"), truncated or corrupt gzip (line:col
+// in the decompressed text).
 Result<FileText> ReadFile(const std::string& path, const ReadOptions& options = {});
 
 // The text of bytes already read (a pipe read once): inflated if gzip.
 Result<FileText> TextFromBytes(const std::string& path, std::string raw,
                                const ReadOptions& options = {});
 
-// Everything `in` holds, up to `max_bytes` (more is an error).
-Result<std::string> ReadAll(const OpenedInput& in, const std::string& path, uint64_t max_bytes);
+// Everything `in` holds, up to `max_bytes` (more is an error). A regular file: the size it had
+// when opened; bytes added since are not read and counted in `*grew_bytes` (when given).
+Result<std::string> ReadAll(const OpenedInput& in, const std::string& path, uint64_t max_bytes,
+                            uint64_t* grew_bytes = nullptr);
 
 // The first `bytes` bytes of `path`, decompressed as ReadFile would, without reading the rest:
 // enough to recognise a format. Errors when the file cannot be opened or its start is corrupt;
-// pipes are refused (their head would be used up: read them whole with ReadFile).
-Result<std::string> ReadHead(const std::string& path, size_t bytes);
+// pipes are refused (their head would be used up: read them whole with ReadFile). UTF-16 is
+// converted (its name in `*converted_from`, when given).
+Result<std::string> ReadHead(const std::string& path, size_t bytes,
+                             const char** converted_from = nullptr);
 
 // Inflates an in-memory gzip stream (all members). Exposed for tests and fuzzers.
 Result<std::string> Gunzip(std::string_view compressed, const std::string& name_for_errors,

@@ -85,15 +85,59 @@ std::string WhyNotRead(std::string_view head, const LoadOptions& options) {
   return why;
 }
 
+// Folders that gave no file at all: the folder that could not be listed (or the entry that could
+// not be read) with the OS reason, or the empty folder, rather than "none of 0 files".
+Status NothingFound(const ExpandedInputs& found, const std::vector<std::string>& paths) {
+  size_t unreadable = 0;
+  const PathNote* first = nullptr;
+  for (const auto& n : found.notes)
+    if (n.unreadable && !unreadable++) first = &n;
+  if (first)
+    return MakeError(ErrorCode::kBadInput,
+                     first->reason + (unreadable > 1 ? " (and " + std::to_string(unreadable - 1) +
+                                                           " more entries not readable)"
+                                                     : std::string()),
+                     {first->path});
+  if (found.notes.empty() && found.repeated.empty() && !paths.empty())
+    return MakeError(ErrorCode::kBadInput,
+                     "no file in it (an empty folder; hidden entries, starting with '.', are not "
+                     "read)",
+                     {paths.front()});
+  return Ok{};
+}
+
+// What was done to a file's text to read it, in input quality: converted from UTF-16, or read as
+// it was when opened because it was still growing.
+void NoteText(const FileText& t, Job& job) {
+  if (t.converted_from)
+    job.quality.Add("load.converted_text", DiagSeverity::kNote,
+                    std::string(t.converted_from) + " text" +
+                        (std::string_view(t.converted_from) == "UTF-16LE"
+                             ? " (as Windows PowerShell's `>` writes it)"
+                             : "") +
+                        ", converted to UTF-8",
+                    {t.path});
+  if (t.grew_bytes > 0)
+    job.quality.Add("load.growing", DiagSeverity::kNote,
+                    "still being written (it grew while read): read as it was when opened; the " +
+                        std::to_string(t.grew_bytes) + " bytes added since are not" +
+                        (t.dropped_tail_bytes ? ", nor its unfinished last line (" +
+                                                    std::to_string(t.dropped_tail_bytes) + " bytes)"
+                                              : std::string()),
+                    {t.path});
+}
+
 // Reads the start of the file once and picks the importers that read it.
 void Recognise(Slot& s, const LoadOptions& options) {
   if (options.force_single && options.only.size() == 1 && s.named) {
     // An archive given by name: say what it is rather than how it fails to parse.
-    if (auto head = s.pipe ? Result<std::string>(std::string()) : ReadHead(s.path, kSniffBytes))
+    const char* utf16 = nullptr;
+    if (auto head =
+            s.pipe ? Result<std::string>(std::string()) : ReadHead(s.path, kSniffBytes, &utf16))
       if (std::string packed = PackedHint(*head); !packed.empty())
         return void(s.error = MakeError(ErrorCode::kBadInput,
                                         packed + " (commdx reads plain and gzip files)", {s.path}));
-    if (s.pipe) {
+    if (s.pipe || utf16) {  // read once / converted: parsed from memory
       auto text = ReadFile(s.path);
       if (!text) return void(s.error = text.error());
       s.text = std::move(text).value();
@@ -107,8 +151,13 @@ void Recognise(Slot& s, const LoadOptions& options) {
     if (!text) return void(s.error = text.error());
     s.text = std::move(text).value();
     head = s.text->data.substr(0, kSniffBytes);
-  } else if (auto h = ReadHead(s.path, kSniffBytes)) {
+  } else if (const char* utf16 = nullptr; auto h = ReadHead(s.path, kSniffBytes, &utf16)) {
     head = std::move(h).value();
+    if (utf16) {  // converted text: every importer, a streaming one too, reads it from memory
+      auto text = ReadFile(s.path);
+      if (!text) return void(s.error = text.error());
+      s.text = std::move(text).value();
+    }
   } else if (options.force_single && s.named && !options.only.empty()) {
     // A named file is read as the first kind anyway: its reader names the broken place.
     if (const Importer* imp = FindImporter(options.only.front())) s.imps.push_back(imp);
@@ -200,7 +249,10 @@ Status ParseText(Slot& s, Job& job) {
                       st.error().where);
       continue;
     }
-    if (i == 0) s.bytes = s.text->data.size();
+    if (i == 0) {
+      s.bytes = s.text->data.size();
+      NoteText(*s.text, job);
+    }
     s.kinds.push_back(imp.kind);
   }
   return Ok{};
@@ -239,6 +291,7 @@ LoadOptions ForcedKinds(std::vector<InputKind> kinds) {
 
 Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions& options) {
   COMMDX_ASSIGN_OR_RETURN(ExpandedInputs found, ExpandInputs(paths));
+  if (found.files.empty()) COMMDX_TRY(NothingFound(found, paths));
   std::vector<Slot> slots = SlotsOf(found);
   for (auto& s : slots) Recognise(s, options);
   StreamAll(slots, options);

@@ -99,11 +99,13 @@ sys.exit(f"not skipped as reports: {bad}" if bad else 0)' "$out" report.text rep
     ln -s job/nccl.vm.653.log link.log
     run 0,1 logs job job/nccl.vm.653.log link.log job --format json
     [ "$(json_procs "$out")" = "$want" ] || fail "read $(json_procs "$out"), want $want" ;;
-  gzip_bomb)  # decompression stops at the limit, memory stays bounded
+  gzip_bomb)  # decompression stops at the size limit (a quarter of `ulimit -v` here: 292 MiB)
     yes "vm:653:653 [0] NCCL INFO comm 0x5d rank 0 nranks 2 cudaDev 0 busId 1000 - Init START" |
       head -c 400000000 | gzip -1 > bomb.log.gz
-    /usr/bin/time -f %M -o rss "$commdx" diagnose bomb.log.gz >"$out" 2>"$err"; rc=$?
-    [ $rc -eq 3 ] || fail "exit $rc"; has "decompression stopped"
+    (ulimit -v 1200000; exec /usr/bin/time -f %M -o rss "$commdx" diagnose bomb.log.gz) \
+      >"$out" 2>"$err"; rc=$?
+    [ $rc -eq 3 ] || fail "exit $rc"; has "bomb\.log\.gz: error: decompression stopped"
+    has "over the limit of 292 MiB"
     [ "$(tail -1 rss)" -lt 600000 ] || fail "peak RSS $(tail -1 rss) KiB" ;;
   big_unclaimed_not_read)  # a 1.5 GB checkpoint in a job folder is never read whole
     job; { printf 'PK\003\004'; head -c 100000 /dev/urandom; } > job/model.pt; truncate -s 1500M job/model.pt
@@ -133,6 +135,110 @@ PY
     [ "$rc" -gt 128 ] && fail "killed by signal $((rc - 128))"
     [ "$rc" -le 1 ] && { echo "skip: read before it was cut"; exit 77; }
     [ "$rc" -eq 3 ] || fail "exit $rc"; has "changed while reading" ;;
+  save_over_input)  # --save naming an input (also through a link) or the -o file: refused
+    snap=$src/tests/data/snapshot
+    cp "$snap"/h200x2-topo.json topo.json; cp "$snap"/h200x2-env.json env.json
+    cp topo.json keep_topo; cp env.json keep_env; ln -s topo.json link.json
+    run 2 topo topo.json --save topo.json; has "refusing to write it over an input \(topo\.json\)"
+    run 2 topo link.json --save topo.json; run 2 topo topo.json --save link.json
+    cmp -s keep_topo topo.json || fail "topo input changed"
+    run 2 env --from env.json --save env.json; has "choose another --save"
+    cmp -s keep_env env.json || fail "env input changed"
+    run 2 topo topo.json --save new.json -o new.json; has "--save and -o name the same file"
+    [ -e new.json ] && fail "new.json written by a refused command"
+    run 2 doctor --no-bench --save d.json -o ./d.json; has "name the same file"
+    run 2 topo topo.json --save -; has "both go to standard output"
+    run 0,1 topo topo.json --save - -o report.txt; has '"commdx_snapshot"'
+    run 0,1 topo topo.json --save saved.json
+    grep -q '"commdx_snapshot"' saved.json || fail "snapshot not saved" ;;
+  out_dash)  # -o - is standard output, not a file named '-'
+    job; run 0,1 logs job -o -; has "^commdx logs"
+    [ -e ./- ] && fail "wrote a file named -"; true ;;
+  out_read_only)  # a read-only report or snapshot is refused unless --force; --force keeps its mode
+    job; echo keep > base.txt; chmod 444 base.txt; cp base.txt ro.json
+    run 2 logs job -o base.txt; has "base\.txt: error: refusing to replace a file that is not writable \(mode 0444\); --force"
+    [ "$(cat base.txt)" = keep ] || fail "read-only report replaced"
+    run 2 topo "$src"/tests/data/snapshot/h200x2-topo.json --save ro.json; has "--force"
+    [ "$(cat ro.json)" = keep ] || fail "read-only snapshot replaced"
+    run 0,1 logs job -o base.txt --force; grep -q "^commdx logs" base.txt || fail "--force did not write"
+    [ "$(stat -c %a base.txt)" = 444 ] || fail "mode not kept: $(stat -c %a base.txt)" ;;
+  out_links)  # a symbolic link is followed (a dangling one too), hard links stay linked
+    job; mkdir keep; echo old > keep/real.txt; ln -s keep/real.txt link.txt
+    run 0,1 logs job -o link.txt; [ -L link.txt ] || fail "link replaced by a file"
+    grep -q "^commdx logs" keep/real.txt || fail "link target not written"
+    ln -s keep/new.txt dangling.txt; run 0,1 logs job -o dangling.txt
+    [ -L dangling.txt ] || fail "dangling link replaced"; grep -q "^commdx logs" keep/new.txt || fail "target not created"
+    echo old > a.txt; ln a.txt b.txt; run 0,1 logs job -o a.txt
+    cmp -s a.txt b.txt || fail "hard link broken"; [ "$(stat -c %h a.txt)" = 2 ] || fail "link count $(stat -c %h a.txt)"
+    ls -a . keep | grep -q commdx- && fail "temporary file left"; true ;;
+  out_owner)  # the owner of a rewritten file is kept: by root through fchown, by others in place
+    [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null || exit 77
+    job; echo old > theirs.txt; chown 65534:65534 theirs.txt; chmod 640 theirs.txt
+    run 0,1 logs job -o theirs.txt; [ "$(stat -c %u:%g:%a theirs.txt)" = 65534:65534:640 ] ||
+      fail "root changed owner/mode: $(stat -c %u:%g:%a theirs.txt)"
+    mkdir shared; chmod 777 shared; echo old > shared/r.txt; chmod 666 shared/r.txt
+    chmod 755 "$tmp"; chmod -R a+rX job
+    timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups "$commdx" logs job -o shared/r.txt >"$out" 2>"$err"
+    rc=$?; [ $rc -le 1 ] || fail "exit $rc"; grep -q "^commdx logs" shared/r.txt || fail "not written"
+    [ "$(stat -c %u shared/r.txt)" = 0 ] || fail "owner changed to $(stat -c %u shared/r.txt)"
+    ls -a shared | grep -q commdx- && fail "temporary file left"; true ;;
+  out_file_size_limit)  # past `ulimit -f` the write fails with the reason; old file and no temp left
+    job; echo old > r.txt
+    (ulimit -f 1; exec timeout 60 "$commdx" logs job --verbose -o r.txt) >"$out" 2>"$err"; rc=$?
+    [ $rc -eq 4 ] || fail "exit $rc"; has "r\.txt: error: cannot write the output: File too large"
+    [ "$(cat r.txt)" = old ] || fail "old report lost"
+    ls -a | grep -q commdx- && fail "temporary file left"; true ;;
+  stdout_full)  # every command checks its writes to standard output
+    [ -w /dev/full ] || exit 77
+    : >"$out"
+    for args in "diagnose --list" "--version" "--help" "trace --help"; do
+      timeout 60 "$commdx" $args >/dev/full 2>"$err"; rc=$?
+      [ $rc -eq 4 ] || fail "$args > /dev/full: exit $rc"; has "cannot write to standard output"
+    done ;;
+  growing_log)  # a log the job is still writing: read as it was when opened, and said so
+    for i in $(seq 400); do cat "$ex"/nccl.vm.653.log; done > big.log
+    (while :; do cat "$ex"/nccl.vm.653.log >> big.log; sleep 0.002; done) & w=$!
+    sleep 0.1; run 0,1 logs big.log; kill $w; wait $w 2>/dev/null
+    has "load\.growing x1: still being written \(it grew while read\): read as it was when opened"
+    has "Communicators" ;;
+  repetitive_log)  # 78 MB of one real warning repeated (255:1 gzipped) is a log, not a bomb
+    fx=$src/tests/data/nccl_log_fixtures
+    w=$(grep -h "socket.cc:538 NCCL WARN" "$fx"/case29-*.log | head -1)
+    { cat "$ex"/nccl.vm.653.log; yes "$w" | head -c 78000000; cat "$fx"/case24-*.log; } | gzip > rep.log.gz
+    /usr/bin/time -f %M -o rss "$commdx" logs rep.log.gz >"$out" 2>"$err"; rc=$?
+    [ $rc -le 1 ] || fail "exit $rc"; has "comm\.ib_error"
+    [ "$(tail -1 rss)" -lt 400000 ] || fail "peak RSS $(tail -1 rss) KiB" ;;
+  unlistable_folder)  # a folder that cannot be listed is named with the OS reason
+    command -v setpriv >/dev/null || exit 77
+    job; chmod 755 "$tmp"; chmod -R a+rX job; chmod 311 job
+    timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups "$commdx" diagnose job >"$out" 2>"$err"
+    rc=$?; [ $rc -eq 3 ] || fail "exit $rc"; has "job: error: cannot list folder: Permission denied"
+    grep -q "none of the" "$out" "$err" && fail "'none of the 0 files'"; true ;;
+  long_path)  # a file whose path is over 4096 bytes: named with the OS reason
+    python3 -c '
+import os
+os.mkdir("deep"); os.chdir("deep")
+for _ in range(25): os.mkdir("d" * 200); os.chdir("d" * 200)
+open("nccl.log", "w").write("x\n")'
+    run 3 diagnose deep; has "File name too long"
+    grep -q "none of the" "$out" "$err" && fail "'none of the 0 files'"; true ;;
+  empty_folder)  # an empty folder is said to be empty
+    mkdir empty; run 3 diagnose empty; has "empty: error: no file in it"
+    run 3 logs empty; has "no file in it" ;;
+  compare_bad_findings)  # a damaged findings list is an error, not "every finding gone"
+    job; "$commdx" logs job --format json -o a.json >/dev/null 2>&1
+    python3 -c '
+import json
+d = json.load(open("a.json"))
+for name, f in [("object", {"id": "x"}), ("no_id", [{"severity": "error"}]), ("none", None)]:
+    b = dict(d)
+    if f is None: del b["findings"]
+    else: b["findings"] = f
+    json.dump(b, open(name + ".json", "w"))'
+    run 3 compare a.json object.json; has "object\.json: error: \"findings\" is not an array"
+    run 3 compare a.json no_id.json; has "no_id\.json: error: findings\[0\] is not a finding"
+    run 3 compare none.json a.json; has "none\.json: error: a .logs. result without \"findings\""
+    run 0,1 compare a.json a.json ;;
   *) echo "unknown case $case_name"; exit 1 ;;
 esac
 echo "ok $case_name"
