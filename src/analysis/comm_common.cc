@@ -28,12 +28,6 @@ const NcclEnvOverride* FindOverride(const NcclSetup& s, std::string_view name) {
   return nullptr;
 }
 
-bool OverrideSetTo(const NcclSetup& s, std::string_view name, std::string_view value) {
-  for (const auto& o : s.overrides)
-    if (o.name == name && o.value == value) return true;
-  return false;
-}
-
 std::string NodeOfRank(const NcclCommunicator& c, int rank) {
   auto it = c.ranks.find(rank);
   if (it == c.ranks.end() || it->second.host.empty()) return {};

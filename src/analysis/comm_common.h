@@ -19,8 +19,6 @@ void AddEvidence(Finding& f, const std::vector<const NcclLineRef*>& refs, size_t
 
 // The first override of `name` (any process), or nullptr.
 const NcclEnvOverride* FindOverride(const NcclSetup& s, std::string_view name);
-// True if `name` is set to a value that changes NCCL's behaviour ("1" for *_DISABLE).
-bool OverrideSetTo(const NcclSetup& s, std::string_view name, std::string_view value);
 
 // The node a rank is on as NCCL tells nodes apart: its host name, and its NCCL_HOSTID where the
 // log shows one ("" when the host is unknown).

@@ -36,14 +36,6 @@ std::vector<int> NumaCpus(const Topology& t, int node) {
   return cpus ? *cpus : std::vector<int>{};
 }
 
-int NumaOfCpu(const Topology& t, int cpu) {
-  for (const auto& n : t.numa) {
-    auto cpus = ParseCpuList(n.cpulist);
-    if (cpus && std::binary_search(cpus->begin(), cpus->end(), cpu)) return n.id;
-  }
-  return -1;
-}
-
 bool KnowsNvLinks(const Topology& t) { return !t.gpu_source.empty() && t.gpu_source != "sysfs"; }
 
 std::string FactsSource(const Topology& t) {

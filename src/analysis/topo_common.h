@@ -23,8 +23,6 @@ EvidenceRef Ref(const SourceLoc& where, std::string text);
 
 // CPUs of a NUMA node; empty when unknown.
 std::vector<int> NumaCpus(const Topology& t, int node);
-// NUMA node of a CPU; -1 when unknown.
-int NumaOfCpu(const Topology& t, int cpu);
 
 // Whether the topology tells NVLink facts (NVML or nvidia-smi), not just the PCI tree (sysfs).
 bool KnowsNvLinks(const Topology& t);

@@ -26,40 +26,4 @@ int NcclDataTypeBytes(int dtype) {
   return dtype >= 0 && dtype < kNumTypes ? kTypes[dtype].bytes : 0;
 }
 
-const char* NcclAlgoName(NcclAlgo a) {
-  switch (a) {
-    case NcclAlgo::kTree:
-      return "TREE";
-    case NcclAlgo::kRing:
-      return "RING";
-    case NcclAlgo::kCollNetDirect:
-      return "COLLNET_DIRECT";
-    case NcclAlgo::kCollNetChain:
-      return "COLLNET_CHAIN";
-    case NcclAlgo::kNvls:
-      return "NVLS";
-    case NcclAlgo::kNvlsTree:
-      return "NVLS_TREE";
-    case NcclAlgo::kPat:
-      return "PAT";
-    case NcclAlgo::kUnknown:
-      break;
-  }
-  return "?";
-}
-
-const char* NcclProtoName(NcclProto p) {
-  switch (p) {
-    case NcclProto::kLL:
-      return "LL";
-    case NcclProto::kLL128:
-      return "LL128";
-    case NcclProto::kSimple:
-      return "SIMPLE";
-    case NcclProto::kUnknown:
-      break;
-  }
-  return "?";
-}
-
 }  // namespace commdx

@@ -29,8 +29,6 @@ enum class NcclAlgo : uint8_t {
   kPat
 };
 enum class NcclProto : uint8_t { kUnknown, kLL, kLL128, kSimple };
-const char* NcclAlgoName(NcclAlgo a);    // "RING", "?" for unknown
-const char* NcclProtoName(NcclProto p);  // "LL128", "?" for unknown
 
 // One "AllReduce: opCount 3 ... count 1024 datatype 7 op 0 root 0 comm 0x.. [nranks=2] ..."
 // line. Calls of one group share an opCount (NCCL counts group launches, not calls).

@@ -162,13 +162,6 @@ Gpu& Topology::GpuAt(int index) {
   return gpus.back();  // unreachable
 }
 
-const Gpu* Topology::GpuByBusId(std::string_view bus_id) const {
-  std::string want = NormalizeBusId(bus_id);
-  for (const auto& g : gpus)
-    if (!g.bus_id.empty() && g.bus_id == want) return &g;
-  return nullptr;
-}
-
 namespace {
 // `pairs` is kept sorted by (a, b): lookups are binary searches (a linear scan per lookup made
 // the pair loops quadratic in the pair count: 5.6 s on a fuzzed 254-GPU matrix).

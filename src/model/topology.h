@@ -189,7 +189,6 @@ struct Topology {
   bool empty() const { return gpus.empty() && numa.empty() && nics.empty(); }
   const Gpu* FindGpu(int index) const;
   Gpu& GpuAt(int index);  // creates it (and those before it) when missing
-  const Gpu* GpuByBusId(std::string_view bus_id) const;
   const GpuPair* FindPair(int a, int b) const;  // either order
   GpuPair& PairAt(int a, int b);                // creates it when missing
   const PciBridge* FindBridge(std::string_view bus_id) const;

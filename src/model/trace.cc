@@ -38,26 +38,6 @@ int DtypeBytes(std::string_view d) {
   return 0;
 }
 
-const char* CopyKindName(CopyKind k) {
-  switch (k) {
-    case CopyKind::kNone:
-      return "";
-    case CopyKind::kHtoD:
-      return "HtoD";
-    case CopyKind::kDtoH:
-      return "DtoH";
-    case CopyKind::kDtoD:
-      return "DtoD";
-    case CopyKind::kHtoH:
-      return "HtoH";
-    case CopyKind::kPtoP:
-      return "PtoP";
-    case CopyKind::kOther:
-      return "other";
-  }
-  return "";
-}
-
 const char* StepSourceName(StepSource s) {
   switch (s) {
     case StepSource::kNone:
@@ -74,12 +54,6 @@ const char* StepSourceName(StepSource s) {
       return "whole trace";
   }
   return "none";
-}
-
-const RankTrace* TraceSet::FindRank(int rank) const {
-  for (const auto& r : ranks)
-    if (r.rank == rank) return &r;
-  return nullptr;
 }
 
 }  // namespace commdx

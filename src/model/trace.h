@@ -27,7 +27,6 @@ enum class GpuOpKind : uint8_t {
 };
 
 enum class CopyKind : uint8_t { kNone, kHtoD, kDtoH, kDtoD, kHtoH, kPtoP, kOther };
-const char* CopyKindName(CopyKind k);
 
 struct GpuOp {
   int64_t start_ns = 0;
@@ -215,7 +214,6 @@ struct TraceSet {
   }
 
   bool empty() const { return ranks.empty(); }
-  const RankTrace* FindRank(int rank) const;
 };
 
 }  // namespace commdx
