@@ -222,6 +222,20 @@ TEST(KinetoSteps, LastStepWhoseGpuWorkWasLostIsCut) {
   EXPECT_EQ(facts.rank_means[0].step, 2);
 }
 
+TEST(KinetoSteps, LaunchesRecordedIntoACudaGraphAreNotLost) {
+  TraceText t = Loop("ProfilerStep#%", 3);
+  // The last step captures a CUDA graph: its launches are recorded, never run.
+  t.Host("cuda_runtime", "cudaStreamBeginCapture", kMain, 28900, 5);
+  t.Launch(kMain, 29000, 0, 0, "gemm", /*lost=*/true);
+  t.Host("cuda_runtime", "cudaStreamEndCapture", kMain, 29100, 5);
+  Job job = t.Load();
+  EXPECT_FALSE(job.trace.ranks[0].steps.back().cut);
+  EXPECT_EQ(job.quality.Count("kineto.last_step_cut"), 0u);
+  // The same launch after the capture ended is lost GPU work again.
+  t.Launch(kMain, 29200, 0, 0, "gemm", /*lost=*/true);
+  EXPECT_TRUE(t.Load().trace.ranks[0].steps.back().cut);
+}
+
 TEST(KinetoSteps, CompleteLastStepStaysInTheMean) {
   Job job = Loop("ProfilerStep#%", 3).Load();
   EXPECT_FALSE(job.trace.ranks[0].steps.back().cut);

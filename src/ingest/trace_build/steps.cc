@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/str_format.h"
+#include "base/text.h"
 #include "ingest/trace_build/step_sources.h"
 
 namespace commdx::ingest::trace_build {
@@ -18,13 +19,19 @@ std::string RankName(const RankTrace& t) {
 
 // The last step's GPU work is cut by the end of the trace when some of its launches have no GPU
 // activity recorded while every earlier launch has (the GPU ran behind and the profiler stopped
-// first). Returns how many launches lost their GPU op.
+// first). Launches made while their thread captures a CUDA graph (cudaStreamBeginCapture ..
+// EndCapture) are recorded into the graph, never run: they lose nothing. Returns how many
+// launches lost their GPU op.
 size_t MarkTruncatedLast(RankTrace& t) {
   if (t.steps.size() < 2 || t.steps.back().cut) return 0;
   const Step& last = t.steps.back();
   size_t lost_before = 0, lost_in_last = 0;
+  std::vector<char> capturing(t.threads.size(), 0);
   for (const auto& r : t.runtime) {
+    if ((r.flags & kHostFlagCapture) && r.thread < capturing.size())
+      capturing[r.thread] = Contains(t.names[r.name], "Begin");
     if (!(r.flags & kHostFlagLaunch) || r.gpu_op >= 0) continue;
+    if (r.thread < capturing.size() && capturing[r.thread]) continue;
     if (static_cast<int32_t>(r.thread) != t.main_thread && r.start_ns < last.cpu_start_ns) continue;
     (r.start_ns >= last.cpu_start_ns ? lost_in_last : lost_before) += 1;
   }
