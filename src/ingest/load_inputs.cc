@@ -204,7 +204,17 @@ void StreamAll(std::vector<Slot>& slots, const LoadOptions& options) {
       s.streamed = true;
       auto before = StampOf(s.path);
       auto r = s.imps.front()->stream(s.path, options.stream, s.part);
-      if (auto after = StampOf(s.path); !before || !after || !(*before == *after)) {
+      auto after = StampOf(s.path);
+      // Appended to while read (a file still being written): what was read is a prefix of it.
+      const bool grew = before && after && before->SameFile(*after) && after->size > before->size;
+      if (grew && r && r->not_ours.empty())
+        s.part.quality.Add("load.growing", DiagSeverity::kNote,
+                           "still being written (it grew while read): read as it was when "
+                           "opened; the " +
+                               std::to_string(after->size - before->size) +
+                               " bytes added since are not",
+                           {s.path});
+      if (!grew && (!before || !after || !(*before == *after))) {
         s.error = MakeError(ErrorCode::kBadInput,
                             "changed while reading (its size or time changed; read it again "
                             "once it is complete)",

@@ -201,6 +201,18 @@ PY
     sleep 0.1; run 0,1 logs big.log; kill $w; wait $w 2>/dev/null
     has "load\.growing x1: still being written \(it grew while read\): read as it was when opened"
     has "Communicators" ;;
+  growing_trace)  # a trace appended to while streamed: the prefix read, noted (not refused)
+    python3 - "$ex/trace_rank0.json.gz" <<'PY'
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1]))
+events = json.dumps(d["traceEvents"])[1:-1]
+d["traceEvents"] = []
+with open("big.json", "w") as f:
+    f.write(json.dumps(d)[:-1] + ', "traceEvents": [' + ",".join([events] * 40) + "]}")
+PY
+    (while :; do echo " " >> big.json; sleep 0.005; done) & w=$!
+    run 0,1 trace big.json; kill $w; wait $w 2>/dev/null
+    has "load\.growing x1: still being written"; has "Traces" ;;
   repetitive_log)  # 78 MB of one real warning repeated (255:1 gzipped) is a log, not a bomb
     fx=$src/tests/data/nccl_log_fixtures
     w=$(grep -h "socket.cc:538 NCCL WARN" "$fx"/case29-*.log | head -1)
