@@ -3,6 +3,8 @@
 // count comes from "N coll channels" (else the ring lines "Channel xx/NN"); the cause from
 // NCCL_MAX_NCHANNELS / NCCL_MAX_NRINGS / NCCL_MIN_NCHANNELS, or the transport (sockets and
 // PCIe-only nodes get few channels by design).
+#include <cstdlib>
+
 #include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
@@ -30,6 +32,8 @@ std::vector<Finding> FindCommFewChannels(const Job& job, const Options& options)
     f.metrics.push_back({"threshold", options.few_channels_threshold, Unit::kCount});
     if (cap) {
       f.severity = Severity::kWarning;
+      // The cap the user set: the root-cause search names it before the transport it sits on.
+      f.metrics.push_back({"capped_at", std::atof(cap->value.c_str()), Unit::kCount});
       f.detail = cap->name + "=" + cap->value +
                  " caps the channel count; each channel is driven by its own thread block, so "
                  "bandwidth falls with it (2xH200: 21 GB/s all_reduce busbw with one channel "
@@ -65,6 +69,7 @@ std::vector<Finding> FindCommFewChannels(const Job& job, const Options& options)
       Finding f = NewFinding("comm.few_channels");
       f.severity = Severity::kWarning;
       f.title = cap->name + "=" + cap->value + " limits NCCL to " + cap->value + " channel(s)";
+      f.metrics.push_back({"capped_at", static_cast<double>(n), Unit::kCount});
       f.detail =
           "The log shows the override but not the channel lines; with it every "
           "communicator runs on at most that many channels.";

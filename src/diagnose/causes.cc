@@ -10,10 +10,12 @@ namespace commdx::diagnose {
 const std::vector<CauseRule>& CauseRules() {
   // The symptoms of a slow transport: communication shows up exposed in the trace, collectives
   // move fewer bytes per second than the link allows, and a benchmark confirms it.
+  // Sockets do not explain comm.few_channels: the few channels NCCL opens over sockets by design
+  // are an info note, and a channel cap the user set is a limit of its own on that transport.
   static const std::vector<CauseRule> kRules = {
       {"comm.socket_fallback",
        {"trace.exposed_comm", "trace.slow_collective_bw", "bench.low_busbw", "comm.shm_transport",
-        "comm.p2p_disabled", "comm.few_channels", "comm.env_override"}},
+        "comm.p2p_disabled", "comm.env_override"}},
       {"comm.p2p_disabled",
        {"trace.exposed_comm", "trace.slow_collective_bw", "bench.low_busbw", "comm.shm_transport",
         "comm.env_override"}},
@@ -60,6 +62,12 @@ const std::vector<CauseRule>& CauseRules() {
 }
 
 bool IsSymptom(std::string_view id) { return analysis::RoleOf(id) != analysis::Role::kCause; }
+
+bool IsUserLimit(const Finding& f) {
+  if (f.id != "comm.few_channels") return false;
+  return std::any_of(f.metrics.begin(), f.metrics.end(),
+                     [](const Metric& m) { return m.name == "capped_at"; });
+}
 
 bool IsFailure(std::string_view id) {
   static constexpr std::string_view kFailures[] = {

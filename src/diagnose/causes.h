@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/finding.h"
+
 namespace commdx::diagnose {
 
 struct CauseRule {
@@ -25,6 +27,11 @@ const std::vector<CauseRule>& CauseRules();
 // A finding that only describes an effect (slow, exposed, skewed) or the job itself, and is never
 // a root cause on its own while a cause that explains it is present (its catalogue role).
 bool IsSymptom(std::string_view id);
+
+// A limit the user set on NCCL's resources (a channel cap): with the transport it sits on it
+// explains the same slow communication, and a healthy run on that transport lacks it, so on a
+// tie it is named first.
+bool IsUserLimit(const Finding& f);
 
 // A finding that means the job failed (hung, crashed, could not connect) rather than ran slow:
 // when one is present at warning or error level, the root cause is taken among these.

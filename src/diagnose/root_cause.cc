@@ -88,11 +88,19 @@ Candidate Evaluate(const std::vector<Finding>& v, size_t i, const Eligible& elig
   return c;
 }
 
-// Largest saving first; on a tie a cause before a symptom, then severity, then what it explains.
+bool Explains(const Candidate& a, const Candidate& b) {
+  return std::find(a.explained.begin(), a.explained.end(), b.index) != a.explained.end();
+}
+
+// Largest saving first; on a tie the one that explains the other, a cause before a symptom, a
+// limit the user set before the transport it sits on, then severity, then what it explains.
 bool Better(const std::vector<Finding>& v, const Candidate& a, const Candidate& b) {
   if (a.score_ns != b.score_ns) return a.score_ns > b.score_ns;
+  if (Explains(a, b) != Explains(b, a)) return Explains(a, b);
   const bool ca = !IsSymptom(v[a.index].id), cb = !IsSymptom(v[b.index].id);
   if (ca != cb) return ca;
+  const bool ua = IsUserLimit(v[a.index]), ub = IsUserLimit(v[b.index]);
+  if (ua != ub) return ua;
   Severity sa = v[a.index].severity, sb = v[b.index].severity;
   if (sa != sb) return MoreSevere(sa, sb);
   if (a.explained.size() != b.explained.size()) return a.explained.size() > b.explained.size();
@@ -138,8 +146,14 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
   for (auto& c : all)
     if (!(IsSymptom(v[c.index].id) && explained[c.index])) roots.push_back(std::move(c));
   if (roots.empty()) return std::nullopt;
-  std::sort(roots.begin(), roots.end(),
-            [&](const Candidate& a, const Candidate& b) { return Better(v, a, b); });
+  // The best by a scan (Better's tie-breaks are not an ordering a sort may rely on), first;
+  // the rest by saving.
+  auto top = roots.begin();
+  for (auto it = roots.begin(); it != roots.end(); ++it)
+    if (Better(v, *it, *top)) top = it;
+  std::iter_swap(roots.begin(), top);
+  std::stable_sort(roots.begin() + 1, roots.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.score_ns > b.score_ns; });
   const Candidate best = roots.front();
 
   Finding& root = v[best.index];

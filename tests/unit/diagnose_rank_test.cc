@@ -284,3 +284,41 @@ TEST(GroupAcrossRanks, OneFindingPerCauseNamingTheRanksAndTheWorst) {
 
 }  // namespace
 }  // namespace commdx::diagnose
+
+namespace commdx::diagnose {
+namespace {
+
+TEST(PickRootCause, AChannelCapTheUserSetIsNamedBeforeTheTransportItSitsOn) {
+  // Two ranks as two hosts over sockets with NCCL_MAX_NCHANNELS=1: both explain the exposed
+  // communication; a healthy run on the same sockets lacks the cap, so the cap is the root.
+  auto exposed = F("trace.exposed_comm", Severity::kWarning, 2318e6);
+  exposed.step_ns = 2323e6;
+  auto sockets = F("comm.socket_fallback", Severity::kError);
+  auto cap = F("comm.few_channels", Severity::kWarning);
+  cap.metrics.push_back({"capped_at", 1, Unit::kCount});
+  for (auto order : {std::vector<Finding>{sockets, cap, exposed},
+                     std::vector<Finding>{exposed, cap, sockets}}) {
+    auto rc = PickRootCause(order, {Source::kLogs, Source::kTrace});
+    ASSERT_TRUE(rc);
+    EXPECT_EQ(rc->id, "comm.few_channels");
+    EXPECT_TRUE(rc->single);  // the sockets repeat the same loss, they are no rival
+  }
+  auto uncapped = F("comm.few_channels", Severity::kInfo);  // NCCL's own choice on sockets
+  std::vector<Finding> w = {uncapped, sockets, exposed};
+  auto rc = PickRootCause(w, {Source::kLogs, Source::kTrace});
+  ASSERT_TRUE(rc);
+  EXPECT_EQ(rc->id, "comm.socket_fallback");
+}
+
+TEST(PickRootCause, TheSettingThatTurnsATransportOffIsExplainedByIt) {
+  auto exposed = F("trace.exposed_comm", Severity::kWarning, 9.4e6);
+  auto p2p = F("comm.p2p_disabled", Severity::kError);
+  auto env = F("comm.env_override", Severity::kWarning);  // NCCL_P2P_DISABLE=1
+  std::vector<Finding> v = {env, exposed, p2p};
+  auto rc = PickRootCause(v, {Source::kLogs, Source::kTrace});
+  ASSERT_TRUE(rc);
+  EXPECT_EQ(rc->id, "comm.p2p_disabled");
+}
+
+}  // namespace
+}  // namespace commdx::diagnose
