@@ -217,8 +217,8 @@ void ExportReader::Finish() {
   if (skipped_driver_)
     Note("nsys.driver_calls", DiagSeverity::kNote,
          std::to_string(skipped_driver_) +
-             " CUDA driver calls that neither launch nor wait (cuKernelGetName, ...) were left "
-             "out, as the PyTorch profiler leaves them out");
+             " CUDA driver calls that neither launch, wait nor allocate (cuKernelGetName, ...) "
+             "were left out, as the PyTorch profiler leaves them out");
   if (skipped_nvtx_)
     Note("nsys.library_nvtx", DiagSeverity::kNote,
          std::to_string(skipped_nvtx_) +

@@ -43,7 +43,8 @@ Status ExportReader::ReadRuntime() {
       flags = trace_build::RuntimeFlags(name);
     }
     bool driver = r.Int(2) == kDriverClass;
-    // The driver calls PyTorch's profiler records are the launches; nsys traces every one.
+    // The driver calls PyTorch's profiler records are the launches; nsys traces every one. Those
+    // that wait or allocate (cuMemAlloc, cuMemCreate...) are kept too: they block the host.
     if (driver && flags == 0) return void(++skipped_driver_);
     RawEvent ev = TimedEvent(r, driver ? EventCat::kDriver : EventCat::kRuntime);
     Process& p = ProcessOf(r.Int(3));
