@@ -76,10 +76,8 @@ void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& qualit
   LineCounter lines(f.data);
   for (const LogicalLine& l :
        RecordsWith(f.data,
-                   {"got stuck for", "without making progress", "Heartbeat monitor timed out",
-                    "Terminating the process after", "attempting to dump debug info",
-                    "Received a dump signal", "due to a collective timeout from",
-                    "Received a timeout signal"},
+                   {"got stuck for", "Heartbeat monitor timed out", "attempting to dump debug info",
+                    "Received a dump signal", "Received a timeout signal"},
                    &EventDone)) {
     std::string_view sq = l.squeezed;
     WatchdogEvent e;

@@ -70,8 +70,7 @@ void ReadTimeouts(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
   LineCounter lines(f.data);
   // A wrapped line may split any one of these pieces, never all of them.
   for (const LogicalLine& l : job_log::RecordsWith(
-           f.data, {"Watchdog caught", "WorkNCCL(", "Timeout(ms)=", "before timing out"},
-           &TimeoutDone)) {
+           f.data, {"Watchdog caught", "operation timeout", "before timing out"}, &TimeoutDone)) {
     for (size_t at = l.squeezed.find(kSqTimeout); at != std::string::npos;
          at = l.squeezed.find(kSqTimeout, at + kSqTimeout.size())) {
       std::string_view work = std::string_view(l.squeezed).substr(at + kSqTimeout.size());
@@ -101,8 +100,8 @@ void ReadTimeouts(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
 void ReadStatuses(const FileText& f, JobLogFacts& out) {
   std::set<std::tuple<int, std::string, int64_t>> seen;
   LineCounter lines(f.data);
-  for (const LogicalLine& l : job_log::RecordsWith(
-           f.data, {"last enqueued ", "enqueued NCCL work", "last completed"}, &StatusDone)) {
+  for (const LogicalLine& l :
+       job_log::RecordsWith(f.data, {"last enqueued ", "last completed"}, &StatusDone)) {
     std::string_view sq = l.squeezed;
     if (sq.find("lastenqueued") == std::string_view::npos) continue;
     if (sq.find("ProcessGroupNCCL") == std::string_view::npos &&

@@ -113,14 +113,16 @@ LogicalLine LogicalLineAt(std::string_view data, size_t at, bool (*done)(std::st
     }
     last_start = s;
   }
+  std::string sq = Squeeze(data.substr(start, last - start));
   while (n < kMaxLines && last < data.size()) {
-    if (done && done(Squeeze(data.substr(start, last - start)))) break;
+    if (done && done(sq)) break;
     if (TrimCr(data.substr(last_start, last - last_start)).size() < kMinWrappedLine) break;
     size_t ns = last + 1, ne = data.find('\n', ns);
     if (ne == std::string_view::npos) ne = data.size();
     if (ns >= data.size() || StartsRecord(data.substr(ns, ne - ns))) break;
     last_start = ns;
     last = ne;
+    sq += Squeeze(data.substr(ns, ne - ns));
     ++n;
   }
   out.start = start;
@@ -151,7 +153,7 @@ LogicalLine LogicalLineAt(std::string_view data, size_t at, bool (*done)(std::st
     if (nl == std::string_view::npos) break;
     pos = nl + 1;
   }
-  out.squeezed = Squeeze(all);
+  out.squeezed = std::move(sq);
   return out;
 }
 
