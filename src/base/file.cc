@@ -193,6 +193,11 @@ Result<std::string> ReadHead(const std::string& path, size_t bytes, const char**
     int got = gzread(f, head.data() + have, want);
     if (got <= 0) {
       const char* msg = gzerror(f, &errnum);
+      // A gzip stream cut short (a job killed while it wrote): its start is still its start.
+      if (errnum == Z_BUF_ERROR && have > 0) {
+        errnum = Z_OK;
+        break;
+      }
       if (got < 0 || errnum != Z_OK) {
         std::string why = msg ? msg : "read error";
         gzclose(f);
@@ -204,7 +209,8 @@ Result<std::string> ReadHead(const std::string& path, size_t bytes, const char**
   }
   gzerror(f, &errnum);
   gzclose(f);
-  if (errnum != Z_OK) return MakeError(ErrorCode::kBadInput, "corrupt start of file", {path});
+  if (errnum != Z_OK && !(errnum == Z_BUF_ERROR && have > 0))
+    return MakeError(ErrorCode::kBadInput, "corrupt start of file", {path});
   head.resize(have);
   const char* converted = NormalizeInputText(head);
   if (converted_from) *converted_from = converted;

@@ -19,6 +19,10 @@ name and size are set aside:
                and 𝛼 from outside the BMP, a surrogate pair when escaped), written raw; compared
                with the same edit written as \\u escapes (the public traces are all ASCII)
   bom          one line behind a UTF-8 byte-order mark, as Windows tools save UTF-8
+  spaced       values aligned after the colon (`"grid":     [65536, 1, 1]`, as ROCm's
+               tracer writes args), several spaces after each comma
+  blank_mix    every kind of JSON blank, several at a time, around every ':' and ','
+               (`":\t \r\n  `): JSON allows any run of space, tab, CR and LF there
 
 Numbers keep their original text (Python's float would round nanosecond timestamps: a change
 of the data, not of the layout).
@@ -119,6 +123,8 @@ def variants(doc):  # in the order of VARIANTS
     yield ("unicode", ".json.gz", dumps(edited, ensure_ascii=False),
            dumps(edited, ensure_ascii=True))
     yield "bom", ".json", "\ufeff" + dumps(doc), None
+    yield "spaced", ".json.gz", dumps(doc, separators=(",   ", ":     ")), None
+    yield "blank_mix", ".json", dumps(doc, separators=(" \t,\r\n  ", " \r\n:\t \n  ")), None
 
 
 def write(path, text):
@@ -246,7 +252,7 @@ def main():
 
 
 VARIANTS = ["one_line", "compact", "indent2", "indent_tab", "crlf", "sorted", "shuffled",
-            "events_last", "unicode", "bom"]
+            "events_last", "unicode", "bom", "spaced", "blank_mix"]
 
 
 def write_doc(path, rows, runs):

@@ -44,19 +44,49 @@ std::string TempFile(const std::string& name, const std::string& bytes) {
   return path;
 }
 
-TEST(KinetoBadInput, TruncatedJsonIsAnErrorWithLineAndColumn) {
+// The entry of `id` in the job's input quality (count 0 if none).
+DiagEntry Note(const Job& job, const std::string& id) {
+  for (const auto& e : job.quality.entries())
+    if (e.id == id) return e;
+  return DiagEntry{};
+}
+
+// A trace cut short (the job killed while the profiler wrote) is read up to its cut: every
+// event before it, the cut noted with the file and the offset of the event it falls in.
+TEST(KinetoBadInput, TruncatedJsonIsReadUpToItsCut) {
+  const std::string text = Slurp(Data("truncated.json"));
   Job job;
   auto st = LoadOne(Data("truncated.json"), job);
-  ASSERT_FALSE(st);
-  EXPECT_EQ(st.error().code, ErrorCode::kBadInput);
-  EXPECT_EQ(ExitCodeFor(st.error().code), 3);
-  EXPECT_NE(st.error().message.find("truncated"), std::string::npos) << st.error().ToString();
-  // Where the input ends: the last line of the file.
-  std::string text = Slurp(Data("truncated.json"));
-  uint32_t lines = 1 + static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n'));
-  EXPECT_EQ(st.error().where.line, lines) << st.error().ToString();
-  EXPECT_GT(st.error().where.col, 0u);
-  EXPECT_EQ(st.error().where.offset, text.size());
+  ASSERT_TRUE(st) << st.error().ToString();
+  ASSERT_EQ(job.trace.ranks.size(), 1u);
+  const DiagEntry cut = Note(job, "kineto.trace_cut_short");
+  ASSERT_EQ(cut.count, 1u);
+  EXPECT_EQ(cut.severity, DiagSeverity::kWarning);
+  EXPECT_NE(cut.message.find("truncated.json"), std::string::npos) << cut.message;
+  // The file ends inside the event whose '{' follows the last "},".
+  const size_t last_event = text.find('{', text.rfind("},"));
+  EXPECT_EQ(cut.first.offset, last_event) << cut.message;
+  // Every complete event before it: the events are indented, each closed by "\n  }".
+  const size_t events_at = text.find("\"traceEvents\"");
+  uint64_t closed = 0;
+  for (size_t at = text.find("\n  }", events_at); at != std::string::npos;
+       at = text.find("\n  }", at + 1))
+    ++closed;
+  EXPECT_EQ(job.trace.ranks[0].events, closed);
+  // Cut before its first event there is nothing to read: an error with its place.
+  Job none;
+  auto head = LoadOne(TempFile("head.json", text.substr(0, events_at + 20)), none);
+  ASSERT_FALSE(head);
+  EXPECT_EQ(ExitCodeFor(head.error().code), 3);
+  EXPECT_NE(head.error().message.find("before its first event"), std::string::npos)
+      << head.error().ToString();
+  EXPECT_GT(head.error().where.line, 1u);
+  // Cut inside the header: the error of an input that ends too soon, with its line.
+  auto header = LoadOne(TempFile("header.json", text.substr(0, 120)), none);
+  ASSERT_FALSE(header);
+  EXPECT_NE(header.error().message.find("truncated JSON"), std::string::npos)
+      << header.error().ToString();
+  EXPECT_GT(header.error().where.line, 1u);
 }
 
 TEST(KinetoBadInput, NotJsonAndEmpty) {
@@ -75,16 +105,26 @@ TEST(KinetoBadInput, NotJsonAndEmpty) {
   EXPECT_EQ(folder.skipped[0].reason, "not recognised as kineto");
 }
 
-TEST(KinetoBadInput, TruncatedGzipIsAnError) {
-  std::string gz = GzipString(Slurp(Data("kineto_2024_rank0.json")));
+// A gzip stream cut short reads as the JSON it inflates to, cut there (both inflaters).
+TEST(KinetoBadInput, TruncatedGzipIsReadUpToItsCut) {
+  const std::string json = Slurp(Data("kineto_2024_rank0.json"));
+  std::string gz = GzipString(json);
   std::string cut = TempFile("cut.json.gz", gz.substr(0, gz.size() / 2));
   Job job;
   auto st = LoadOne(cut, job);
-  ASSERT_FALSE(st);
-  EXPECT_EQ(ExitCodeFor(st.error().code), 3);
-  EXPECT_TRUE(st.error().message.find("truncated gzip") != std::string::npos ||
-              st.error().message.find("truncated JSON") != std::string::npos)
-      << st.error().ToString();
+  ASSERT_TRUE(st) << st.error().ToString();
+  const DiagEntry note = Note(job, "kineto.trace_cut_short");
+  ASSERT_EQ(note.count, 1u);
+  EXPECT_NE(note.message.find("gzip stream ends early"), std::string::npos) << note.message;
+  // The same events as the plain JSON cut where the inflated text ends.
+  const size_t inflated = note.first.offset;
+  ASSERT_GT(inflated, 0u);
+  ASSERT_LT(inflated, json.size());
+  Job plain;
+  ASSERT_TRUE(LoadOne(TempFile("cut_plain.json", json.substr(0, inflated + 1)), plain));
+  ASSERT_EQ(plain.trace.ranks.size(), 1u);
+  EXPECT_EQ(job.trace.ranks[0].events, plain.trace.ranks[0].events);
+  EXPECT_GT(job.trace.ranks[0].events, 0u);
   // The whole file, gzipped, reads like the plain one.
   std::string whole = TempFile("whole.json.gz", gz);
   Job ok;

@@ -190,20 +190,28 @@ TEST(KinetoLayouts, TheLastPartEndsAtTheArraysOwnBracket) {
   }
   ExpectSameModel(whole, LoadPath(path, 300));
 
+  // Cut short right after the last event (a job killed while the profiler wrote): every
+  // event is read, in one part or many, and the cut is noted with the file and its end.
   std::string cut_path = WriteTemp("last_part_cut.json", "{\"traceEvents\":[" + events);
   ingest::LoadOptions o = ingest::ForcedKind(InputKind::kKineto);
   for (size_t part : {size_t{8} << 20, size_t{300}}) {
     o.stream.part_bytes = part;
     auto cut = ingest::LoadInputs({cut_path}, o);
-    ASSERT_FALSE(cut);
-    EXPECT_NE(cut.error().ToString().find("input ends inside traceEvents"), std::string::npos)
-        << cut.error().ToString();
+    ASSERT_TRUE(cut) << cut.error().ToString();
+    ASSERT_EQ(cut->trace.ranks.size(), 1u);
+    EXPECT_EQ(cut->trace.ranks[0].host_ops.size(), names.size());
+    ASSERT_EQ(cut->quality.Count("kineto.trace_cut_short"), 1u);
+    for (const auto& e : cut->quality.entries()) {
+      if (e.id != "kineto.trace_cut_short") continue;
+      EXPECT_EQ(e.first.offset, events.size() + 16) << e.message;  // the end of the file
+      EXPECT_NE(e.message.find("last_part_cut.json"), std::string::npos) << e.message;
+    }
   }
 }
 
-// A cut that falls after a broken event: the error is the one reading the whole array gives,
-// at the same place.
-TEST(KinetoLayouts, BrokenEventErrorIsTheSameWithTinyParts) {
+// A broken event (not JSON: `tru e`) is one bad record, skipped and counted at its place, not
+// the whole file; a cut that falls after it reads the same as the whole array in one part.
+TEST(KinetoLayouts, BrokenEventIsSkippedTheSameWithTinyParts) {
   auto text = ReadFile(Data("kineto_2024_rank0.json"));
   ASSERT_TRUE(text);
   std::string body = Compact(text->data);
@@ -216,9 +224,26 @@ TEST(KinetoLayouts, BrokenEventErrorIsTheSameWithTinyParts) {
   auto whole = ingest::LoadInputs({path}, o);
   o.stream.part_bytes = 200;
   auto small = ingest::LoadInputs({path}, o);
-  ASSERT_FALSE(whole);
-  ASSERT_FALSE(small);
-  EXPECT_EQ(small.error().ToString(), whole.error().ToString());
+  ASSERT_TRUE(whole) << whole.error().ToString();
+  ASSERT_TRUE(small) << small.error().ToString();
+  ExpectSameModel(*whole, *small);
+  auto bad = [](const Job& job) {
+    for (const auto& e : job.quality.entries())
+      if (e.id == "kineto.bad_event") return e;
+    return DiagEntry{};
+  };
+  EXPECT_EQ(bad(*whole).count, 1u);
+  EXPECT_EQ(bad(*small).count, 1u);
+  EXPECT_EQ(bad(*small).first.offset, bad(*whole).first.offset);
+  EXPECT_LT(bad(*whole).first.offset, at);  // where the broken event starts
+  EXPECT_GT(bad(*whole).first.offset + 2000, at);
+  // The others are all read: one event fewer than the file without the edit.
+  ASSERT_EQ(whole->trace.ranks.size(), 1u);
+  EXPECT_EQ(whole->trace.ranks[0].events + 1, LoadPath(WriteTemp("unbroken.json",
+                                                                 Compact(text->data)),
+                                                       8u << 20)
+                                                   .trace.ranks[0]
+                                                   .events);
 }
 
 // The model's arrays are reserved from the decompressed size a source expects: for gzip the

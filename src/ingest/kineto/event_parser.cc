@@ -13,6 +13,8 @@ namespace commdx::ingest::kineto {
 struct EventParser::Impl {
   std::string file;
   simdjson::ondemand::parser parser;  // for the top-level values only
+  simdjson::dom::parser strict;       // for the items the scanner cannot read (StrictItem)
+  std::string minified;
   EventScanner scanner;
   Gap item_gap;  // between an event's '}' and the next one's '{': `,\n` as Kineto writes them
 };
@@ -92,6 +94,43 @@ Status EventParser::EventPart(const char* json, size_t len, size_t capacity, uin
         return fail();
       }
     }
+  }
+  return Ok{};
+}
+
+// The scanner is not the last word on what is valid JSON: simdjson, a complete and
+// standard-conforming parser, reads the item. Valid, it is minified (tokens as written, only the
+// blanks between them gone) and scanned again; what simdjson refuses is one bad record.
+Status EventParser::StrictItem(const char* json, size_t len, uint64_t offset) {
+  Impl& m = *impl_;
+  SourceLoc loc{m.file};
+  loc.offset = offset;
+  loc.has_offset = true;
+  simdjson::padded_string item(json, len);
+  simdjson::dom::element doc;
+  if (auto err = m.strict.parse(item).get(doc)) {
+    builder_.quality().Add("kineto.bad_event", DiagSeverity::kWarning,
+                           std::string("traceEvents items that are not valid JSON were skipped (") +
+                               simdjson::error_message(err) + ")",
+                           loc);
+    return Ok{};
+  }
+  constexpr size_t kScanPadding = 64;
+  m.minified.assign(len + 2 + kScanPadding, ' ');
+  m.minified[0] = '[';
+  size_t n = 0;
+  if (simdjson::minify(json, len, m.minified.data() + 1, n) != simdjson::SUCCESS) n = 0;
+  m.minified[n + 1] = ']';
+  size_t done = 0;
+  builder_.Checkpoint();
+  auto st = EventPart(m.minified.data(), n + 2, m.minified.size(), offset, done);
+  if (!st) {
+    builder_.Rollback();
+    builder_.quality().Add("kineto.unread_event", DiagSeverity::kWarning,
+                           "traceEvents items that are valid JSON but that the event reader could "
+                           "not read were skipped (" +
+                               st.error().message + ")",
+                           loc);
   }
   return Ok{};
 }

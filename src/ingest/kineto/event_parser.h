@@ -22,6 +22,7 @@ class EventParser final : public DocumentSink {
                    size_t& done) override;
   void Checkpoint() override { builder_.Checkpoint(); }
   void Rollback() override { builder_.Rollback(); }
+  Status StrictItem(const char* json, size_t len, uint64_t offset) override;
 
  private:
   struct Impl;

@@ -53,7 +53,23 @@ FileResult ParseOne(const std::string& path, ByteSource& src, Reopen reopen,
     out.not_a_trace = true;
     return out;
   }
+  if (stats->cut) {
+    builder.SetCutShort(
+        {true, stats->cut_in_events, stats->gzip_cut, stats->cut_offset, stats->bytes});
+  }
   RankTrace t = builder.Finish(trace_build::RankFromFileName(path));
+  if (stats->cut && t.events == 0) {  // nothing before the cut: no trace to read
+    SourceLoc loc{path};
+    loc.offset = stats->cut_offset;
+    loc.has_offset = true;
+    out.error = WithLineCol(
+        MakeError(ErrorCode::kBadInput,
+                  "truncated JSON: the input ends inside traceEvents before its first event" +
+                      std::string(stats->gzip_cut ? " (truncated gzip stream)" : ""),
+                  loc),
+        reopen);
+    return out;
+  }
   t.json_bytes = stats->bytes;
   out.quality = builder.quality();
   out.trace = std::move(t);

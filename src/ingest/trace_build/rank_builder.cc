@@ -348,6 +348,7 @@ RankTrace RankBuilder::Finish(int rank_from_name) {
   BuildProcessGroups();
   trace_.names = names_.Take();
   DetectSteps(trace_, quality_);
+  MarkCutShort(trace_, cut_, quality_);
   colls_.clear();
   ext_args_.clear();
   flows_.clear();

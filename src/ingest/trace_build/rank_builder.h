@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/diagnostics.h"
+#include "ingest/trace_build/cut_short.h"
 #include "ingest/trace_build/interner.h"
 #include "ingest/trace_build/raw_event.h"
 #include "model/trace.h"
@@ -33,6 +34,8 @@ class RankBuilder {
   void SetDistributed(int rank, int world, std::string backend, std::string nccl_version);
   void AddPgConfig(PgConfig pg) { pg_configs_.push_back(std::move(pg)); }
   void SetBaseTimeNs(int64_t ns) { base_time_ns_ = ns; }
+  // The file ends before the trace does: Finish marks the steps the cut took (cut_short.h).
+  void SetCutShort(const CutShort& cut) { cut_ = cut; }
 
   void Add(const RawEvent& ev);
   // Reserves room for the events a trace of `json_bytes` usually holds (no realloc copies).
@@ -120,6 +123,7 @@ class RankBuilder {
   Sizes checkpoint_{};
   int64_t base_time_ns_ = -1;
   int dist_rank_ = -1;
+  CutShort cut_;
 };
 
 // Rank from a file name: "trace_rank3.json.gz", "rank-3.json", "worker_3.pt.trace.json" -> 3;

@@ -312,6 +312,32 @@ void NoteMissingRanks(Job& job) {
                   SourceLoc{set.ranks[0].file});
 }
 
+// Each file cut short notes kineto.trace_cut_short once, and the table keeps the first file's
+// message. When every trace was cut (the whole job killed while the profiler wrote), the note
+// names every file instead.
+void NoteAllCut(Job& job) {
+  const TraceSet& set = job.trace;
+  const size_t traces = set.ranks.size() + set.other_windows.size();
+  const uint64_t cut = job.quality.Count("kineto.trace_cut_short");
+  if (traces < 2 || cut < traces) return;
+  std::string files;
+  for (const auto* list : {&set.ranks, &set.other_windows})
+    for (const auto& t : *list) files += (files.empty() ? "" : ", ") + t.file;
+  std::string first;
+  for (const auto& e : job.quality.entries())
+    if (e.id == "kineto.trace_cut_short") first = e.message;
+  const std::string marker = "every one of the ";
+  if (first.rfind(marker, 0) == 0) return;  // noted already
+  job.quality.Remove("kineto.trace_cut_short");
+  const std::string message = marker + std::to_string(traces) +
+                              " traces ends before the trace does (the job killed, hung or out "
+                              "of memory while the profiler wrote?): " +
+                              files + ". Each is read up to its cut; first: " + first;
+  for (const auto* list : {&set.ranks, &set.other_windows})
+    for (const auto& t : *list)
+      job.quality.Add("kineto.trace_cut_short", DiagSeverity::kWarning, message, SourceLoc{t.file});
+}
+
 }  // namespace
 
 void FinishTraceSet(Job& job) {
@@ -321,6 +347,7 @@ void FinishTraceSet(Job& job) {
   NoteMixedJobs(job);
   UnionProcessGroups(job);
   NoteMissingRanks(job);
+  NoteAllCut(job);
 }
 
 }  // namespace commdx::ingest

@@ -102,7 +102,9 @@ class GzipSource final : public ByteSource {
  public:
   GzipSource(std::unique_ptr<RawReader> raw, std::string_view head, std::string name,
              uint64_t compressed, uint64_t expected)
-      : raw_(std::move(raw)), name_(std::move(name)), compressed_(compressed),
+      : raw_(std::move(raw)),
+        name_(std::move(name)),
+        compressed_(compressed),
         expected_(expected),
         in_(1 << 20) {
     std::memcpy(in_.data(), head.data(), head.size());
@@ -116,6 +118,7 @@ class GzipSource final : public ByteSource {
   uint64_t compressed_bytes() const override { return compressed_; }
   uint64_t compressed_read() const override { return consumed_ - zs_.avail_in; }
   uint64_t expected_bytes() const override { return expected_; }
+  bool cut_short() const override { return cut_; }
 
   Result<size_t> Read(char* dst, size_t n) override {
     if (!ok_) return MakeError(ErrorCode::kInternal, "zlib inflateInit2 failed", {name_});
@@ -135,13 +138,9 @@ class GzipSource final : public ByteSource {
         break;
       }
       if (rc == Z_BUF_ERROR && zs_.avail_in == 0 && eof_) {
-        // The place is in the decompressed text (what the user sees after gunzip).
-        const uint64_t at = out_ + (want - zs_.avail_out);
-        return MakeError(ErrorCode::kBadInput,
-                         "truncated gzip stream: compressed data ends after " +
-                             std::to_string(consumed_) + " bytes (" + std::to_string(at) +
-                             " bytes decompressed)",
-                         At(name_, at));
+        cut_ = true;  // what was inflated is read; the reader notes where the input ends
+        done_ = true;
+        break;
       }
       if (rc != Z_OK && rc != Z_BUF_ERROR) {
         std::string why = zs_.msg ? zs_.msg : "inflate error " + std::to_string(rc);
@@ -175,6 +174,7 @@ class GzipSource final : public ByteSource {
   bool ok_ = false;
   bool eof_ = false;
   bool done_ = false;
+  bool cut_ = false;
   uint64_t consumed_ = 0;  // compressed bytes handed to zlib, including the sniffed head
   uint64_t out_ = 0;
 };
@@ -185,7 +185,9 @@ class IsalGzipSource final : public ByteSource {
  public:
   IsalGzipSource(std::unique_ptr<RawReader> raw, std::string_view head, std::string name,
                  uint64_t compressed, uint64_t expected)
-      : raw_(std::move(raw)), name_(std::move(name)), compressed_(compressed),
+      : raw_(std::move(raw)),
+        name_(std::move(name)),
+        compressed_(compressed),
         expected_(expected),
         in_(1 << 20) {
     std::memcpy(in_.data(), head.data(), head.size());
@@ -196,6 +198,7 @@ class IsalGzipSource final : public ByteSource {
   uint64_t compressed_bytes() const override { return compressed_; }
   uint64_t compressed_read() const override { return consumed_ - inf_.avail_in(); }
   uint64_t expected_bytes() const override { return expected_; }
+  bool cut_short() const override { return cut_; }
 
   Result<size_t> Read(char* dst, size_t n) override {
     const size_t want = std::min<size_t>(n, 1u << 30);
@@ -219,11 +222,8 @@ class IsalGzipSource final : public ByteSource {
         }
         done_ = true;
       } else if (made == 0 && inf_.avail_in() == 0 && eof_) {
-        return MakeError(ErrorCode::kBadInput,
-                         "truncated gzip stream: compressed data ends after " +
-                             std::to_string(consumed_) + " bytes (" + std::to_string(out_ + got) +
-                             " bytes decompressed)",
-                         At(name_, out_ + got));
+        cut_ = true;  // as GzipSource
+        done_ = true;
       }
     }
     out_ += got;
@@ -250,6 +250,7 @@ class IsalGzipSource final : public ByteSource {
   IsalInflater inf_;
   bool eof_ = false;
   bool done_ = false;
+  bool cut_ = false;
   uint64_t consumed_ = 0;  // compressed bytes read, including the sniffed head
   uint64_t out_ = 0;
 };

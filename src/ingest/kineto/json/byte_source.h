@@ -15,9 +15,12 @@ namespace commdx::ingest::kineto {
 class ByteSource {
  public:
   virtual ~ByteSource() = default;
-  // Reads up to `n` bytes into `dst`; 0 means end of input. Errors: I/O, corrupt or truncated
-  // gzip (placed in the decompressed text; the compressed offset is in the message).
+  // Reads up to `n` bytes into `dst`; 0 means end of input. Errors: I/O, corrupt gzip (placed
+  // in the decompressed text; the compressed offset is in the message). A gzip stream that ends
+  // early is not an error: what it inflates to is read, then the end (cut_short()).
   virtual Result<size_t> Read(char* dst, size_t n) = 0;
+  // The compressed stream ended before its end-of-stream mark and trailer (a file cut short).
+  virtual bool cut_short() const { return false; }
   virtual bool was_gzip() const { return false; }
   virtual uint64_t compressed_bytes() const { return 0; }
   // Compressed bytes inflated so far (gzip only; for the progress line).

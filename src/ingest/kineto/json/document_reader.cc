@@ -31,6 +31,24 @@ class Reader {
   ~Reader() { ReadProgress::Advance(progress_total_ - progress_done_); }  // done, or failed
 
   Result<ReaderStats> Run() {
+    Status st = Body();
+    if (!st && !stats_.cut) {
+      // The input ends after traceEvents was read whole (in a top-level value after it): every
+      // event is in; the document is cut short all the same.
+      if (!truncated_ || !events_done_) return std::move(st).error();
+      stats_.cut = true;
+      stats_.cut_offset = stats_.bytes;
+    }
+    if (src_.cut_short()) {  // also where only the gzip trailer is missing
+      stats_.gzip_cut = true;
+      if (!stats_.cut) stats_.cut_offset = stats_.bytes;
+      stats_.cut = true;
+    }
+    return stats_;
+  }
+
+ private:
+  Status Body() {
     if (char* mapped = src_.mapped()) {  // parse the mapped file in place, no copies
       buf_ = mapped;
       end_ = cap_ = static_cast<size_t>(src_.size_hint());
@@ -54,22 +72,27 @@ class Reader {
       ++pos_;
       return Finish();
     }
+    // ReadKey and ReadTopValue note an input that ends inside them (Truncated).
     while (true) {
       COMMDX_ASSIGN_OR_RETURN(std::string key, ReadKey());
       COMMDX_TRY(SkipWs());
-      if (AtEof() || buf_[pos_] != ':') return Fail("expected ':' after key \"" + key + "\"");
+      if (AtEof()) return Truncated("truncated JSON: input ends after key \"" + key + "\"");
+      if (buf_[pos_] != ':') return Fail("expected ':' after key \"" + key + "\"");
       ++pos_;
       COMMDX_TRY(SkipWs());
-      if (AtEof()) return Fail("truncated JSON: input ends before the value of \"" + key + "\"");
+      if (AtEof())
+        return Truncated("truncated JSON: input ends before the value of \"" + key + "\"");
       if (key == "traceEvents" && buf_[pos_] == '[') {
         stats_.saw_trace_events = true;
         ++pos_;
         COMMDX_TRY(ReadEvents());
+        if (stats_.cut) return Ok{};  // the input ends inside traceEvents
+        events_done_ = true;
       } else {
         COMMDX_TRY(ReadTopValue(key));
       }
       COMMDX_TRY(SkipWs());
-      if (AtEof()) return Fail("truncated JSON: input ends inside the top-level object");
+      if (AtEof()) return Truncated("truncated JSON: input ends inside the top-level object");
       char c = buf_[pos_++];
       if (c == '}') break;
       if (c != ',')
@@ -79,11 +102,10 @@ class Reader {
     return Finish();
   }
 
- private:
-  Result<ReaderStats> Finish() {
+  Status Finish() {
     COMMDX_TRY(SkipWs());
     if (!AtEof()) return Fail("unexpected content after the end of the JSON document");
-    return stats_;
+    return Ok{};
   }
 
   // --- the window over the input -------------------------------------------------------------
@@ -237,8 +259,8 @@ class Reader {
         hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, bslash));
       } else {
         __m128i folded = _mm_or_si128(v, bit5);
-        hit = _mm_or_si128(hit, _mm_or_si128(_mm_cmpeq_epi8(folded, open_b),
-                                             _mm_cmpeq_epi8(folded, close_b)));
+        hit = _mm_or_si128(
+            hit, _mm_or_si128(_mm_cmpeq_epi8(folded, open_b), _mm_cmpeq_epi8(folded, close_b)));
       }
       if (unsigned m = static_cast<unsigned>(_mm_movemask_epi8(hit)))
         return i + static_cast<size_t>(__builtin_ctz(m));
@@ -250,13 +272,13 @@ class Reader {
   }
 
   Result<std::string> ReadKey() {
-    if (AtEof()) return Fail("truncated JSON: input ends inside the top-level object");
+    if (AtEof()) return Truncated("truncated JSON: input ends inside the top-level object");
     if (buf_[pos_] != '"')
       return Fail("expected a key in the top-level object, found " + Shown(buf_[pos_]));
     keep_ = pos_;
     size_t i = pos_;
     COMMDX_ASSIGN_OR_RETURN(bool ok, SkipValue(i));
-    if (!ok) return Fail("truncated JSON: input ends inside a key");
+    if (!ok) return Truncated("truncated JSON: input ends inside a key");
     std::string key(buf_ + keep_ + 1, i - keep_ - 2);
     pos_ = i;
     return key;
@@ -266,7 +288,7 @@ class Reader {
     keep_ = pos_;
     size_t i = pos_;
     COMMDX_ASSIGN_OR_RETURN(bool ok, SkipValue(i));
-    if (!ok) return Fail("truncated JSON: input ends inside the value of \"" + key + "\"");
+    if (!ok) return Truncated("truncated JSON: input ends inside the value of \"" + key + "\"");
     std::string_view value(buf_ + keep_, i - keep_);
     uint64_t offset = base_ + keep_;
     pos_ = i;
@@ -325,7 +347,7 @@ class Reader {
     size_t min_rel = 0;  // after a failed guess, a cut must lie past it
     while (true) {
       COMMDX_TRY(SkipBlanksBetweenParts());
-      if (AtEof()) return Fail("truncated JSON: input ends inside traceEvents");
+      if (AtEof()) return CutShort();  // after "}," or the '['
       if (buf_[pos_] == ']') {
         ++pos_;
         return Ok{};
@@ -346,6 +368,7 @@ class Reader {
         COMMDX_TRY(More());
       }
       if (cut == std::string::npos) return LastPart();
+      if (cut + 2 - pos_ > opt_.max_part_bytes) return TooBig(cut + 2 - pos_);
       sink_.Checkpoint();
       size_t done = 0;
       auto st = ParsePart(cut, done);
@@ -367,12 +390,56 @@ class Reader {
         min_rel = 0;
         continue;
       }
-      // The first event already failed: the cut was not between two events (or the event is
-      // broken). Take the part back and retry with one that reaches past this cut.
+      // The first event already failed: the cut was not between two events, or the event is
+      // one the scanner cannot read. Take the part back and find where the event ends.
       sink_.Rollback();
-      target = (cut - pos_) * 2 + 1;
-      min_rel = cut - pos_ + 1;
+      const size_t cut_rel = cut - pos_;
+      size_t end = pos_;
+      COMMDX_ASSIGN_OR_RETURN(bool whole, SkipValue(end));
+      if (!whole) return CutShort();  // the input ends inside it
+      if (end - pos_ > cut_rel) {
+        // The cut fell inside it: retry with a part that reaches past it.
+        target = std::max(opt_.part_bytes, end - pos_);
+        min_rel = end - pos_;
+        continue;
+      }
+      COMMDX_TRY(ItemAlone(end));
+      target = opt_.part_bytes;
+      min_rel = 0;
     }
+  }
+
+  // The item at [pos_, end), read whole by bracket depth, which the scanner failed on in a
+  // part: alone, then by the strict parser (DocumentSink::StrictItem). Leaves pos_ past the ','
+  // after it, at the ']' of traceEvents, or at the end of the input.
+  Status ItemAlone(size_t end) {
+    if (end + 1 - pos_ > opt_.max_part_bytes) return TooBig(end + 1 - pos_);
+    sink_.Checkpoint();
+    size_t done = 0;
+    if (!ParsePart(end, done)) {
+      sink_.Rollback();
+      ++stats_.strict_items;
+      const size_t copy_end = std::min(end, end_);
+      COMMDX_TRY(sink_.StrictItem(buf_ + pos_, copy_end - pos_, base_ + pos_));
+    }
+    pos_ = end;
+    COMMDX_TRY(SkipWs());
+    if (AtEof() || buf_[pos_] == ']') return Ok{};
+    if (buf_[pos_] == ',') {
+      ++pos_;
+      return Ok{};
+    }
+    return Fail("invalid JSON in traceEvents: expected ',' or ']' after an item, found " +
+                Shown(buf_[pos_]));
+  }
+
+  // The input ends inside traceEvents, at pos_ (the first item not read whole, or the end):
+  // the items before it were read.
+  Status CutShort() {
+    stats_.cut = true;
+    stats_.cut_in_events = true;
+    stats_.cut_offset = base_ + std::min(pos_, end_);
+    return Ok{};
   }
 
   void ReportProgress() {
@@ -390,8 +457,11 @@ class Reader {
     uint64_t len = cut + 1 - begin;
     if (len > opt_.max_part_bytes) return TooBig(len);
     ++stats_.parts;
-    if (cap_ - begin < len + kPadding) {  // the end of a mapped file: no room for padding
-      std::string copy(buf_ + begin, len);
+    // At the end of a mapped file there is no room for padding, and at the end of the input
+    // (cut short) no byte to stand for the ']'.
+    if (cut >= end_ || cap_ - begin < len + kPadding) {
+      std::string copy(buf_ + begin, std::min<size_t>(len, end_ - begin));
+      copy.resize(len, ']');
       copy.front() = '[';
       copy.back() = ']';
       copy.append(kPadding, ' ');
@@ -402,24 +472,52 @@ class Reader {
     return sink_.EventPart(buf_ + begin, len, cap_ - begin, base_ + pos_, done);
   }
 
-  // No cut left: the rest of traceEvents up to its ']' is one part.
+  // No cut left: the rest of traceEvents up to its ']' (or to the end of an input cut short)
+  // is one part. From an item that fails, the items before it are kept, that item is read
+  // alone (ItemAlone) and the rest is one part again.
   Status LastPart() {
     keep_ = pos_ - 1;
     size_t i = pos_;
-    COMMDX_ASSIGN_OR_RETURN(bool ok, FindArrayClose(i));
-    if (!ok) {
-      pos_ = end_;
-      return Fail("truncated JSON: input ends inside traceEvents");
+    COMMDX_ASSIGN_OR_RETURN(bool closed, FindArrayClose(i));
+    const uint64_t stop_at = base_ + (closed ? i : end_);  // the ']', or the end of the input
+    if (stop_at - base_ + 2 - pos_ > opt_.max_part_bytes) return TooBig(stop_at - base_ + 2 - pos_);
+    while (true) {
+      const size_t stop = static_cast<size_t>(stop_at - base_);
+      pos_ = SkipWsAt(pos_);
+      if (pos_ >= stop) {
+        if (!closed) return CutShort();
+        pos_ = stop + 1;
+        return Ok{};
+      }
+      sink_.Checkpoint();
+      size_t done = 0;
+      if (ParsePart(stop, done)) {
+        if (!closed) {  // the input ends right after an item
+          pos_ = stop;
+          return CutShort();
+        }
+        pos_ = stop + 1;
+        return Ok{};
+      }
+      if (done > 1) {
+        pos_ += done - 1;
+        continue;
+      }
+      sink_.Rollback();
+      size_t end = pos_;
+      COMMDX_ASSIGN_OR_RETURN(bool whole, SkipValue(end));
+      if (!whole) return CutShort();  // the input ends inside this item
+      COMMDX_TRY(ItemAlone(end));
     }
-    size_t close = i;  // the ']' of traceEvents
-    sink_.Checkpoint();
-    size_t done = 0;
-    COMMDX_TRY(ParsePart(close, done));
-    pos_ = close + 1;
-    return Ok{};
   }
 
   // --- errors ----------------------------------------------------------------------------------
+  // An input that ends inside the top level: an error before traceEvents was read, a document
+  // cut after its events otherwise (Run).
+  Error Truncated(std::string message) {
+    truncated_ = true;
+    return Fail(std::move(message));
+  }
   Error Fail(std::string message, int delta = 0) const {
     SourceLoc loc{name_};
     loc.offset = base_ + pos_ + delta;
@@ -450,6 +548,8 @@ class Reader {
   size_t keep_ = 0;
   uint64_t base_ = 0;  // file offset of buf_[0]
   bool eof_ = false;
+  bool truncated_ = false;    // the input ended inside the top-level object (Truncated)
+  bool events_done_ = false;  // traceEvents was read to its ']'
   uint64_t progress_total_ = 0, progress_done_ = 0;  // input bytes, for ReadProgress
 };
 

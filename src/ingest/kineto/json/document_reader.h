@@ -10,7 +10,9 @@
 // — between two events in any layout: one line, one event per line, indented, CRLF. The pattern
 // can also lie inside a string or a nested list of objects; the part then does not read as a
 // balanced array, the events read whole before the failing one are kept and the rest is retried
-// with a cut further on, so a wrong guess costs time, never correctness. No layout makes the
+// with a cut further on, so a wrong guess costs time, never correctness. An item the scanner
+// cannot read even alone (its extent found by bracket depth) goes to DocumentSink::StrictItem:
+// the scanner is never the last word on what is valid JSON. No layout makes the
 // reader hold the whole file: a mapped file's parsed pages are given back as it goes, and gzip
 // is inflated into a window of a few MiB. A single part over 4 GiB (one event that large) is
 // refused with a clear error (ReaderOptions::max_part_bytes).
@@ -42,6 +44,10 @@ class DocumentSink {
   // Events of a part whose first item fails are taken back before the part is retried larger.
   virtual void Checkpoint() = 0;
   virtual void Rollback() = 0;
+  // One item of traceEvents, json[0..len) (its brackets balance), that the scanner could not
+  // read even alone: a complete, standard-conforming parser reads it, or where that refuses it
+  // too, it is skipped and counted in the input quality. A failure fails the document.
+  virtual Status StrictItem(const char* json, size_t len, uint64_t offset) = 0;
 };
 
 struct ReaderOptions {
@@ -60,9 +66,21 @@ struct ReaderStats {
   uint64_t parts = 0;
   uint64_t retries = 0;  // parts retried after a cut that was not between events
   bool saw_trace_events = false;
+  uint64_t strict_items = 0;  // items the scanner could not read, handed to StrictItem
+  // The input ends before the document does (a job killed while the profiler wrote, a gzip
+  // stream cut short): everything before the cut was read and handed on. `cut_offset` is where
+  // the first item not read whole starts (or the end of the input); `cut_in_events`: inside
+  // traceEvents (events were lost), else after it (only top-level values after the events or
+  // the gzip trailer); `gzip_cut`: the compressed stream itself ends early.
+  bool cut = false;
+  bool cut_in_events = false;
+  bool gzip_cut = false;
+  uint64_t cut_offset = 0;
 };
 
 // Reads the whole document into `sink`. Errors carry the file offset where the input went wrong.
+// Input that ends inside traceEvents or after it is not an error (ReaderStats::cut); input that
+// ends before traceEvents is.
 Result<ReaderStats> ReadDocument(ByteSource& source, const std::string& name, DocumentSink& sink,
                                  const ReaderOptions& options = {});
 

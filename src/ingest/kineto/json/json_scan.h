@@ -284,9 +284,9 @@ inline const char* AfterColon(JsonScan& s, const char* close_quote) {
   uint16_t two;
   std::memcpy(&two, p, 2);  // the part is padded
   constexpr uint16_t kColonSpace = ':' | (' ' << 8);
-  if (two == kColonSpace && p + 1 < s.end()) {  // Kineto writes `"key": value`
-    p += 2;
-    if (!JsonScan::IsWs(*p)) return p;
+  if (two == kColonSpace && p + 2 < s.end()) {  // Kineto writes `"key": value`
+    if (!JsonScan::IsWs(p[2])) return p + 2;
+    return s.SkipWs(p + 2);  // `"grid":     [...]`, as ROCm's tracer aligns values
   }
   p = s.SkipWs(p);
   if (p >= s.end()) return s.Fail(ScanError::kEnd, p);

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Writes the bad-input cases of issue 39 items 1 and 2 into tests/badinput/cases/ from the same
+small real traces as make_cases.py (the trimmed 2xH200 DDP traces of the fuzz corpus): valid JSON
+in layouts the fast scanner once refused, one broken event among good ones, and traces cut short
+the ways a killed job leaves them. Rerun after a change:
+
+    python3 tests/badinput/make_cut_cases.py
+"""
+import gzip
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, "tests", "badinput", "cases")
+SEEDS = os.path.join(ROOT, "tests", "fuzz", "corpus", "kineto")
+
+
+def put(name, data):
+    path = os.path.join(OUT, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def cut_at_event(trace, k):
+    """`trace` cut in the middle of its k-th event from the end (one event per line)."""
+    lines = trace.split(b"\n")
+    events = [i for i, line in enumerate(lines) if line.lstrip().startswith(b'{"ph"')]
+    i = events[-k]
+    return b"\n".join(lines[:i]) + b"\n" + lines[i][: len(lines[i]) // 2]
+
+
+def main():
+    r0 = open(os.path.join(SEEDS, "ddp_healthy_rank0.json"), "rb").read()
+    r1 = open(os.path.join(SEEDS, "ddp_healthy_rank1.json"), "rb").read()
+    # Valid JSON the fast scanner refused ("expected ':' after an object key", exit 3): values
+    # aligned after the colon as ROCm's tracer writes them (`"grid":     [65536, 1, 1]`), and
+    # every JSON blank in runs around the colons and commas.
+    put("spaced_colons.json", r0.replace(b'": ', b'":     '))
+    put("blank_runs.json", r0.replace(b'": ', b'" \t:\r\n\t ').replace(b', "', b' ,\n\t  "'))
+    # One event that is not JSON (a literal cut by a blank) among good ones: skipped, counted.
+    put("bad_event_mid.json", r0.replace(b'"dur": ', b'"dur": tru e, "x": ', 1))
+    # Cut short while the profiler wrote: plain JSON inside an event, a gzip stream cut short,
+    # before the first event, inside the header; every rank of a job cut.
+    put("cut_mid_event.json", cut_at_event(r0, 40))
+    put("cut_stream.json.gz", gzip.compress(r0, mtime=0)[: len(gzip.compress(r0, mtime=0)) * 3 // 4])
+    events_at = r0.index(b'"traceEvents"')
+    put("cut_before_events.json", r0[: events_at + len(b'"traceEvents": [') + 1])
+    put("cut_in_header.json", r0[:120])
+    put("all_cut/trace_rank0.json", cut_at_event(r0, 30))
+    put("all_cut/trace_rank1.json", cut_at_event(r1, 50))
+
+
+if __name__ == "__main__":
+    main()
