@@ -112,7 +112,8 @@ void MarkCutShort(RankTrace& t, const CutShort& cut, Diagnostics& quality) {
         "; the cut came before any GPU activity was written (Kineto writes the CPU ops "
         "first), so no GPU time is measured";
   quality.Add("kineto.trace_cut_short", DiagSeverity::kWarning,
-              Who(t) + " ends inside its events at byte " + std::to_string(cut.offset) + gzip +
+              Who(t) + " ends inside its events at byte " + std::to_string(cut.offset) +
+                  (cut.gzip ? gzip : " of its " + std::to_string(cut.bytes)) +
                   ": the file was cut short (the job killed, hung or out of memory while the "
                   "profiler wrote it?); the " +
                   std::to_string(t.events) + " events before the cut were read" + steps,
