@@ -1,40 +1,61 @@
-// The catalogue of findings commdx can raise (docs/findings.md). Ids are stable once released.
-// Each id's source, default severity, role, method step and title are kept here and nowhere
-// else: the analysis run (registry.cc) stamps them on every finding.
+// The catalogue of findings commdx can raise (docs/findings.md): the table is catalogue_table.h.
+// Each id's source, default severity, role, method step and title are kept there and nowhere
+// else: the analysis run (registry.cc) stamps them on every finding. Analyzers name an id through
+// FindingId, which is checked against the table when the program is compiled.
 #pragma once
 
+#include <optional>
+#include <span>
 #include <string_view>
-#include <vector>
 
+#include "analysis/catalogue_table.h"
 #include "model/finding.h"
 
 namespace commdx::analysis {
 
-// What a finding is to the root-cause search (diagnose/root_cause.cc).
-enum class Role {
-  kCause,    // can be the root cause
-  kSymptom,  // an effect (slow, exposed, skewed): named only when no cause explains it
-  kContext,  // describes the job (its communication pattern); never the root cause
-};
 const char* RoleName(Role r);  // "cause" | "symptom" | "context"
 
-struct CatalogueEntry {
-  const char* id;
-  Source source;  // the input that shows it
-  Role role;
-  Severity default_severity;  // what the analyzer starts from; evidence may raise or lower it
-  int method_step;            // docs/method.md step
-  const char* title;          // what it means, one line
+// Every entry, in the table's order (`commdx diagnose --list`).
+std::span<const CatalogueEntry> Catalogue();
+
+// Whether `id` is in the catalogue; usable when the program is compiled.
+consteval bool InCatalogue(std::string_view id) {
+  for (const CatalogueEntry& e : kCatalogue)
+    if (std::string_view(e.id) == id) return true;
+  return false;
+}
+
+// A finding id known to be in the catalogue. A string literal converts to it only when it names
+// an entry: NewFinding("trace.host_synk") does not compile. Ids known only at run time (a table's
+// column) go through Find.
+class FindingId {
+ public:
+  consteval FindingId(const char* id) : entry_(&Lookup(id)) {}  // NOLINT(google-explicit-*)
+  // nullopt when `id` is not in the catalogue.
+  static std::optional<FindingId> Find(std::string_view id);
+
+  const CatalogueEntry& entry() const { return *entry_; }
+  const char* str() const { return entry_->id; }
+
+ private:
+  explicit constexpr FindingId(const CatalogueEntry* e) : entry_(e) {}
+  static consteval const CatalogueEntry& Lookup(std::string_view id) {
+    for (const CatalogueEntry& e : kCatalogue)
+      if (std::string_view(e.id) == id) return e;
+    // Not a constant expression: the call that named this id fails to compile.
+    throw "finding id missing from the catalogue (src/analysis/catalogue_table.h)";
+  }
+
+  const CatalogueEntry* entry_;
 };
 
-const std::vector<CatalogueEntry>& Catalogue();
 const CatalogueEntry* FindCatalogueEntry(std::string_view id);
 
 // A finding with its id and the catalogue's severity, title and method step; an analyzer then
 // adds what it saw (and raises or lowers the severity where its evidence says so).
-Finding NewFinding(std::string_view id);
+Finding NewFinding(FindingId id);
 
-// A finding's role; an id outside the catalogue is a cause.
+// A finding's role; an id outside the catalogue (a finding built by hand) is a cause.
 Role RoleOf(std::string_view id);
 
 }  // namespace commdx::analysis

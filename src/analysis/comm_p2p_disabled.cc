@@ -67,7 +67,8 @@ std::vector<Finding> FindCommP2pDisabled(const Job& job, const Options&) {
   }
   Cause cause = FindCause(s);
   if (shm_refs.empty() && !cause.known) return {};
-  Finding f = NewFinding(cause.known ? "comm.p2p_disabled" : "comm.shm_transport");
+  Finding f =
+      NewFinding(cause.known ? FindingId("comm.p2p_disabled") : FindingId("comm.shm_transport"));
   if (cause.known) {
     f.severity = shm_refs.empty() ? Severity::kWarning : Severity::kError;
     f.confidence = shm_refs.empty() ? 0.6 : 1.0;

@@ -1,5 +1,7 @@
 #include "analysis/comm_warn_catalogue.h"
 
+#include "analysis/catalogue.h"
+
 namespace commdx::analysis {
 
 namespace {
@@ -206,7 +208,7 @@ constexpr WarnRule kTimeout = {
     "an NCCL operation timed out waiting for peers: a rank is stuck, dead or unreachable.",
     "Find the rank that is behind (the last collective each rank reached) and why it stopped."};
 
-const Signature kSignatures[] = {
+constexpr Signature kSignatures[] = {
     {{"Failed to open libibverbs", nullptr}, nullptr, &kNoVerbs},
     {{"posix_fallocate", "failed to extend /dev/shm", "Error while creating shared memory",
       nullptr},
@@ -254,6 +256,14 @@ const Signature kSignatures[] = {
     {{"Could not find real path", "Topology detection", nullptr}, nullptr, &kTopology},
     {{"Timeout", "timed out", "timeout", nullptr}, nullptr, &kTimeout},
 };
+
+// Every rule names a finding in the catalogue (benign rules name none).
+consteval bool EveryRuleIdInCatalogue() {
+  for (const Signature& sig : kSignatures)
+    if (sig.rule->id[0] != '\0' && !InCatalogue(sig.rule->id)) return false;
+  return true;
+}
+static_assert(EveryRuleIdInCatalogue(), "a WARN rule names a finding id missing from the catalogue");
 
 bool Matches(const Signature& sig, std::string_view text, std::string_view source) {
   if (sig.source && source.substr(0, std::string_view(sig.source).size()) != sig.source)

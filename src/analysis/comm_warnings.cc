@@ -99,7 +99,8 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
   for (const auto& key : order) {
     const Group& g = groups[key];
     const NcclWarning& first = *g.warns.front();
-    Finding f = NewFinding(g.rule ? g.rule->id : "comm.nccl_warn");
+    // Every rule's id is checked against the catalogue when comm_warn_catalogue.cc compiles.
+    Finding f = NewFinding(g.rule ? *FindingId::Find(g.rule->id) : FindingId("comm.nccl_warn"));
     f.method_step = 4;  // seen in the log's warnings, whatever step the id belongs to
     uint64_t lines = 0;
     std::set<std::pair<std::string, int64_t>> procs;
@@ -191,9 +192,9 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
         refs.push_back(&n.ref);
       }
     if (code > 0) {
-      Finding f = NewFinding(code == 6   ? "comm.remote_exited"
-                             : code == 1 ? "comm.cuda_error"
-                                         : "comm.nccl_warn");
+      Finding f = NewFinding(code == 6   ? FindingId("comm.remote_exited")
+                             : code == 1 ? FindingId("comm.cuda_error")
+                                         : FindingId("comm.nccl_warn"));
       f.severity = Severity::kError;
       f.title = std::string("NCCL calls failed with ") + NcclResultName(code);
       f.detail =

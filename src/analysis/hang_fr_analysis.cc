@@ -83,7 +83,7 @@ Finding Errors(const FrAnalyzerEntry& e) {
                 StrFormat("culprit rank %d, %s", x.rank, x.error_type.c_str());
   std::string expected, found;
   const bool state = c.error_type == "COLLECTIVE_STATE_MISMATCH";
-  Finding f = NewFinding(state ? "hang.rank_behind" : "hang.desync");
+  Finding f = NewFinding(state ? FindingId("hang.rank_behind") : FindingId("hang.desync"));
   f.severity = Severity::kError;
   f.title =
       StrFormat("Flight Recorder analyzer: %s has errors (%s)", What(e).c_str(), culprits.c_str());
@@ -115,8 +115,8 @@ Finding Errors(const FrAnalyzerEntry& e) {
 }
 
 Finding Other(const FrAnalyzerEntry& e) {
-  Finding f =
-      NewFinding(e.verdict == FrVerdict::kSizeMismatch ? "hang.desync" : "hang.stuck_collective");
+  Finding f = NewFinding(e.verdict == FrVerdict::kSizeMismatch ? FindingId("hang.desync")
+                                                                 : FindingId("hang.stuck_collective"));
   switch (e.verdict) {
     case FrVerdict::kSizeMismatch:
       f.severity = Severity::kError;
