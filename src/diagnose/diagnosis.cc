@@ -115,7 +115,13 @@ std::vector<Finding> GroupAcrossRanks(std::vector<Finding> findings) {
     if (findings[i].rank && findings[i].per_rank.empty()) by_id[findings[i].id].push_back(i);
   std::vector<bool> drop(findings.size(), false);
   for (auto& [id, idx] : by_id) {
-    if (idx.size() < 2) continue;
+    // One rank seen through several sources (a dump, a job log, the analyzer's text) is not a
+    // spread across ranks: those findings stay as they are.
+    std::vector<int> distinct;
+    for (size_t k : idx) distinct.push_back(*findings[k].rank);
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    if (distinct.size() < 2) continue;
     // The worst rank (largest saving, then most severe) speaks for the group.
     std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
       double sa = findings[a].saving_ns_per_step.value_or(0);
@@ -130,9 +136,13 @@ std::vector<Finding> GroupAcrossRanks(std::vector<Finding> findings) {
     std::vector<EvidenceRef> refs;
     for (size_t k : idx) {
       const Finding& f = findings[k];
-      ranks.push_back(*f.rank);
-      savings.push_back(f.saving_ns_per_step.value_or(0));
-      keep.per_rank.push_back({*f.rank, f.saving_ns_per_step.value_or(0), f.step_ns.value_or(0)});
+      // Worst first: a rank's first finding is its largest share.
+      if (std::find(ranks.begin(), ranks.end(), *f.rank) == ranks.end()) {
+        ranks.push_back(*f.rank);
+        savings.push_back(f.saving_ns_per_step.value_or(0));
+        keep.per_rank.push_back(
+            {*f.rank, f.saving_ns_per_step.value_or(0), f.step_ns.value_or(0)});
+      }
       if (MoreSevere(f.severity, keep.severity)) keep.severity = f.severity;
       keep.confidence = std::max(keep.confidence, f.confidence);
       refs_total += f.refs.size();
@@ -144,9 +154,9 @@ std::vector<Finding> GroupAcrossRanks(std::vector<Finding> findings) {
     std::vector<double> sorted = savings;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2];
-    keep.title += " (" + std::to_string(idx.size()) + " ranks: " + RankRanges(ranks, kTitleRanges) +
-                  ")";
-    std::string spread = "Raised on " + std::to_string(idx.size()) + " ranks (" +
+    keep.title += " (" + std::to_string(ranks.size()) + " ranks: " +
+                  RankRanges(ranks, kTitleRanges) + ")";
+    std::string spread = "Raised on " + std::to_string(ranks.size()) + " ranks (" +
                          RankRanges(ranks, kDetailRanges) + "); rank " +
                          std::to_string(*keep.rank) +
                          " is the worst";

@@ -322,3 +322,26 @@ TEST(PickRootCause, TheSettingThatTurnsATransportOffIsExplainedByIt) {
 
 }  // namespace
 }  // namespace commdx::diagnose
+
+namespace commdx::diagnose {
+namespace {
+
+TEST(GroupAcrossRanks, OneRankSeenThroughSeveralSourcesIsNotASpread) {
+  auto a = F("hang.rank_behind", Severity::kError);
+  a.rank = 1;
+  a.title = "from the dump";
+  auto b = a;
+  b.title = "from the analyzer's text";
+  auto out = GroupAcrossRanks({a, b});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(out[0].per_rank.empty());
+  auto c = a;
+  c.rank = 3;
+  out = GroupAcrossRanks({a, b, c});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].per_rank.size(), 2u);  // ranks 1 and 3, each once
+  EXPECT_NE(out[0].title.find("(2 ranks: 1,3)"), std::string::npos) << out[0].title;
+}
+
+}  // namespace
+}  // namespace commdx::diagnose
