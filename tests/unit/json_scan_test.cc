@@ -85,3 +85,48 @@ TEST(JsonScanSimd, EverySimdWidthSkipsAlike) {
 
 }  // namespace
 }  // namespace commdx
+
+namespace commdx {
+namespace {
+
+using ingest::kineto::AfterColon;
+using ingest::kineto::JsonScan;
+using ingest::kineto::ScanError;
+
+// JSON allows any run of space, tab, CR and LF on both sides of a key's ':'. AfterColon once
+// refused `"grid":     [1]` (two or more blanks after `": "`, as ROCm's tracer aligns args):
+// every run of 0-4 blanks before and after the colon gives the value's first byte, and a
+// missing colon is still an error at its place.
+TEST(JsonScanAfterColon, AnyRunOfBlanksAroundTheColon) {
+  const std::string blanks = " \t\r\n";
+  std::vector<std::string> runs = {""};
+  for (size_t len = 1; len <= 4; ++len) {
+    const size_t before = runs.size();
+    for (size_t i = 0; i < before; ++i)
+      if (runs[i].size() == len - 1)
+        for (char b : blanks) runs.push_back(runs[i] + b);
+  }
+  for (const std::string& pre : {std::string(), std::string(" "), std::string("\t\n ")}) {
+    for (const std::string& post : runs) {
+      std::string text = "\"grid\"" + pre + ":" + post + "[65536, 1, 1]";
+      const size_t len = text.size();
+      text.append(64, ' ');  // the padding a part has
+      JsonScan s(text.data() + len);
+      const char* v = AfterColon(s, text.data() + 5);
+      ASSERT_NE(v, nullptr) << "pre '" << pre << "' post of " << post.size();
+      EXPECT_EQ(*v, '[');
+      EXPECT_EQ(static_cast<size_t>(v - text.data()), 6 + pre.size() + 1 + post.size());
+      EXPECT_EQ(s.error(), ScanError::kNone);
+    }
+  }
+  std::string no_colon = "\"grid\"   [1]";
+  const size_t len = no_colon.size();
+  no_colon.append(64, ' ');
+  JsonScan s(no_colon.data() + len);
+  EXPECT_EQ(AfterColon(s, no_colon.data() + 5), nullptr);
+  EXPECT_EQ(s.error(), ScanError::kExpectedColon);
+  EXPECT_EQ(s.error_at(), no_colon.data() + 9);
+}
+
+}  // namespace
+}  // namespace commdx
