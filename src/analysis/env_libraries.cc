@@ -8,6 +8,7 @@
 #include "analysis/env_analyzers.h"
 #include "analysis/topo_common.h"
 #include "base/text.h"
+#include "model/cuda_version.h"
 
 namespace commdx::analysis {
 
@@ -76,13 +77,14 @@ std::vector<Finding> FindEnvLibraries(const Job& job, const Options&) {
   int driver = e.cuda_driver_version ? e.cuda_driver_version : job.topo.cuda_driver_version;
   if (driver > 0 && !e.cuda_runtime_version.empty()) {
     MajorMinor rt = ParseVersion(e.cuda_runtime_version);
-    MajorMinor drv{driver / 1000, (driver % 1000) / 10};
+    const CudaVersion code = CudaVersionFromCode(driver);
+    MajorMinor drv{code.major, code.minor};
     bool major_newer = rt.major > drv.major;
     bool minor_newer = rt.major == drv.major && rt.minor > drv.minor;
     if (rt.major > 0 && (major_newer || minor_newer)) {
       Finding f = NewFinding("env.cuda_driver_old");
       f.severity = major_newer ? Severity::kError : Severity::kWarning;
-      std::string drv_text = std::to_string(drv.major) + "." + std::to_string(drv.minor);
+      std::string drv_text = CudaVersionString(driver);
       f.title =
           "CUDA runtime " + e.cuda_runtime_version + " is newer than the driver's CUDA " + drv_text;
       f.detail = major_newer ? "A newer major CUDA version than the driver supports does not run "

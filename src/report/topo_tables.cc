@@ -5,6 +5,7 @@
 #include "analysis/env_nccl_vars.h"
 #include "analysis/expected_bandwidth.h"
 #include "base/text.h"
+#include "model/cuda_version.h"
 
 namespace commdx::report {
 
@@ -42,8 +43,7 @@ void AddMachine(const Topology& t, Report& r) {
   if (!t.nvml_error.empty()) row("NVML", "not available: " + t.nvml_error);
   row("driver", t.driver_version);
   if (t.cuda_driver_version)
-    row("CUDA (driver supports)", std::to_string(t.cuda_driver_version / 1000) + "." +
-                                      std::to_string((t.cuda_driver_version % 1000) / 10));
+    row("CUDA (driver supports)", CudaVersionString(t.cuda_driver_version));
   row("CPU", t.cpu_model.empty() ? t.cpu_vendor : t.cpu_model);
   if (t.online_cpus) row("online CPUs", std::to_string(t.online_cpus));
   if (!t.numa.empty()) row("NUMA nodes", std::to_string(t.numa.size()));
@@ -328,8 +328,7 @@ void AddEnvironmentTables(const Job& job, Report& report) {
   row("NVIDIA driver",
       job.topo.driver_version.empty() ? e.driver_version : job.topo.driver_version);
   int drv = e.cuda_driver_version ? e.cuda_driver_version : job.topo.cuda_driver_version;
-  row("CUDA (driver supports)",
-      drv ? std::to_string(drv / 1000) + "." + std::to_string((drv % 1000) / 10) : "");
+  row("CUDA (driver supports)", CudaVersionString(drv));
   row("CUDA runtime", e.cuda_runtime_version.empty()
                           ? ""
                           : e.cuda_runtime_version + " (" + e.cuda_runtime_source + ")");

@@ -9,6 +9,7 @@
 #include "analysis/env_analyzers.h"
 #include "analysis/env_nccl_vars.h"
 #include "analysis/registry.h"
+#include "model/cuda_version.h"
 #include "model/nccl_version.h"
 
 namespace commdx {
@@ -103,6 +104,11 @@ TEST(EnvProbe, ParsersAndVersionCodes) {
   EXPECT_EQ(NcclVersionFromCode(22809), "2.28.9");
   EXPECT_EQ(NcclVersionFromCode(2708), "2.7.8");
   EXPECT_EQ(NcclVersionFromCode(0), "");
+  EXPECT_EQ(CudaVersionString(12040), "12.4");  // cudaDriverGetVersion on a 12.4 driver
+  EXPECT_EQ(CudaVersionString(13000), "13.0");
+  EXPECT_EQ(CudaVersionString(0), "");
+  EXPECT_EQ(CudaVersionFromCode(11080).major, 11);
+  EXPECT_EQ(CudaVersionFromCode(11080).minor, 8);
   EXPECT_EQ(probe::ShmSizeFromMounts("none /dev/shm tmpfs rw,size=2g 0 0\n"), 2ull << 30);
   EXPECT_FALSE(probe::ShmSizeFromMounts("tmpfs /run tmpfs rw,size=64k 0 0\n"));
   EXPECT_EQ(probe::DriverVersionFromProc(

@@ -16,14 +16,9 @@
 #include "bench/cuda/link_query.h"
 #include "bench/tcp_exchange.h"
 #include "bench/watchdog.h"
+#include "model/cuda_version.h"
 
 namespace commdx::bench {
-
-namespace {
-std::string VersionString(int v) {  // 13000 -> "13.0"
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
-}  // namespace
 
 Result<std::unique_ptr<Backend>> CreateCudaBackend(const BackendOptions& options) {
   return CudaBackend::Make(options);
@@ -104,8 +99,8 @@ Status CudaBackend::Init(const BackendOptions& o) {
   cudaRuntimeGetVersion(&rt);
   cudaDriverGetVersion(&drv);
   info_.kind = "cuda";
-  info_.cuda_runtime = VersionString(rt);
-  info_.cuda_driver = VersionString(drv);
+  info_.cuda_runtime = CudaVersionString(rt);
+  info_.cuda_driver = CudaVersionString(drv);
   info_.sm_kernels = kernels::Available();
   if (o.gate && info_.sm_kernels &&
       cudaHostAlloc(&gate_, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable) ==

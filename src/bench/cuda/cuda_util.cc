@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "model/cuda_version.h"
+
 namespace commdx::bench {
 
 Error CudaError(const char* call, cudaError_t e, const char* file, int line, int device) {
@@ -14,7 +16,7 @@ Error CudaError(const char* call, cudaError_t e, const char* file, int line, int
   if (e == cudaErrorMemoryAllocation) msg = "CUDA out of memory: " + msg;
   if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
     msg += "; is there a GPU and an NVIDIA driver new enough for CUDA " +
-           std::to_string(CUDART_VERSION / 1000) + "?";
+           CudaVersionString(CUDART_VERSION) + "?";
   return MakeError(ErrorCode::kEnvironment, msg);
 }
 
