@@ -8,7 +8,8 @@ set -uo pipefail
 case_name=$1 commdx=$2 src=$3
 ex=$src/examples/ddp_healthy
 tmp=$(mktemp -d)
-trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+bg=""  # a background writer (growing_* cases), stopped whatever the outcome
+trap '[ -n "$bg" ] && kill $bg 2>/dev/null; chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp"
 out=$tmp/out.txt err=$tmp/err.txt
 fail() { echo "FAIL $case_name: $*"; echo "--- stderr:"; head -c 3000 "$err"; echo "--- stdout:";
@@ -197,8 +198,14 @@ PY
     done ;;
   growing_log)  # a log the job is still writing: read as it was when opened, and said so
     for i in $(seq 400); do cat "$ex"/nccl.vm.653.log; done > big.log
-    (while :; do cat "$ex"/nccl.vm.653.log >> big.log; sleep 0.002; done) & w=$!
-    sleep 0.1; run 0,1 logs big.log; kill $w; wait $w 2>/dev/null
+    (while :; do cat "$ex"/nccl.vm.653.log >> big.log; sleep 0.002; done) & bg=$!
+    # The read takes ~10 ms: on a loaded machine the writer may not run in that window; each try
+    # must read the log (never "changed while reading"), one of five must see it grow.
+    for try in 1 2 3 4 5; do
+      sleep 0.1; run 0,1 logs big.log
+      grep -q "load\.growing x1" "$out" && break
+    done
+    kill $bg; wait $bg 2>/dev/null; bg=""
     has "load\.growing x1: still being written \(it grew while read\): read as it was when opened"
     has "Communicators" ;;
   growing_trace)  # a trace appended to while streamed: the prefix read, noted (not refused)
@@ -210,8 +217,8 @@ d["traceEvents"] = []
 with open("big.json", "w") as f:
     f.write(json.dumps(d)[:-1] + ', "traceEvents": [' + ",".join([events] * 40) + "]}")
 PY
-    (while :; do echo " " >> big.json; sleep 0.005; done) & w=$!
-    run 0,1 trace big.json; kill $w; wait $w 2>/dev/null
+    (while :; do echo " " >> big.json; sleep 0.005; done) & bg=$!
+    run 0,1 trace big.json; kill $bg; wait $bg 2>/dev/null; bg=""
     has "load\.growing x1: still being written"; has "Traces" ;;
   repetitive_log)  # 78 MB of one real warning repeated (255:1 gzipped) is a log, not a bomb
     fx=$src/tests/data/nccl_log_fixtures
