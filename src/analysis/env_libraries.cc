@@ -34,8 +34,9 @@ Finding NcclLib(const EnvSnapshot& e) {
   const NcclLibrary* torch = nullptr;
   for (const auto& l : e.nccl_libs) {
     if (l.chosen) chosen = &l;
-    if (l.origin == "pytorch") torch = &l;
-    std::string text = l.origin + ": " + (l.path.empty() ? "(not found)" : l.path);
+    if (l.origin == NcclOrigin::kPytorch) torch = &l;
+    std::string text =
+        std::string(NcclOriginName(l.origin)) + ": " + (l.path.empty() ? "(not found)" : l.path);
     if (!l.version.empty()) text += " (NCCL " + l.version + ")";
     if (!l.error.empty() && l.version.empty()) text += ": " + l.error;
     if (l.chosen) text += "  <- dlopen(\"libnccl.so.2\") gets this";

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace commdx {
@@ -17,10 +18,23 @@ struct EnvVar {
   std::string source = {};  // where it was read when not from an environment: "job.log:53 (rank 0)"
 };
 
+// Where a libnccl.so.2 candidate comes from, in search order (docs/bench-method.md, "Library").
+enum class NcclOrigin : uint8_t {
+  kFlag,     // --nccl-lib
+  kEnvVar,   // $COMMDX_NCCL_LIB
+  kLoader,   // a plain dlopen("libnccl.so.2"): LD_LIBRARY_PATH, the ld.so cache
+  kPytorch,  // the NCCL bundled with an installed PyTorch (nvidia/nccl/lib)
+  kProcess,  // not searched: the library a job's process reported it loaded (its env dump)
+};
+// "--nccl-lib", "COMMDX_NCCL_LIB", "loader", "pytorch", "process" (the snapshot's and the
+// reports' words).
+const char* NcclOriginName(NcclOrigin o);
+std::optional<NcclOrigin> ParseNcclOrigin(std::string_view s);
+
 // A libnccl.so.2 a process could load, in the search order of docs/bench-method.md ("Library").
 struct NcclLibrary {
-  std::string path;     // resolved file
-  std::string origin;   // "COMMDX_NCCL_LIB", "loader", "pytorch"
+  std::string path;  // resolved file
+  NcclOrigin origin = NcclOrigin::kLoader;
   std::string version;  // "2.28.9", empty when it could not be read
   std::string error;    // why it could not be loaded/read
   bool chosen = false;  // the one a plain dlopen("libnccl.so.2") (or --nccl-lib) gives

@@ -179,7 +179,7 @@ EnvSnapshot ProbeEnvironment(const EnvProbeOptions& options) {
   ReadRdmaAndIommu(root, env);
   std::string bundled;
   ProbePython(root, options.environ, env, bundled);
-  ProbeNcclLibraries(options, bundled, env);
+  ProbeNcclLibraries(options, env);
   return env;
 }
 

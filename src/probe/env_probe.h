@@ -48,8 +48,8 @@ std::vector<std::string> PytorchNcclCandidates(const SysRoot& root,
 void ProbePython(const SysRoot& root, const std::vector<std::string>& environ, EnvSnapshot& env,
                  std::string& bundled_nccl);
 
-// The libnccl.so.2 candidates in docs/bench-method.md's search order with their versions.
-void ProbeNcclLibraries(const EnvProbeOptions& options, const std::string& bundled_nccl,
-                        EnvSnapshot& env);
+// The libnccl.so.2 candidates in docs/bench-method.md's search order (NcclSearchOrder) with
+// their versions.
+void ProbeNcclLibraries(const EnvProbeOptions& options, EnvSnapshot& env);
 
 }  // namespace commdx::probe

@@ -14,6 +14,7 @@
 #include "base/text.h"
 #include "model/nccl_version.h"
 #include "probe/env_probe.h"
+#include "probe/nccl_search.h"
 
 namespace commdx::probe {
 
@@ -63,18 +64,13 @@ std::string Canonical(const std::string& p) {
 
 }  // namespace
 
-void ProbeNcclLibraries(const EnvProbeOptions& options, const std::string& bundled_nccl,
-                        EnvSnapshot& env) {
+void ProbeNcclLibraries(const EnvProbeOptions& options, EnvSnapshot& env) {
   bool live = options.root == "/" && options.load_libraries;
   SysRoot root(options.root);
-  std::vector<std::pair<std::string, std::string>> wanted;  // origin, name or path
-  if (!options.nccl_lib.empty()) wanted.emplace_back("--nccl-lib", options.nccl_lib);
-  if (const EnvVar* v = env.Find("COMMDX_NCCL_LIB"); v && !v->value.empty())
-    wanted.emplace_back("COMMDX_NCCL_LIB", v->value);
-  wanted.emplace_back("loader", "libnccl.so.2");
-  if (!bundled_nccl.empty()) wanted.emplace_back("pytorch", bundled_nccl);
   bool chosen = false;
-  for (const auto& [origin, name] : wanted) {
+  for (const NcclCandidate& c : NcclSearchOrder(root, options.nccl_lib, options.environ)) {
+    const NcclOrigin origin = c.origin;
+    const std::string& name = c.path;
     NcclLibrary lib;
     lib.origin = origin;
     if (live) {
@@ -82,10 +78,10 @@ void ProbeNcclLibraries(const EnvProbeOptions& options, const std::string& bundl
       lib.path = l.path.empty() ? name : Canonical(l.path);
       lib.version = l.version.empty() ? VersionFromFileName(lib.path) : l.version;
       lib.error = l.error;
-      if (origin == "loader" && !l.error.empty() && l.path.empty()) lib.path = "";
+      if (origin == NcclOrigin::kLoader && !l.error.empty() && l.path.empty()) lib.path = "";
     } else {
       // Offline trees: only files named by path can be checked; the loader is not asked.
-      if (origin == "loader") continue;
+      if (origin == NcclOrigin::kLoader) continue;
       lib.path = name;
       if (!root.Exists(name)) lib.error = "no such file";
       std::error_code ec;
@@ -93,7 +89,7 @@ void ProbeNcclLibraries(const EnvProbeOptions& options, const std::string& bundl
       lib.version = VersionFromFileName(ec ? name : target.string());
     }
     bool usable = !lib.path.empty() && (lib.error.empty() || !lib.version.empty());
-    if (usable && !chosen && origin != "pytorch") lib.chosen = chosen = true;
+    if (usable && !chosen && origin != NcclOrigin::kPytorch) lib.chosen = chosen = true;
     bool duplicate =
         std::any_of(env.nccl_libs.begin(), env.nccl_libs.end(), [&](const NcclLibrary& x) {
           return !x.path.empty() && x.path == lib.path && x.origin == lib.origin;

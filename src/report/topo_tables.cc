@@ -353,9 +353,10 @@ void AddEnvironmentTables(const Job& job, Report& report) {
   libs.columns = {"origin", "path", "version", "note"};
   libs.column_keys = {"origin", "path", "version", "note"};
   for (const auto& l : e.nccl_libs)
-    libs.AddRow({l.origin, l.path.empty() ? "-" : l.path, l.version.empty() ? "-" : l.version,
+    libs.AddRow({NcclOriginName(l.origin), l.path.empty() ? "-" : l.path,
+                 l.version.empty() ? "-" : l.version,
                  l.chosen ? "dlopen(\"libnccl.so.2\") loads this"
-                          : (l.origin == "pytorch" ? "PyTorch jobs load this" : l.error)});
+                          : (l.origin == NcclOrigin::kPytorch ? "PyTorch jobs load this" : l.error)});
   if (e.nccl_libs.empty())
     libs.note = e.nccl_libs_checked ? "No NCCL found on the loader path or in an installed PyTorch."
                                     : "This input does not list NCCL libraries: not checked.";

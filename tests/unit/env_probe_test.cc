@@ -55,7 +55,7 @@ TEST(EnvProbe, FakeContainerNode) {
   EXPECT_EQ(e.cuda_runtime_version, "12.6");
   EXPECT_NE(e.cuda_runtime_source.find("torch/version.py"), std::string::npos);
   ASSERT_EQ(e.nccl_libs.size(), 1u);  // offline: only the PyTorch one (no loader asked)
-  EXPECT_EQ(e.nccl_libs[0].origin, "pytorch");
+  EXPECT_EQ(e.nccl_libs[0].origin, NcclOrigin::kPytorch);
   EXPECT_EQ(e.nccl_libs[0].path,
             "/opt/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2");
 }

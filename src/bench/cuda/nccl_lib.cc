@@ -2,25 +2,19 @@
 
 #include <dlfcn.h>
 #include <link.h>
-#include <sys/stat.h>
 
 #include <cstdlib>
 #include <memory>
 
 #include "base/text.h"
 #include "model/nccl_version.h"
-#include "probe/env_probe.h"
+#include "probe/nccl_search.h"
 
-extern char** environ;  // the process environment, for the PyTorch-NCCL search
+extern char** environ;  // the process environment: COMMDX_NCCL_LIB, the PyTorch-NCCL search
 
 namespace commdx::bench {
 
 namespace {
-
-bool IsDir(const std::string& p) {
-  struct stat st;
-  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 std::string LoadedPath(void* handle, const std::string& fallback) {
   struct link_map* lm = nullptr;
@@ -33,16 +27,22 @@ std::string LoadedPath(void* handle, const std::string& fallback) {
   return fallback;
 }
 
+// How the report says a library was found.
+std::string HowFound(NcclOrigin o) {
+  switch (o) {
+    case NcclOrigin::kLoader:
+      return "loader path";
+    case NcclOrigin::kPytorch:
+      return "PyTorch-bundled NCCL";
+    default:
+      return NcclOriginName(o);
+  }
+}
+
 template <class F>
 bool Sym(void* h, const char* name, F& fn) {
   fn = reinterpret_cast<F>(dlsym(h, name));
   return fn != nullptr;
-}
-
-std::vector<std::string> PytorchNcclCandidates() {
-  std::vector<std::string> vars;
-  for (char** e = environ; e && *e; ++e) vars.emplace_back(*e);
-  return probe::PytorchNcclCandidates(probe::SysRoot("/"), vars);
 }
 
 }  // namespace
@@ -55,32 +55,24 @@ NcclLib::~NcclLib() {
 std::string NcclLib::version() const { return NcclVersionFromCode(version_code_); }
 
 Result<std::unique_ptr<NcclLib>> NcclLib::Load(const std::string& explicit_path) {
-  struct Candidate {
-    std::string path;
-    std::string how;
-  };
-  std::vector<Candidate> tries;
-  if (!explicit_path.empty())
-    tries.push_back(
-        {IsDir(explicit_path) ? explicit_path + "/libnccl.so.2" : explicit_path, "--nccl-lib"});
-  else {
-    if (const char* env = std::getenv("COMMDX_NCCL_LIB"); env && *env)
-      tries.push_back({IsDir(env) ? std::string(env) + "/libnccl.so.2" : env, "COMMDX_NCCL_LIB"});
-    tries.push_back({"libnccl.so.2", "loader path"});
-    for (auto& p : PytorchNcclCandidates()) tries.push_back({p, "PyTorch-bundled NCCL"});
-  }
+  std::vector<std::string> vars;
+  for (char** e = environ; e && *e; ++e) vars.emplace_back(*e);
+  std::vector<probe::NcclCandidate> tries =
+      probe::NcclSearchOrder(probe::SysRoot("/"), explicit_path, vars);
+  if (!explicit_path.empty()) tries.resize(1);  // the library asked for, or an error
   std::string tried;
-  for (const auto& c : tries) {
+  for (const probe::NcclCandidate& c : tries) {
+    const std::string how = HowFound(c.origin);
     void* h = dlopen(c.path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
       const char* e = dlerror();
-      tried += "\n  " + c.how + ": " + c.path + " (" + (e ? e : "not found") + ")";
+      tried += "\n  " + how + ": " + c.path + " (" + (e ? e : "not found") + ")";
       continue;
     }
     auto lib = std::make_unique<NcclLib>();
     lib->handle_ = h;
     lib->path_ = LoadedPath(h, c.path);
-    lib->found_by_ = c.how;
+    lib->found_by_ = how;
     NcclApi& a = lib->api_;
     bool ok =
         Sym(h, "ncclGetVersion", a.GetVersion) && Sym(h, "ncclGetUniqueId", a.GetUniqueId) &&
@@ -94,7 +86,7 @@ Result<std::unique_ptr<NcclLib>> NcclLib::Load(const std::string& explicit_path)
         Sym(h, "ncclGroupStart", a.GroupStart) && Sym(h, "ncclGroupEnd", a.GroupEnd);
     Sym(h, "ncclGetLastError", a.GetLastError);
     if (!ok) {
-      tried += "\n  " + c.how + ": " + lib->path_ +
+      tried += "\n  " + how + ": " + lib->path_ +
                " (loaded, but it lacks symbols commdx needs: NCCL older than 2.7?)";
       continue;
     }

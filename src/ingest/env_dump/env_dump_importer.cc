@@ -124,7 +124,8 @@ Status ParseEnvDump(const FileText& file, Job& job) {
       if (l.get(path) != simdjson::SUCCESS) continue;
       bool known = std::any_of(env.nccl_libs.begin(), env.nccl_libs.end(),
                                [&](const NcclLibrary& x) { return x.path == path; });
-      if (!known) env.nccl_libs.push_back({std::string(path), "process", nccl_version, "", true});
+      if (!known)
+        env.nccl_libs.push_back({std::string(path), NcclOrigin::kProcess, nccl_version, "", true});
     }
   }
   return Ok{};

@@ -17,4 +17,10 @@ NicKind NicKindFrom(const std::string& s) {
   return NicKind::kUnknown;
 }
 
+// A snapshot written by another version may name a search step this one does not know: it is a
+// library found on the loader path as far as this reader can tell.
+NcclOrigin NcclOriginFrom(const std::string& s) {
+  return ParseNcclOrigin(s).value_or(NcclOrigin::kLoader);
+}
+
 }  // namespace commdx::ingest::snapshot

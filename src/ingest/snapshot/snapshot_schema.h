@@ -22,6 +22,7 @@ namespace commdx::ingest::snapshot {
 PathType PathFrom(const std::string& s);
 P2PStatus P2PFrom(const std::string& s);
 NicKind NicKindFrom(const std::string& s);
+NcclOrigin NcclOriginFrom(const std::string& s);
 inline std::string P2PName(P2PStatus s) { return P2PStatusCode(s); }
 
 template <class V, class T>
@@ -146,7 +147,7 @@ void TopologySchema(V& v, T& t) {
 template <class V, class T>
 void NcclLibSchema(V& v, T& l) {
   v.Field("path", l.path);
-  v.Field("origin", l.origin);
+  v.Enum("origin", l.origin, NcclOriginName, NcclOriginFrom);
   v.Field("version", l.version);
   v.Field("error", l.error);
   v.Field("chosen", l.chosen);
