@@ -177,8 +177,7 @@ EnvSnapshot ProbeEnvironment(const EnvProbeOptions& options) {
   if (auto v = root.Read("proc/driver/nvidia/version"))
     env.driver_version = DriverVersionFromProc(*v);
   ReadRdmaAndIommu(root, env);
-  std::string bundled;
-  ProbePython(root, options.environ, env, bundled);
+  ProbePython(root, options.environ, env);
   ProbeNcclLibraries(options, env);
   return env;
 }

@@ -44,9 +44,8 @@ std::vector<std::string> PytorchNcclCandidates(const SysRoot& root,
                                                const std::vector<std::string>& environ);
 
 // Fills torch_version, cuda_runtime_version/_source from torch/version.py or CUDA's
-// version.json, and adds the PyTorch-bundled NCCL as a candidate path (nvidia/nccl/lib).
-void ProbePython(const SysRoot& root, const std::vector<std::string>& environ, EnvSnapshot& env,
-                 std::string& bundled_nccl);
+// version.json (the PyTorch-bundled NCCL is NcclSearchOrder's to find).
+void ProbePython(const SysRoot& root, const std::vector<std::string>& environ, EnvSnapshot& env);
 
 // The libnccl.so.2 candidates in docs/bench-method.md's search order (NcclSearchOrder) with
 // their versions.

@@ -116,8 +116,7 @@ std::vector<std::string> PytorchNcclCandidates(const SysRoot& root,
   return out;
 }
 
-void ProbePython(const SysRoot& root, const std::vector<std::string>& environ, EnvSnapshot& env,
-                 std::string& bundled_nccl) {
+void ProbePython(const SysRoot& root, const std::vector<std::string>& environ, EnvSnapshot& env) {
   for (const auto& dir : SitePackagesDirs(root, env.vars, environ)) {
     auto version = root.Read(dir + "/torch/version.py");
     if (!version) continue;
@@ -128,7 +127,6 @@ void ProbePython(const SysRoot& root, const std::vector<std::string>& environ, E
       env.cuda_runtime_version = cuda;
       env.cuda_runtime_source = "PyTorch " + env.torch_version + " (" + dir + "/torch/version.py)";
     }
-    if (auto nccl = BundledNcclIn(root, dir); !nccl.empty()) bundled_nccl = nccl.front();
     break;
   }
   if (env.cuda_runtime_version.empty()) {
