@@ -104,6 +104,14 @@ Status WriteFileAtomically(const std::string& path, std::string_view data,
   size_t slash = target.rfind('/');
   std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
   std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
+  if (exists && !read_only && access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) {
+    // A writable file in a folder the user may not add to (a shared project folder): no
+    // temporary file can be made there, so the file is rewritten in place, signals held back.
+    FatalSignalsBlocked blocked;
+    if (int e = RewriteInPlace(target, data); e != 0)
+      return OsError(ErrorCode::kEnvironment, "cannot write the output", e, path);
+    return Ok{};
+  }
   auto tmp = TempFile::Create(dir, base);
   if (!tmp)
     return MakeError(tmp.error().code, "cannot create the output: " + tmp.error().message, {path});

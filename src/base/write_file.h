@@ -30,6 +30,7 @@ Result<std::string> OutputTarget(const std::string& path);
 //   file (not root), is instead rewritten in place once the temporary file holds all of `data`
 //   (which proves the space is there), so its links and owner survive; if that write fails, the
 //   temporary file is kept and named in the error;
+// - a writable file in a folder where no temporary file can be created is rewritten in place;
 // - a symbolic link is followed (OutputTarget);
 // - a file without write permission is refused (exit 2) unless `options.force`;
 // - a path that is not a regular file (/dev/null, a FIFO, a terminal) is written as it is.

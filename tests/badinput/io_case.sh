@@ -182,7 +182,11 @@ PY
     timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups "$commdx" logs job -o shared/r.txt >"$out" 2>"$err"
     rc=$?; [ $rc -le 1 ] || fail "exit $rc"; grep -q "^commdx logs" shared/r.txt || fail "not written"
     [ "$(stat -c %u shared/r.txt)" = 0 ] || fail "owner changed to $(stat -c %u shared/r.txt)"
-    ls -a shared | grep -q commdx- && fail "temporary file left"; true ;;
+    ls -a shared | grep -q commdx- && fail "temporary file left"
+    # A writable report in a folder the user may not add files to: rewritten in place.
+    mkdir locked; echo old > locked/r.txt; chmod 666 locked/r.txt; chmod 755 locked
+    timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups "$commdx" logs job -o locked/r.txt >"$out" 2>"$err"
+    rc=$?; [ $rc -le 1 ] || fail "locked folder: exit $rc"; grep -q "^commdx logs" locked/r.txt || fail "not written in place" ;;
   out_file_size_limit)  # past `ulimit -f` the write fails with the reason; old file and no temp left
     job; echo old > r.txt
     (ulimit -f 1; exec timeout 60 "$commdx" logs job --verbose -o r.txt) >"$out" 2>"$err"; rc=$?
