@@ -75,7 +75,8 @@ case $case_name in
   symlink_loop)
     ln -s a b; ln -s b a; run 3 diagnose a; has "symbolic link loop" ;;
   one_bad_among_many)  # a broken trace among good inputs: noted with its place, the rest read
-    job; cp "$src"/tests/badinput/cases/truncated.json job/trace_rank0.json
+    # (cut inside its header: a trace cut after its first events is read up to the cut)
+    job; cp "$src"/tests/badinput/cases/cut_in_header.json job/trace_rank0.json
     run 0,1 diagnose job; has "load\.broken_input"; has "trace_rank0\.json:[0-9]+:[0-9]+"
     has "Communicators|comm\."
     mkdir only; cp job/trace_rank0.json only/; run 3 diagnose only; has "truncated JSON" ;;
@@ -116,11 +117,12 @@ sys.exit(f"not skipped as reports: {bad}" if bad else 0)' "$out" report.text rep
     mkdir ptonly; mv job/model.pt ptonly/
     /usr/bin/time -f %M -o rss "$commdx" logs ptonly >"$out" 2>"$err"; has "model\.pt"
     [ "$(tail -1 rss)" -lt 300000 ] || fail "logs: peak RSS $(tail -1 rss) KiB" ;;
-  gz_location)  # a gzip error's place is line:col in the decompressed text
-    gz=$src/tests/badinput/cases/truncated.json.gz
-    want=$(python3 -c 'import zlib,sys; d=zlib.decompressobj(31).decompress(open(sys.argv[1],"rb").read())
-lines=d.split(b"\n"); print(f"{len(lines)}:{len(lines[-1])+1}")' "$gz")
-    for c in diagnose trace; do run 3 $c "$gz"; has "truncated\.json\.gz:$want: error: truncated gzip"; done ;;
+  gz_location)  # a gzip's error place is line:col in the decompressed text: the plain file's
+    plain=$src/tests/badinput/cases/cut_in_header.json
+    python3 -c 'import gzip,sys; d=gzip.compress(open(sys.argv[1],"rb").read()); open("hdr.json.gz","wb").write(d[:-12])' "$plain"
+    want=$("$commdx" trace "$plain" 2>&1 | sed -n 's/.*cut_in_header\.json:\([0-9]*:[0-9]*\): error.*/\1/p')
+    [ -n "$want" ] || fail "no line:col for the plain file"
+    for c in diagnose trace; do run 3 $c hdr.json.gz; has "hdr\.json\.gz:$want: error: truncated"; done ;;
   shrink_while_mapped)  # a mapped trace cut short while read: exit 3, never SIGBUS
     python3 - "$ex/trace_rank0.json.gz" <<'PY'
 import gzip, json, sys

@@ -65,7 +65,7 @@ def main():
     # Classic-Mac line ends: a lone CR ends every line.
     put("cr_only_nccl.log", log.replace(b"\n", b"\r"))
     # Saved results compare refuses: another schema version, and two different commands.
-    result = {"schema_version": 1, "command": "diagnose", "tool_version": "0", "findings": []}
+    result = {"schema_version": 2, "command": "diagnose", "tool_version": "0", "findings": []}
     put("result_diagnose.json", json.dumps(result).encode())
     put("result_schema_999.json", json.dumps(dict(result, schema_version=999)).encode())
     put("result_bench.json", json.dumps(dict(result, command="bench")).encode())
