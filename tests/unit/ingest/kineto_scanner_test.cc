@@ -6,7 +6,7 @@
 #include <string>
 
 #include "ingest/kineto/json/json_values.h"
-#include "scan_one_event.h"
+#include "unit/scan_one_event.h"
 
 namespace commdx {
 namespace {

@@ -8,7 +8,7 @@
 #include "base/result.h"
 #include "base/str_format.h"
 #include "base/text.h"
-#include "gzip_text.h"
+#include "unit/gzip_text.h"
 
 namespace commdx {
 namespace {

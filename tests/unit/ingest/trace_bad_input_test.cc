@@ -8,7 +8,7 @@
 #include <string>
 
 #include "base/file.h"
-#include "gzip_text.h"
+#include "unit/gzip_text.h"
 #include "ingest/load_inputs.h"
 
 namespace commdx {

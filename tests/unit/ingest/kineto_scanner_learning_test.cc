@@ -8,7 +8,7 @@
 
 #include "ingest/kineto/event_scanner.h"
 #include "ingest/kineto/json/json_scan.h"
-#include "scan_one_event.h"
+#include "unit/scan_one_event.h"
 
 namespace commdx {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/file.h"
-#include "gzip_text.h"
+#include "unit/gzip_text.h"
 #include "ingest/kineto/event_parser.h"
 #include "ingest/kineto/json/byte_source.h"
 #include "ingest/kineto/json/document_reader.h"

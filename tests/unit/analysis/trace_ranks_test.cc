@@ -17,7 +17,7 @@
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/load_inputs.h"
 #include "ingest/trace_build/names.h"
-#include "run_commdx.h"
+#include "unit/run_commdx.h"
 
 namespace commdx {
 namespace {
