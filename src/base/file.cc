@@ -174,6 +174,31 @@ Result<FileText> TextFromBytes(const std::string& path, std::string raw,
   return file;
 }
 
+Result<std::string> ReadTail(const std::string& path, size_t bytes) {
+  COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
+  if (in.pipe()) return std::string();
+  struct stat st;
+  if (fstat(in.fd(), &st) != 0) return MakeError(ErrorCode::kBadInput, OsReason(errno), {path});
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size <= bytes) return std::string();
+  char magic[2] = {0, 0};
+  if (pread(in.fd(), magic, 2, 0) == 2 && LooksGzip(std::string_view(magic, 2)))
+    return std::string();
+  std::string tail(bytes, '\0');
+  size_t have = 0;
+  while (have < bytes) {
+    ssize_t got = pread(in.fd(), tail.data() + have, bytes - have,
+                        static_cast<off_t>(size - bytes + have));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return MakeError(ErrorCode::kBadInput, OsReason(errno), {path});
+    if (got == 0) break;
+    have += static_cast<size_t>(got);
+  }
+  tail.resize(have);
+  const size_t nl = tail.find('\n');
+  return nl == std::string::npos ? std::string() : tail.substr(nl + 1);
+}
+
 Result<std::string> ReadHead(const std::string& path, size_t bytes, const char** converted_from) {
   COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
   if (in.pipe())  // a pipe's head would be used up: read it whole instead (LoadInputs does)

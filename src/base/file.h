@@ -59,6 +59,11 @@ Result<std::string> ReadAll(const OpenedInput& in, const std::string& path, uint
 Result<std::string> ReadHead(const std::string& path, size_t bytes,
                              const char** converted_from = nullptr);
 
+// The last `bytes` bytes of an uncompressed regular file, from the first line that starts in
+// them: what a console log says last (a hang at the end of hours of training output). Empty for
+// a file no longer than `bytes` (its head held all of it), a gzip file or a pipe.
+Result<std::string> ReadTail(const std::string& path, size_t bytes);
+
 // Inflates an in-memory gzip stream (all members). Exposed for tests and fuzzers.
 Result<std::string> Gunzip(std::string_view compressed, const std::string& name_for_errors,
                            uint64_t max_bytes = 0);

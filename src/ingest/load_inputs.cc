@@ -175,6 +175,14 @@ void Recognise(Slot& s, const LoadOptions& options) {
     if (!s.imps.empty() && !(s.imps.front()->shares_file && imp.shares_file)) continue;
     s.imps.push_back(&imp);
   }
+  // Console text whose start is hours of training output and whose recognisable lines (a
+  // watchdog timeout, NCCL's errors) come at the end: the formats that share a file are asked
+  // about its last bytes too.
+  if (s.imps.empty() && !s.pipe && !s.text)
+    if (auto tail = ReadTail(s.path, kSniffBytes); tail && !tail->empty())
+      for (const auto& imp : Importers())
+        if (imp.shares_file && Allowed(options, imp.kind) && imp.sniff(*tail))
+          s.imps.push_back(&imp);
   // An Nsight Systems report has no documented signature: known by its name, converted by nsys.
   if (s.imps.empty() && nsys::IsReportName(s.path) && Allowed(options, InputKind::kNsys))
     s.imps.push_back(FindImporter(InputKind::kNsys));

@@ -117,6 +117,15 @@ sys.exit(f"not skipped as reports: {bad}" if bad else 0)' "$out" report.text rep
     mkdir ptonly; mv job/model.pt ptonly/
     /usr/bin/time -f %M -o rss "$commdx" logs ptonly >"$out" 2>"$err"; has "model\.pt"
     [ "$(tail -1 rss)" -lt 300000 ] || fail "logs: peak RSS $(tail -1 rss) KiB" ;;
+  hang_at_end)  # hours of training output, then a real heartbeat-monitor hang: read, not skipped
+    python3 - "$src/tests/data/hang/public/heartbeat_arctictraining219.log" <<'PY'
+import sys
+with open("long.log", "w") as f:
+    for i in range(100000):
+        f.write(f"[rank0]: step {i} loss {2.0 + i % 7 / 10:.3f} lr 1.0e-04 tokens/s 12345\n")
+    f.write(open(sys.argv[1]).read())
+PY
+    run 1 diagnose long.log; has "hang\.watchdog"; has "job_log" ;;
   gz_location)  # a gzip's error place is line:col in the decompressed text: the plain file's
     plain=$src/tests/badinput/cases/cut_in_header.json
     python3 -c 'import gzip,sys; d=gzip.compress(open(sys.argv[1],"rb").read()); open("hdr.json.gz","wb").write(d[:-12])' "$plain"
