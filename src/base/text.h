@@ -47,6 +47,9 @@ std::string ToLower(std::string_view s);
 // shown and put into JSON safely.
 std::string SanitizeUtf8(std::string_view s);
 
+// Appends one Unicode code point (at most 0x10FFFF) as UTF-8.
+void AppendUtf8(std::string& out, uint32_t code_point);
+
 // "1.50 GB", "512 KiB"-style helpers for human output.
 std::string FormatBytes(double bytes);
 std::string FormatDurationNs(double ns);

@@ -1,5 +1,7 @@
 #include "base/text_input.h"
 
+#include "base/text.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
@@ -35,24 +37,6 @@ Utf16 DetectUtf16(std::string_view t, size_t* bom) {
   if (LooksUtf16Ascii(t, true)) return Utf16::kLittle;
   if (LooksUtf16Ascii(t, false)) return Utf16::kBig;
   return Utf16::kNo;
-}
-
-void AppendUtf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 std::string Utf16ToUtf8(std::string_view t, bool little) {
