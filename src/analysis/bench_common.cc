@@ -5,7 +5,7 @@ namespace commdx::analysis {
 
 std::string BenchLabel(const BenchResult& r) {
   std::string s = r.case_key + " (";
-  if (r.source == "nccl-tests")
+  if (r.source == BenchSource::kNcclTests)
     s += "nccl-tests, " + r.file;
   else
     s += "commdx bench, " + std::to_string(r.nranks) + " ranks";
@@ -14,7 +14,7 @@ std::string BenchLabel(const BenchResult& r) {
 
 EvidenceRef BenchRowRef(const BenchResult& r, const BenchRow& row, const std::string& what) {
   EvidenceRef ref;
-  if (r.source == "nccl-tests") {
+  if (r.source == BenchSource::kNcclTests) {
     ref.where = row.loc;
     ref.text = "size " + std::to_string(row.bytes) + " B: " + what;
   } else {

@@ -39,7 +39,7 @@ void GuessFromName(BenchTopology& t) {
   } else {
     return;
   }
-  t.link = pcie_card ? "pcie" : "nvlink";
+  t.link = pcie_card ? BenchLink::kPcie : BenchLink::kNvLink;
   t.pcie_width = 16;
   t.guessed = true;
 }
@@ -53,14 +53,14 @@ ExpectedLink ExpectedForBench(const BenchTopology& input) {
     e.basis = "across nodes the NICs set the bandwidth; commdx does not know them from this input";
     return e;
   }
-  if (t.link.empty() && !t.gpu_name.empty()) GuessFromName(t);
-  if (t.link.empty()) return e;
+  if (t.link == BenchLink::kUnknown && !t.gpu_name.empty()) GuessFromName(t);
+  if (t.link == BenchLink::kUnknown) return e;
   LinkSpec spec;
   spec.gpu_name = t.gpu_name;
   spec.pcie_gen = t.pcie_gen;
   spec.pcie_width = t.pcie_width;
-  spec.p2p_blocked = t.link == "host";
-  if (t.link == "nvlink") {
+  spec.p2p_blocked = t.link == BenchLink::kHost;
+  if (t.link == BenchLink::kNvLink) {
     spec.nvlink_generation = GenerationForCompute(t.compute_major, t.compute_minor);
     spec.nvlinks = t.nvlinks_per_gpu > 0 ? t.nvlinks_per_gpu : DefaultLinks(spec.nvlink_generation);
   }

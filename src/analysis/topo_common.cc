@@ -39,9 +39,9 @@ std::vector<int> NumaCpus(const Topology& t, int node) {
 bool KnowsNvLinks(const Topology& t) { return !t.gpu_source.empty() && t.gpu_source != "sysfs"; }
 
 std::string FactsSource(const Topology& t) {
-  if (t.source == "live")
+  if (t.source == TopoSource::kLive)
     return "live (" + (t.gpu_source.empty() ? "sysfs" : t.gpu_source) + ", sysfs)";
-  if (t.source == "snapshot") return "saved snapshot";
+  if (t.source == TopoSource::kSnapshot) return "saved snapshot";
   return "nvidia-smi text";
 }
 

@@ -66,7 +66,7 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
             "`commdx topo` for P2P status and ACS."
           : "Check the NVLink bridges/cabling of the pairs listed; place communicating ranks on "
             "NVLink-connected GPUs (CUDA_VISIBLE_DEVICES order).";
-  f.confidence = t.source == "live" ? 1.0 : 0.9;
+  f.confidence = t.source == TopoSource::kLive ? 1.0 : 0.9;
   return {f};
 }
 

@@ -69,7 +69,7 @@ BenchResult NewLiveResult(const Backend& backend, const std::string& case_key) {
   const BackendInfo& info = backend.Info();
   BenchResult r;
   r.case_key = case_key;
-  r.source = "commdx";
+  r.source = BenchSource::kCommdx;
   r.tool_version = COMMDX_VERSION;
   r.nccl_version = info.nccl_version;
   r.nccl_library = info.nccl_library;

@@ -30,7 +30,7 @@ struct FakeOptions {
   bool sm_kernels = true;
   uint64_t mem_bytes = 80ull << 30;
   int shared_gpu_ranks = 0;  // the first N ranks (N >= 2) share one GPU, as time-sliced pods do
-  BenchTopology topology = {"Fake GPU", 9, 0, "nvlink", 4, 18, 5, 16, 1, false};
+  BenchTopology topology = {"Fake GPU", 9, 0, BenchLink::kNvLink, 4, 18, 5, 16, 1, false};
 };
 
 class FakeBackend : public Backend {

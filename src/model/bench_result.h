@@ -38,12 +38,21 @@ struct BenchRow {
   SourceLoc loc;  // line in an ingested file
 };
 
+// The link between the benchmarked GPUs, as CUDA peer access and NVML see it (or guessed from
+// the GPU's name for an nccl-tests file).
+enum class BenchLink : uint8_t { kUnknown, kNvLink, kPcie, kHost };
+const char* BenchLinkName(BenchLink l);  // "" | "nvlink" | "pcie" | "host"
+
+// Who measured a result: commdx's own benchmark, or an nccl-tests output that was read.
+enum class BenchSource : uint8_t { kCommdx, kNcclTests };
+const char* BenchSourceName(BenchSource s);  // "commdx" | "nccl-tests"
+
 // Link facts the expectation is computed from (live: CUDA/NVML; ingested: GPU name only).
 struct BenchTopology {
   std::string gpu_name;   // "NVIDIA H200"
   int compute_major = 0;  // compute capability, 0 = unknown
   int compute_minor = 0;
-  std::string link;         // "nvlink" | "pcie" | "host" | "" (unknown)
+  BenchLink link = BenchLink::kUnknown;
   int nvlink_version = 0;   // NVML NVLink version (4 = H100/H200), 0 = unknown
   int nvlinks_per_gpu = 0;  // active links on the GPU with the fewest, 0 = unknown
   int pcie_gen = 0;
@@ -86,7 +95,7 @@ struct BenchRankGpu {
 
 struct BenchResult {
   std::string case_key;      // bench case: "p2p", "repro", or a CollectiveTypeName ("all_reduce")
-  std::string source;        // "commdx" | "nccl-tests"
+  BenchSource source = BenchSource::kCommdx;
   std::string file;          // ingested file path (empty when live)
   std::string tool_version;  // nccl-tests version, or commdx version
   std::string nccl_version;  // "2.28.9"

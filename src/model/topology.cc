@@ -264,4 +264,25 @@ std::string FormatCpuList(const std::vector<int>& cpus) {
   return out;
 }
 
+const char* TopoSourceName(TopoSource s) {
+  switch (s) {
+    case TopoSource::kNone:
+      return "";
+    case TopoSource::kLive:
+      return "live";
+    case TopoSource::kNvidiaSmi:
+      return "nvidia-smi";
+    case TopoSource::kSnapshot:
+      return "snapshot";
+  }
+  return "";
+}
+
+std::optional<TopoSource> ParseTopoSource(std::string_view s) {
+  for (TopoSource t : {TopoSource::kNone, TopoSource::kLive, TopoSource::kNvidiaSmi,
+                       TopoSource::kSnapshot})
+    if (s == TopoSourceName(t)) return t;
+  return std::nullopt;
+}
+
 }  // namespace commdx

@@ -167,8 +167,18 @@ struct GpuProcess {
   std::optional<int> local_rank;
 };
 
+// Where a topology's facts come from.
+enum class TopoSource : uint8_t {
+  kNone,       // nothing read yet
+  kLive,       // this machine (NVML, sysfs, /proc)
+  kNvidiaSmi,  // nvidia-smi text (topo -m, topo -p2p, nvlink -s)
+  kSnapshot,   // a saved `commdx topo --save` / `doctor --save` snapshot
+};
+const char* TopoSourceName(TopoSource s);  // "" | "live" | "nvidia-smi" | "snapshot"
+std::optional<TopoSource> ParseTopoSource(std::string_view s);
+
 struct Topology {
-  std::string source;  // "live", "nvidia-smi", "snapshot"
+  TopoSource source = TopoSource::kNone;
   std::string host;
   std::string gpu_source;  // "nvml", "sysfs", "nvidia-smi topo -m", ...
   std::string nvml_error;  // why NVML facts are missing (empty when NVML answered)

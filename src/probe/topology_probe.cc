@@ -115,7 +115,7 @@ Topology ProbeTopology(const ProbeOptions& options, GpuSource* gpus,
                        const std::string& nvml_error) {
   SysRoot root(options.root);
   Topology topo;
-  topo.source = "live";
+  topo.source = TopoSource::kLive;
   topo.host = HostName(root);
   topo.numa = ReadNumaNodes(root);
   topo.online_cpus = ReadOnlineCpus(root);

@@ -98,7 +98,7 @@ std::vector<XYChart> BenchBandwidthCharts(const std::vector<BenchResult>& result
     if (r.rows.empty()) continue;
     XYChart c;
     c.title = "Bus bandwidth vs message size: " + r.case_key + " (" +
-              (r.source == "nccl-tests" ? "nccl-tests" + (r.file.empty() ? "" : ", " + r.file)
+              (r.source == BenchSource::kNcclTests ? "nccl-tests" + (r.file.empty() ? "" : ", " + r.file)
                                         : std::string("commdx bench")) +
               ", " + std::to_string(r.nranks) + " ranks)";
     c.x_label = "message size";

@@ -25,15 +25,15 @@ void AddSetup(const BenchResult& r, const std::string& key, Report& rep) {
   auto add = [&](const char* k, const std::string& v) {
     if (!v.empty()) t.AddRow({Cell(k), Cell(v)});
   };
-  add("source", r.source == "nccl-tests" ? "nccl-tests " + r.tool_version + " (" + r.file + ")"
+  add("source", r.source == BenchSource::kNcclTests ? "nccl-tests " + r.tool_version + " (" + r.file + ")"
                                          : "commdx bench " + r.tool_version);
   add("NCCL version", r.nccl_version);
   add("NCCL library", r.nccl_library);
   add("launch", r.launch);
   add("ranks", r.nranks ? std::to_string(r.nranks) : "");
   add("GPU", r.topology.gpu_name);
-  std::string link = r.topology.link;
-  if (r.topology.link == "nvlink" && r.topology.nvlinks_per_gpu)
+  std::string link = BenchLinkName(r.topology.link);
+  if (r.topology.link == BenchLink::kNvLink && r.topology.nvlinks_per_gpu)
     link += " (" + std::to_string(r.topology.nvlinks_per_gpu) + " active links per GPU)";
   if (r.topology.pcie_gen)
     link += (link.empty() ? "" : "; ") + std::string("PCIe Gen") +
@@ -61,7 +61,7 @@ void AddPoint(const BenchPoint& p, std::vector<Cell>& row) {
 }
 
 void AddSweep(const BenchResult& r, const std::string& key, Report& rep) {
-  bool live = r.source != "nccl-tests";
+  bool live = r.source != BenchSource::kNcclTests;
   Table t;
   t.key = key;
   t.title = r.case_key + " (" + std::to_string(r.nranks) +

@@ -34,10 +34,11 @@ void AddMachine(const Topology& t, Report& r) {
   };
   row("host", t.host);
   row("facts from",
-      t.source == "live"
+      t.source == TopoSource::kLive
           ? (t.gpu_source == "nvml" ? std::string("this machine (NVML, sysfs, /proc)")
                                     : std::string("this machine (sysfs, /proc; no NVML)"))
-          : t.source + (t.files.empty() ? "" : ": " + std::to_string(t.files.size()) + " file(s)"));
+          : TopoSourceName(t.source) +
+                (t.files.empty() ? "" : ": " + std::to_string(t.files.size()) + " file(s)"));
   row("GPUs", std::to_string(t.gpus.size()) +
                   (t.gpus.empty() || t.gpus[0].name.empty() ? "" : " x " + t.gpus[0].name));
   if (!t.nvml_error.empty()) row("NVML", "not available: " + t.nvml_error);

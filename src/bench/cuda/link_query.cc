@@ -85,9 +85,9 @@ BenchTopology QueryTopology(const std::vector<int>& devs) {
   }
   if (min_links != INT_MAX) t.nvlinks_per_gpu = min_links;
   if (t.nvlinks_per_gpu > 0)
-    t.link = "nvlink";
+    t.link = BenchLink::kNvLink;
   else if (devs.size() > 1)
-    t.link = peer ? "pcie" : "host";
+    t.link = peer ? BenchLink::kPcie : BenchLink::kHost;
   return t;
 }
 

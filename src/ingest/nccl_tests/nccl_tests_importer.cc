@@ -222,7 +222,7 @@ bool SniffNcclTests(std::string_view head) {
 
 Status ParseNcclTests(const FileText& file, Job& job) {
   State st{file, job, {}, {}, {}, 0, false, {}, 0, LineLocator(file)};
-  st.header.source = "nccl-tests";
+  st.header.source = BenchSource::kNcclTests;
   st.header.launch = "nccl-tests";
   st.header.file = file.path;
   st.header.case_key = "unknown";

@@ -85,7 +85,7 @@ bool SniffSmiNvlinkStatus(std::string_view head) {
 Status ParseSmiNvlinkStatus(const FileText& file, Job& job) {
   LineLocator at(file);  // a place for every row, without rescanning the file per row
   Topology& topo = job.topo;
-  if (topo.source.empty()) topo.source = "nvidia-smi";
+  if (topo.source == TopoSource::kNone) topo.source = TopoSource::kNvidiaSmi;
   if (topo.gpu_source.empty()) topo.gpu_source = "nvidia-smi nvlink -s";
   topo.files.push_back(file.path);
   Gpu* gpu = nullptr;

@@ -89,7 +89,7 @@ bool SniffSmiP2PMatrix(std::string_view head) {
 Status ParseSmiP2PMatrix(const FileText& file, Job& job) {
   LineLocator at(file);  // a place for every row, without rescanning the file per row
   Topology& topo = job.topo;
-  if (topo.source.empty()) topo.source = "nvidia-smi";
+  if (topo.source == TopoSource::kNone) topo.source = TopoSource::kNvidiaSmi;
   topo.files.push_back(file.path);
   std::string_view text = file.data;
   uint64_t from = 0;

@@ -24,7 +24,6 @@ namespace commdx::ingest {
 
 namespace {
 
-constexpr const char* kSmiSource = "nvidia-smi";
 
 struct Cell {
   PathType path = PathType::kUnknown;
@@ -111,7 +110,7 @@ Status ParseSmiTopoMatrix(const FileText& file, Job& job) {
                      "`nvidia-smi topo -m` prints it)",
                      at.At(0));
   Topology& topo = job.topo;
-  if (topo.source.empty()) topo.source = kSmiSource;
+  if (topo.source == TopoSource::kNone) topo.source = TopoSource::kNvidiaSmi;
   if (topo.gpu_source.empty()) topo.gpu_source = "nvidia-smi topo -m";
   topo.files.push_back(file.path);
   for (uint64_t off : m.short_rows)

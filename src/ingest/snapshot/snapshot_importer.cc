@@ -16,7 +16,7 @@ void ReadTopology(element t, const FileText& file, Job& job) {
   snapshot::Reader r(t, file, job, "topology");
   Topology& topo = job.topo;
   snapshot::TopologySchema(r, topo);
-  topo.source = "snapshot";
+  topo.source = TopoSource::kSnapshot;
   // Pairs are kept sorted and unique: file them again by their GPU indices.
   std::vector<GpuPair> pairs = std::move(topo.pairs);
   topo.pairs.clear();

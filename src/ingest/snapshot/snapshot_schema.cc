@@ -17,6 +17,11 @@ NicKind NicKindFrom(const std::string& s) {
   return NicKind::kUnknown;
 }
 
+// The reader sets "snapshot" itself; an unknown word reads as no source.
+TopoSource TopoSourceFrom(const std::string& s) {
+  return ParseTopoSource(s).value_or(TopoSource::kNone);
+}
+
 // A snapshot written by another version may name a search step this one does not know: it is a
 // library found on the loader path as far as this reader can tell.
 NcclOrigin NcclOriginFrom(const std::string& s) {

@@ -23,6 +23,7 @@ PathType PathFrom(const std::string& s);
 P2PStatus P2PFrom(const std::string& s);
 NicKind NicKindFrom(const std::string& s);
 NcclOrigin NcclOriginFrom(const std::string& s);
+TopoSource TopoSourceFrom(const std::string& s);
 inline std::string P2PName(P2PStatus s) { return P2PStatusCode(s); }
 
 template <class V, class T>
@@ -124,7 +125,7 @@ void ProcessSchema(V& v, T& p) {
 // The "topology" section. The reader replaces "source" with "snapshot" and files pairs by PairAt.
 template <class V, class T>
 void TopologySchema(V& v, T& t) {
-  v.Field("source", t.source);
+  v.Enum("source", t.source, TopoSourceName, TopoSourceFrom);
   v.Field("host", t.host);
   v.Field("gpu_source", t.gpu_source);
   v.Field("nvml_error", t.nvml_error);

@@ -40,7 +40,7 @@ TEST(NcclTests, ParsesTheReferenceAllReduceTable) {
   ASSERT_EQ(job.bench.size(), 1u);
   const BenchResult& r = job.bench[0];
   EXPECT_EQ(r.case_key, "all_reduce");
-  EXPECT_EQ(r.source, "nccl-tests");
+  EXPECT_EQ(r.source, BenchSource::kNcclTests);
   EXPECT_EQ(r.tool_version, "2.19.6");
   EXPECT_EQ(r.nccl_version, "2.28.9");
   EXPECT_EQ(r.nranks, 2);

@@ -59,7 +59,7 @@ TEST(Snapshot, RoundTripKeepsTheFacts) {
   EXPECT_TRUE(out.quality.empty());
   const Topology& a = in.topo;
   const Topology& b = out.topo;
-  EXPECT_EQ(b.source, "snapshot");
+  EXPECT_EQ(b.source, TopoSource::kSnapshot);
   EXPECT_EQ(b.host, "fakebox");
   ASSERT_EQ(b.gpus.size(), 2u);
   EXPECT_EQ(b.gpus[1].bus_id, a.gpus[1].bus_id);

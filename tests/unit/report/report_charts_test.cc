@@ -302,7 +302,7 @@ TEST(TraceBandwidthCharts, ManySizesArePooled) {
 TEST(BenchBandwidthCharts, SweepAgainstTheLineRate) {
   BenchResult r;
   r.case_key = "all_reduce";
-  r.source = "nccl-tests";
+  r.source = BenchSource::kNcclTests;
   r.file = "ar.txt";
   r.nranks = 2;
   r.topology.gpu_name = "NVIDIA H200";
