@@ -4,7 +4,7 @@ commdx reads) on the same events, alternating in the same minutes on one core, a
 Markdown table: CPU seconds (min / median / max), events/s at the median, and per shape the
 median over runs of commdx's CPU time divided by the floor's of the same run. On a shared
 machine whose speed moves 1.3-1.8x between minutes, the ratio of a pair says more than either
-absolute number (docs/measurements/trace-ingest.md, sessions 17 and 18).
+absolute number (docs/measurements/trace-ingest.md, "The floor, side by side").
 
 For each PREFIX it reads PREFIX.perline.json (from make_trace_layouts.py) and writes
 PREFIX.ndjson beside it if missing (the floor reads NDJSON); with PREFIX.oneline.json.gz

@@ -3,7 +3,7 @@
 // each trace event that commdx reads — phase, category, name, pid, tid, ts, dur and the ids in
 // args — with no interning, no model, no analysis and no report. If commdx's whole `trace`
 // run on the same events is as fast, a reader rebuilt around such a parser would not reach
-// targets that this one misses (docs/measurements/trace-ingest.md, session 17).
+// targets that this one misses (docs/measurements/trace-ingest.md, "The floor, side by side").
 //
 // It reads the events one per line without the enclosing array (NDJSON). Usually run through
 // bench_programs/floor_pairs.py, which writes /tmp/t.ndjson beside a grown trace's

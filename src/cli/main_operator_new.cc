@@ -5,8 +5,8 @@
 // `madvise` made after the fact can reach before the move touches it. Advising at allocation
 // time covers every large block, whoever allocates it (one madvise per block of >= 2 MiB,
 // the smallest that can hold a whole huge page).
-// Page faults of `commdx trace` on a 527 MB trace: 33.6 k -> 17.8 k
-// (docs/measurements/trace-ingest.md).
+// Page faults of `commdx trace` on a 527 MB trace: 33.6 k -> 17.8 k (issue 21, 2026-12-02; the
+// session's log is in the git history of docs/measurements/trace-ingest.md).
 //
 // Only the executable links this file (main_*.cc are not in the cli library): the libraries
 // and the tests keep the standard operator, and so do the sanitizer builds (ASan replaces
