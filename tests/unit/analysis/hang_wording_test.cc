@@ -3,6 +3,7 @@
 // terminal or an editor, the Flight Recorder analyzer's output, and no -1 in any report.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <regex>
 
 #include "analysis/analysis_input.h"
@@ -43,10 +44,11 @@ Job FrText(const std::string& rel) {
   return job;
 }
 
-const Finding* Find(const std::vector<Finding>& fs, std::string_view id) {
+// A copy: callers pass the analyzers' returned vectors, which are gone after the call.
+std::optional<Finding> Find(const std::vector<Finding>& fs, std::string_view id) {
   for (const auto& f : fs)
-    if (f.id == id) return &f;
-  return nullptr;
+    if (f.id == id) return f;
+  return std::nullopt;
 }
 
 size_t Count(const std::vector<Finding>& fs, std::string_view id) {
@@ -68,8 +70,8 @@ TEST(HangWording, HeartbeatMonitorIsAHangNotHealthy) {
   EXPECT_EQ(e.pg_desc, "EXPERT_MODEL_PARALLEL_GROUP");
   EXPECT_EQ(e.stuck_s, 480);
   auto fs = FindWatchdogStall(sw, {});
-  const Finding* s = Find(fs, "hang.watchdog_stuck");
-  ASSERT_NE(s, nullptr);
+  const std::optional<Finding> s = Find(fs, "hang.watchdog_stuck");
+  ASSERT_TRUE(s);
   EXPECT_TRUE(Has(s->title, "ranks 0,4")) << s->title;
   EXPECT_TRUE(Has(s->title, "480 s")) << s->title;
   EXPECT_TRUE(Has(s->detail, "No collective timeout is in the log")) << s->detail;
@@ -80,19 +82,19 @@ TEST(HangWording, HeartbeatMonitorIsAHangNotHealthy) {
   EXPECT_EQ(lf.job_log.watchdog_events[0].kind, WatchdogEventKind::kHeartbeatTimeout);
   EXPECT_EQ(lf.job_log.watchdog_events[0].pending_works, 1);
   EXPECT_EQ(lf.job_log.watchdog_events[1].stuck_s, 600);
-  const Finding* s23 = Find(FindWatchdogStall(lf, {}), "hang.watchdog_stuck");
-  ASSERT_NE(s23, nullptr);
+  const std::optional<Finding> s23 = Find(FindWatchdogStall(lf, {}), "hang.watchdog_stuck");
+  ASSERT_TRUE(s23);
   EXPECT_EQ(s23->rank, 144);
 
   // "[rank4]:... [PG 5 Rank 0]": the launcher's global rank, not the rank in group 5.
   Job xd = JobLog("public/heartbeat_xdit147_pg5.log");
-  const Finding* sx = Find(FindWatchdogStall(xd, {}), "hang.watchdog_stuck");
-  ASSERT_NE(sx, nullptr);
+  const std::optional<Finding> sx = Find(FindWatchdogStall(xd, {}), "hang.watchdog_stuck");
+  ASSERT_TRUE(sx);
   EXPECT_TRUE(Has(sx->title, "ranks 0,4")) << sx->title;
 
   Job dm = JobLog("public/heartbeat_deim105_pt23.log");
-  const Finding* sd = Find(FindWatchdogStall(dm, {}), "hang.watchdog_stuck");
-  ASSERT_NE(sd, nullptr);
+  const std::optional<Finding> sd = Find(FindWatchdogStall(dm, {}), "hang.watchdog_stuck");
+  ASSERT_TRUE(sd);
   EXPECT_TRUE(Has(sd->title, "ranks 0,1,2")) << sd->title;
 }
 
@@ -101,12 +103,12 @@ TEST(HangWording, StuckAfterATimeoutSaysTheTimeoutCameFirst) {
   ASSERT_EQ(job.job_log.timeouts.size(), 1u);
   EXPECT_EQ(job.job_log.timeouts[0].seq, 120049);
   auto fs = FindWatchdogStall(job, {});
-  const Finding* s = Find(fs, "hang.watchdog_stuck");
-  ASSERT_NE(s, nullptr);
+  const std::optional<Finding> s = Find(fs, "hang.watchdog_stuck");
+  ASSERT_TRUE(s);
   EXPECT_TRUE(Has(s->title, "ranks 5,7")) << s->title;
   EXPECT_TRUE(Has(s->detail, "The log also shows a collective timeout")) << s->detail;
   // The timeout is FindWatchdogHang's; the stall analyzer does not repeat it.
-  EXPECT_EQ(Find(fs, "hang.watchdog_timeout"), nullptr);
+  EXPECT_FALSE(Find(fs, "hang.watchdog_timeout"));
 }
 
 TEST(HangWording, TerminalWrappedHeartbeatAndCutTeardown) {
@@ -153,8 +155,8 @@ TEST(HangWording, WrappedWatchdogTimeoutReadsWhole) {
   EXPECT_EQ(pr.job_log.statuses[0].last_enqueued, 2);
   EXPECT_EQ(pr.job_log.statuses[0].last_completed, 1);
   EXPECT_EQ(pr.job_log.statuses[0].pg, "0");
-  const Finding* w = Find(FindWatchdogHang(pr, {}), "hang.watchdog_timeout");
-  ASSERT_NE(w, nullptr);
+  const std::optional<Finding> w = Find(FindWatchdogHang(pr, {}), "hang.watchdog_timeout");
+  ASSERT_TRUE(w);
   EXPECT_TRUE(Has(w->title, "within 1000 ms")) << w->title;
   EXPECT_TRUE(Has(w->detail, "after 1099 ms")) << w->detail;
 }
@@ -164,8 +166,8 @@ TEST(HangWording, TeardownWithoutTheTimeoutLineStillAHang) {
   ASSERT_EQ(g.job_log.watchdog_events.size(), 1u);  // the line is posted twice
   EXPECT_EQ(g.job_log.watchdog_events[0].from_rank, 2);
   EXPECT_EQ(g.job_log.watchdog_events[0].last_enqueued, 136);
-  const Finding* w = Find(FindWatchdogStall(g, {}), "hang.watchdog_timeout");
-  ASSERT_NE(w, nullptr);
+  const std::optional<Finding> w = Find(FindWatchdogStall(g, {}), "hang.watchdog_timeout");
+  ASSERT_TRUE(w);
   EXPECT_EQ(w->rank, 2);
   EXPECT_TRUE(Has(w->title, "first seen on rank 2")) << w->title;
   EXPECT_TRUE(Has(w->title, "which collective: unknown")) << w->title;
@@ -177,8 +179,8 @@ TEST(HangWording, TeardownWithoutTheTimeoutLineStillAHang) {
   EXPECT_EQ(tt.job_log.watchdog_events[0].rank, 7);
   EXPECT_EQ(tt.job_log.watchdog_events[0].last_enqueued, 9387);
   EXPECT_EQ(tt.job_log.watchdog_events[0].last_completed, 9386);
-  const Finding* w2 = Find(FindWatchdogStall(tt, {}), "hang.watchdog_timeout");
-  ASSERT_NE(w2, nullptr);
+  const std::optional<Finding> w2 = Find(FindWatchdogStall(tt, {}), "hang.watchdog_timeout");
+  ASSERT_TRUE(w2);
   EXPECT_TRUE(Has(w2->title, "ranks 6,7")) << w2->title;
 }
 
@@ -279,8 +281,8 @@ TEST(HangWording, FlightRecorderAnalyzerBadInput) {
   EXPECT_EQ(job2.quality.Count("fr_analysis.bad_error_msg"), 1u);
   EXPECT_EQ(job2.quality.Count("fr_analysis.bad_rank_set"), 1u);
   auto fs = FindFrAnalysisHang(job2, {});
-  const Finding* d = Find(fs, "hang.desync");
-  ASSERT_NE(d, nullptr);
+  const std::optional<Finding> d = Find(fs, "hang.desync");
+  ASSERT_TRUE(d);
   EXPECT_TRUE(Has(d->title, "culprit: unknown")) << d->title;
 
   EXPECT_FALSE(ingest::SniffFrAnalysis("Epoch 1: loss 0.3\nNot all ranks were happy\n"));
