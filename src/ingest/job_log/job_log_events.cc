@@ -84,10 +84,10 @@ void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& qualit
     size_t at = std::string_view::npos;
     if ((at = sq.find(kSqStuck)) != std::string_view::npos) {
       e.kind = WatchdogEventKind::kStuck;
-      e.stuck_s = SqNumberAfter(sq.substr(at), kSqStuck);
+      e.stuck_s = NumberAfter(sq.substr(at), kSqStuck);
     } else if ((at = sq.find(kSqHeartbeat)) != std::string_view::npos) {
       e.kind = WatchdogEventKind::kHeartbeatTimeout;
-      e.pending_works = SqNumberAfter(sq.substr(at), "workMetaList_.size()=");
+      e.pending_works = NumberAfter(sq.substr(at), "workMetaList_.size()=");
     } else if ((at = sq.find(kSqTerminating)) != std::string_view::npos) {
       e.kind = WatchdogEventKind::kTerminating;
       e.reason = Reason(sq.substr(at + kSqTerminating.size()), l.text);
@@ -98,11 +98,11 @@ void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& qualit
       from = from.substr(from.find("from") + 4);
       e.from_self = from.substr(0, 13) == "thislocalrank";
       if (!e.from_self && from.substr(0, 4) == "rank") {
-        int64_t r = SqNumberAfter(from, "rank");
+        int64_t r = NumberAfter(from, "rank");
         e.from_rank = r >= 0 && r < (1 << 24) ? static_cast<int>(r) : -1;
       }
-      e.last_enqueued = SqNumberAfter(sq, "LastenqueuedNCCLwork:");
-      e.last_completed = SqNumberAfter(sq, "lastcompletedNCCLwork:");
+      e.last_enqueued = NumberAfter(sq, "LastenqueuedNCCLwork:");
+      e.last_completed = NumberAfter(sq, "lastcompletedNCCLwork:");
     } else {
       continue;  // a probe in other text ("due to a collective timeout from" alone)
     }

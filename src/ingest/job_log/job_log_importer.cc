@@ -39,7 +39,7 @@ namespace {
 using job_log::FindFrom;
 using job_log::LineCounter;
 using job_log::LogicalLine;
-using job_log::SqNumberAfter;
+using job_log::NumberAfter;
 
 constexpr std::string_view kSqTimeout = "Watchdogcaughtcollectiveoperationtimeout:WorkNCCL(";
 
@@ -76,12 +76,12 @@ void ReadTimeouts(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
       std::string_view work = std::string_view(l.squeezed).substr(at + kSqTimeout.size());
       WatchdogTimeout t;
       t.rank = job_log::SqRankOf(std::string_view(l.squeezed).substr(0, at), false);
-      t.seq = SqNumberAfter(work, "SeqNum=");
+      t.seq = NumberAfter(work, "SeqNum=");
       t.op = SqField(work, "OpType=");
-      t.numel_in = SqNumberAfter(work, "NumelIn=");
-      t.numel_out = SqNumberAfter(work, "NumelOut=");
-      t.timeout_ms = SqNumberAfter(work, "Timeout(ms)=");
-      t.ran_ms = SqNumberAfter(work, ")ranfor");
+      t.numel_in = NumberAfter(work, "NumelIn=");
+      t.numel_out = NumberAfter(work, "NumelOut=");
+      t.timeout_ms = NumberAfter(work, "Timeout(ms)=");
+      t.ran_ms = NumberAfter(work, ")ranfor");
       if (t.op.empty() || (!TimeoutDone(work) && t.timeout_ms < 0)) {
         quality.Add("job_log.cut_watchdog_line", DiagSeverity::kWarning,
                     "a watchdog timeout line ends before its collective's OpType and "
@@ -109,13 +109,13 @@ void ReadStatuses(const FileText& f, JobLogFacts& out) {
       continue;
     WatchdogStatus s;
     s.rank = job_log::SqRankOf(sq, false);
-    s.failed_seq = SqNumberAfter(sq, "worksequenceid:");
-    if (s.failed_seq < 0) s.failed_seq = SqNumberAfter(sq, "watchdogatwork:");
-    if (s.failed_seq < 0) s.failed_seq = SqNumberAfter(sq, "TimeoutatNCCLwork:");
-    s.last_enqueued = SqNumberAfter(sq, "lastenqueuedNCCLwork:");
-    if (s.last_enqueued < 0) s.last_enqueued = SqNumberAfter(sq, "lastenqueuedwork:");
-    s.last_completed = SqNumberAfter(sq, "lastcompletedNCCLwork:");
-    if (s.last_completed < 0) s.last_completed = SqNumberAfter(sq, "lastcompletedwork:");
+    s.failed_seq = NumberAfter(sq, "worksequenceid:");
+    if (s.failed_seq < 0) s.failed_seq = NumberAfter(sq, "watchdogatwork:");
+    if (s.failed_seq < 0) s.failed_seq = NumberAfter(sq, "TimeoutatNCCLwork:");
+    s.last_enqueued = NumberAfter(sq, "lastenqueuedNCCLwork:");
+    if (s.last_enqueued < 0) s.last_enqueued = NumberAfter(sq, "lastenqueuedwork:");
+    s.last_completed = NumberAfter(sq, "lastcompletedNCCLwork:");
+    if (s.last_completed < 0) s.last_completed = NumberAfter(sq, "lastcompletedwork:");
     job_log::SqPgOf(sq, s.pg, s.pg_desc);
     if (s.last_enqueued < 0) continue;
     if (!seen.insert({s.rank, s.pg, s.failed_seq}).second) continue;

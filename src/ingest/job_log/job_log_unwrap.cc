@@ -176,25 +176,17 @@ std::vector<LogicalLine> RecordsWith(std::string_view data,
   return out;
 }
 
-int64_t SqNumberAfter(std::string_view s, std::string_view sq_key) {
-  size_t at = s.find(sq_key);
-  if (at == std::string_view::npos) return -1;
-  std::string_view rest = s.substr(at + sq_key.size());
-  auto v = ConsumeInt(rest);
-  return v && *v >= 0 ? *v : -1;
-}
-
 namespace {
 
 int SmallRank(int64_t r) { return r >= 0 && r < (1 << 24) ? static_cast<int>(r) : -1; }
 
-int LauncherRank(std::string_view s) { return SmallRank(SqNumberAfter(s, "[rank")); }
+int LauncherRank(std::string_view s) { return SmallRank(NumberAfter(s, "[rank")); }
 
 // PyTorch's "[Rank 3]" or the end of its "[PG ID 0 PG GUID 0(default_pg) Rank 3]" prefix.
 int TorchRank(std::string_view s) {
   for (size_t at = s.find("Rank"); at != std::string_view::npos; at = s.find("Rank", at + 4)) {
     if (at + 4 < s.size() && IsDigit(s[at + 4]))
-      return SmallRank(SqNumberAfter(s.substr(at), "Rank"));
+      return SmallRank(NumberAfter(s.substr(at), "Rank"));
   }
   return -1;
 }
@@ -208,8 +200,8 @@ int SqRankOf(std::string_view s, bool launcher_first) {
 }
 
 void SqPgOf(std::string_view s, std::string& pg, std::string& desc) {
-  int64_t id = SqNumberAfter(s, "[PGID");
-  if (id < 0) id = SqNumberAfter(s, "[PG");
+  int64_t id = NumberAfter(s, "[PGID");
+  if (id < 0) id = NumberAfter(s, "[PG");
   if (id >= 0) pg = std::to_string(id);
   if (size_t p = s.find("GUID"); p != std::string_view::npos) {
     std::string_view g = s.substr(p);

@@ -41,8 +41,6 @@ std::vector<LogicalLine> RecordsWith(std::string_view data,
                                      std::initializer_list<std::string_view> probes,
                                      bool (*done)(std::string_view));
 
-// The integer after the first `sq_key` in the squeezed text `s` (keys squeezed too); -1 if none.
-int64_t SqNumberAfter(std::string_view s, std::string_view sq_key);
 
 // The rank a squeezed line speaks for: the launcher's "[rank3]:" (global rank) when `launcher`
 // and present, else PyTorch's own "[Rank 3]" / "... Rank 3]"; -1 when none.
