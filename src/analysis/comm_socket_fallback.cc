@@ -81,6 +81,7 @@ void DescribeInterNode(Finding& f, const SocketReason& why) {
     AddEvidence(f, why.configured, 3);
   } else if (!why.no_rdma.empty()) {
     f.title = "No RDMA device on these hosts: TCP sockets bound inter-node bandwidth";
+    f.platform_bound = true;
     f.detail =
         "NCCL found no InfiniBand/RoCE device ('NET/IB : No device found.') and uses TCP "
         "between nodes, as a cluster without RDMA does. Not a fault; inter-node "

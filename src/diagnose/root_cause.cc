@@ -9,6 +9,9 @@
 //     never outranks an expensive symptom: the symptom is then the root.
 //  3. When no single finding explains most of the measured loss, the summary says so and names
 //     the largest ones.
+//  4. A bound of the platform (TCP between hosts with no RDMA device) is not a fault: it is the
+//     root only when no finding the user can fix has a saving, and is named after the root
+//     otherwise.
 #include <algorithm>
 #include <set>
 
@@ -146,6 +149,18 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
   for (auto& c : all)
     if (!(IsSymptom(v[c.index].id) && explained[c.index])) roots.push_back(std::move(c));
   if (roots.empty()) return std::nullopt;
+  // A bound of the platform (hardware the job lacks) is the root only when nothing the user can
+  // fix saves anything; otherwise it is named after the root, with what it bounds.
+  std::optional<Candidate> bound;
+  if (std::any_of(roots.begin(), roots.end(), [&](const Candidate& c) {
+        return !v[c.index].platform_bound && c.score_ns > 0;
+      })) {
+    for (const Candidate& c : roots)
+      if (v[c.index].platform_bound && (!bound || c.score_ns > bound->score_ns)) bound = c;
+    roots.erase(std::remove_if(roots.begin(), roots.end(),
+                               [&](const Candidate& c) { return v[c.index].platform_bound; }),
+                roots.end());
+  }
   // The best by a scan (Better's tie-breaks are not an ordering a sort may rely on), first;
   // the rest by saving.
   auto top = roots.begin();
@@ -218,7 +233,16 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
                     (rc.top[k].rank ? " (rank " + std::to_string(*rc.top[k].rank) + ")" : "") +
                     " " + FormatDurationNs(rc.top[k].saving_ns);
   }
-  if (!root.fix.empty()) rc.summary += ". Fix: " + root.fix;
+  if (!root.fix.empty()) {
+    std::string_view fix = root.fix;
+    while (!fix.empty() && fix.back() == '.') fix.remove_suffix(1);
+    rc.summary += ". Fix: " + std::string(fix);
+  }
+  if (bound && bound->score_ns > best.score_ns)
+    rc.summary += ". Beyond what can be fixed here, the platform bounds more: " +
+                  v[bound->index].id + " (" + v[bound->index].title + ") would give back about " +
+                  FormatDurationNs(bound->score_ns) + " per step" +
+                  Percent(bound->score_ns, bound->step_ns) + " with hardware this job does not have";
 
   if (!root.saving_ns_per_step && best.score_ns > 0) {
     root.saving_ns_per_step = best.score_ns;

@@ -60,6 +60,10 @@ struct Finding {
   std::optional<int> rank;        // the rank involved, where one is (grouped: the worst one)
   // Several ranks raised this finding: every rank's share, worst first (rank is the first's).
   std::vector<RankShare> per_rank;
+  // Its saving needs hardware the job does not have (TCP between nodes that have no RDMA
+  // device): a bound of the platform, not a fault. It is the root cause only when no finding
+  // the user can fix has a saving (diagnose/root_cause.cc).
+  bool platform_bound = false;
   Source source = Source::kNone;  // set from the catalogue by the analysis run
 };
 
