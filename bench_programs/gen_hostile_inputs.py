@@ -4,6 +4,7 @@
     python3 bench_programs/gen_hostile_inputs.py OUTDIR
 
   env_80k.json, env_200k.json  an environment dump with 80,000 / 200,000 variables
+  env_80k_nccl.json            80,000 variables named like NCCL's (each checked for a typo)
   comms_40k.log                an NCCL log with 40,000 communicator inits (~6.6 MB)
   ranks_80k.log                80,000 ranks of one communicator, one process each (~26 MB)
 
@@ -15,10 +16,10 @@ import os
 import sys
 
 
-def env_dump(n):
+def env_dump(n, prefix="VAR_"):
     environ = {"NCCL_DEBUG": "INFO"}
     for i in range(n):
-        environ["VAR_%06d" % i] = "value_%d" % i
+        environ["%s%06d" % (prefix, i)] = "value_%d" % i
     return json.dumps({"hostname": "vm", "pid": 653, "rank": 0, "environ": environ}, indent=1)
 
 
@@ -53,6 +54,7 @@ def main():
     files = {
         "env_80k.json": lambda: env_dump(80_000),
         "env_200k.json": lambda: env_dump(200_000),
+        "env_80k_nccl.json": lambda: env_dump(80_000, "NCCL_VAR_"),
         "comms_40k.log": lambda: comms_log(40_000),
         "ranks_80k.log": lambda: ranks_log(80_000),
     }

@@ -218,18 +218,42 @@ const char* DefaultWhat(std::string_view name) {
   return "";
 }
 
-// Edit distance, for "did you mean": misspelt variables are silently ignored by NCCL.
-size_t Distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] =
-          std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
+// Whether a and b are at most kMaxTypo edits apart (Levenshtein), for "did you mean": misspelt
+// variables are silently ignored by NCCL. Only the cells of the edit table within kMaxTypo of the
+// diagonal can hold a distance that small, so each row keeps that band (2 * kMaxTypo + 1 cells,
+// index j - i + kMaxTypo), and a row whose band is all over the bound ends the walk: an
+// environment of 80,000 variables does not pay a full table per name and table entry.
+constexpr int kMaxTypo = 2;
+constexpr int kBand = 2 * kMaxTypo + 1;
+
+bool WithinTypo(std::string_view a, std::string_view b) {
+  const int la = static_cast<int>(a.size()), lb = static_cast<int>(b.size());
+  if (la - lb > kMaxTypo || lb - la > kMaxTypo) return false;
+  constexpr int kFar = kMaxTypo + 1;  // any distance over the bound
+  int prev[kBand], cur[kBand];
+  for (int d = 0; d < kBand; ++d) prev[d] = d >= kMaxTypo && d - kMaxTypo <= lb ? d - kMaxTypo : kFar;
+  for (int i = 1; i <= la; ++i) {
+    int best = kFar;
+    for (int d = 0; d < kBand; ++d) {
+      const int j = i + d - kMaxTypo;
+      if (j < 0 || j > lb) {
+        cur[d] = kFar;
+        continue;
+      }
+      if (j == 0) {
+        cur[d] = std::min(i, kFar);
+      } else {
+        const int sub = prev[d] + (a[i - 1] == b[j - 1] ? 0 : 1);
+        const int up = d + 1 < kBand ? prev[d + 1] + 1 : kFar;
+        const int left = d > 0 ? cur[d - 1] + 1 : kFar;
+        cur[d] = std::min({sub, up, left, kFar});
+      }
+      best = std::min(best, cur[d]);
+    }
+    if (best > kMaxTypo) return false;
+    std::copy(cur, cur + kBand, prev);
   }
-  return prev[b.size()];
+  return prev[lb - la + kMaxTypo] <= kMaxTypo;
 }
 
 }  // namespace
@@ -276,7 +300,7 @@ VarVerdict ClassifyVariable(std::string_view name, std::string_view value, const
       "not in commdx's table: check the spelling against the NCCL/PyTorch docs (misspelt "
       "names are silently ignored)";
   for (const auto& e : kTable) {
-    if (Distance(name, e.name) > 2) continue;
+    if (!WithinTypo(name, e.name)) continue;
     v.risk = VarRisk::kRisky;
     v.what = std::string("unknown name, ignored by NCCL/PyTorch: did you mean ") + e.name + "?";
     break;
