@@ -74,5 +74,23 @@ TEST(PlatformBound, IsTheRootWhenNothingFixableHasASaving) {
   EXPECT_EQ(rc->summary.find("platform bounds more"), std::string::npos);
 }
 
+// Two ranks as two hosts on sockets, slowed 90x by NCCL_MAX_NCHANNELS=1: the cap the user set is
+// the root, not the sockets a healthy run of the same job has too.
+TEST(PlatformBound, AChannelCapOverSocketsIsTheRoot) {
+  Finding exposed = Priced("trace.exposed_comm", Severity::kWarning, 2318e6, 2323e6);
+  exposed.source = Source::kTrace;
+  Finding cap;
+  cap.id = "comm.few_channels";
+  cap.severity = Severity::kWarning;
+  cap.source = Source::kLogs;
+  cap.metrics.push_back({"capped_at", 1, Unit::kCount});
+  std::vector<Finding> v = {exposed, Sockets(true), cap};
+  RankFindings(v);
+  auto rc = PickRootCause(v, {Source::kLogs, Source::kTrace});
+  ASSERT_TRUE(rc);
+  EXPECT_EQ(rc->id, "comm.few_channels");
+  EXPECT_DOUBLE_EQ(rc->saving_ns, 2318e6);  // worth the exposed communication it explains
+}
+
 }  // namespace
 }  // namespace commdx::diagnose
