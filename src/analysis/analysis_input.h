@@ -1,17 +1,27 @@
-// What every analyzer reads: the job, and the trace facts (timelines, cross-rank match, step
-// breakdown, bandwidth) computed the first time an analyzer or a caller asks, then kept.
+// What every analyzer reads: the job, and what more than one reader needs from it, computed the
+// first time an analyzer or a caller asks, then kept — the trace facts (timelines, cross-rank
+// match, step breakdown, bandwidth), the communication pattern, who was late per step, and each
+// size sweep's summary. The analyzers and the report's table data (table_data.h) read the same
+// values, so each is computed once per run.
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "analysis/trace_facts.h"
 #include "model/job.h"
 
 namespace commdx::analysis {
 
+struct BenchSummary;  // bench_summary.h
+struct LateStep;      // trace_arrival_skew.h
+struct PatternRow;    // trace_pattern.h
+
 class AnalysisInput {
  public:
-  explicit AnalysisInput(const Job& job) : job_(job) {}
+  explicit AnalysisInput(const Job& job);
+  ~AnalysisInput();
   AnalysisInput(const AnalysisInput&) = delete;
   AnalysisInput& operator=(const AnalysisInput&) = delete;
 
@@ -19,10 +29,18 @@ class AnalysisInput {
   // Empty when the job has no traces. On a big trace these are the costly part of the analysis;
   // the trace command and diagnose draw tables and charts from the same facts.
   const TraceFacts& trace_facts() const;
+  // CommPattern(job.trace); empty without traces.
+  const std::vector<PatternRow>& comm_pattern() const;
+  // ExplainedLateRanks(job.trace, trace_facts()); empty without traces.
+  const std::vector<LateStep>& late_ranks() const;
+  // SummarizeBench of each job.bench entry, in the same order.
+  const std::vector<BenchSummary>& bench_summaries() const;
 
  private:
+  struct Derived;  // what the three above hold once computed
   const Job& job_;
   mutable std::optional<TraceFacts> facts_;  // filled once, on first use
+  std::unique_ptr<Derived> derived_;
 };
 
 }  // namespace commdx::analysis

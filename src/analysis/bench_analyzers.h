@@ -11,15 +11,15 @@
 namespace commdx::analysis {
 
 // Plateau busbw below 50% (warning) / 35% (error) of the link's line rate.
-std::vector<Finding> FindBenchLowBusbw(const Job& job, const Options& options);
+std::vector<Finding> FindBenchLowBusbw(const AnalysisInput& input, const Options& options);
 // Small-message latency floor above 25 us on one node (60 us across nodes).
-std::vector<Finding> FindBenchHighLatency(const Job& job, const Options& options);
+std::vector<Finding> FindBenchHighLatency(const AnalysisInput& input, const Options& options);
 // A directed GPU pair copying below 80% of the best pair of the same method and direction mode.
 std::vector<Finding> FindBenchAsymmetricPair(const Job& job, const Options& options);
 // Two or more ranks of a live run on one GPU (the same CUDA UUID): the times are time slices.
 std::vector<Finding> FindBenchSharedGpu(const Job& job, const Options& options);
 // Wrong elements after a collective (#wrong, or nccl-tests' out-of-bounds count).
-std::vector<Finding> FindBenchWrongResults(const Job& job, const Options& options);
+std::vector<Finding> FindBenchWrongResults(const AnalysisInput& input, const Options& options);
 
 // "all_reduce (nccl-tests, reference/allreduce.txt)" / "all_reduce (commdx bench, 2 ranks)"
 std::string BenchLabel(const BenchResult& result);

@@ -14,10 +14,12 @@ constexpr double kMaxFloorUsOneNode = 25;
 constexpr double kMaxFloorUsMultiNode = 60;
 }  // namespace
 
-std::vector<Finding> FindBenchHighLatency(const Job& job, const Options&) {
+std::vector<Finding> FindBenchHighLatency(const AnalysisInput& input, const Options&) {
   std::vector<Finding> out;
-  for (const auto& r : job.bench) {
-    BenchSummary s = SummarizeBench(r);
+  const Job& job = input.job();
+  for (size_t i = 0; i < job.bench.size(); ++i) {
+    const BenchResult& r = job.bench[i];
+    const BenchSummary& s = input.bench_summaries()[i];
     if (!s.has_data || !s.latency_row || s.latency_bytes > 64 * 1024) continue;
     double limit = r.topology.nodes > 1 ? kMaxFloorUsMultiNode : kMaxFloorUsOneNode;
     if (s.latency_floor_us <= limit) continue;

@@ -20,10 +20,12 @@ std::string Num(double v, int decimals) {
 }
 }  // namespace
 
-std::vector<Finding> FindBenchLowBusbw(const Job& job, const Options&) {
+std::vector<Finding> FindBenchLowBusbw(const AnalysisInput& input, const Options&) {
   std::vector<Finding> out;
-  for (const auto& r : job.bench) {
-    BenchSummary s = SummarizeBench(r);
+  const Job& job = input.job();
+  for (size_t i = 0; i < job.bench.size(); ++i) {
+    const BenchResult& r = job.bench[i];
+    const BenchSummary& s = input.bench_summaries()[i];
     if (!s.has_data || !s.expected.known || s.efficiency >= kWarnEfficiency) continue;
     if (!s.saturated && r.rows.back().bytes < kJudgeableBytes) continue;
     Finding f = NewFinding("bench.low_busbw");

@@ -4,10 +4,12 @@
 
 namespace commdx::analysis {
 
-std::vector<Finding> FindBenchWrongResults(const Job& job, const Options&) {
+std::vector<Finding> FindBenchWrongResults(const AnalysisInput& input, const Options&) {
   std::vector<Finding> out;
-  for (const auto& r : job.bench) {
-    BenchSummary s = SummarizeBench(r);
+  const Job& job = input.job();
+  for (size_t i = 0; i < job.bench.size(); ++i) {
+    const BenchResult& r = job.bench[i];
+    const BenchSummary& s = input.bench_summaries()[i];
     int64_t oob = r.reported_out_of_bounds.value_or(0);
     if (s.wrong_total <= 0 && oob <= 0) continue;
     Finding f = NewFinding("bench.wrong_results");

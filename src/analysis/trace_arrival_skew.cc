@@ -140,9 +140,11 @@ std::vector<LateStep> ExplainedLateRanks(const TraceSet& set, const TraceFacts& 
   return out;
 }
 
-std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& f, const Options&) {
-  std::vector<LateStep> late = ExplainedLateRanks(set, f);
+std::vector<Finding> FindArrivalSkew(const AnalysisInput& input, const Options&) {
+  const std::vector<LateStep>& late = input.late_ranks();
   if (late.empty()) return {};
+  const TraceSet& set = input.job().trace;
+  const TraceFacts& f = input.trace_facts();
   std::map<int64_t, bool> steps;
   int64_t all_wait = 0;
   std::map<int, int64_t> caused;  // by trace

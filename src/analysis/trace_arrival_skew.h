@@ -29,7 +29,7 @@ std::vector<LateStep> LateRanksPerStep(const TraceSet& set, const TraceFacts& fa
 // The same, with doing_key "unclear" where the extra time explains less than half the waiting.
 std::vector<LateStep> ExplainedLateRanks(const TraceSet& set, const TraceFacts& facts);
 
-std::vector<Finding> FindArrivalSkew(const TraceSet& set, const TraceFacts& facts,
-                                     const Options& options);
+// Reads the late steps the input keeps (AnalysisInput::late_ranks), which the report shows too.
+std::vector<Finding> FindArrivalSkew(const AnalysisInput& input, const Options& options);
 
 }  // namespace commdx::analysis

@@ -116,9 +116,11 @@ std::string PatternName(const std::vector<PatternRow>& rows) {
   return "mixed";
 }
 
-std::vector<Finding> FindPattern(const TraceSet& set, const TraceFacts& facts, const Options&) {
-  std::vector<PatternRow> rows = CommPattern(set);
+std::vector<Finding> FindPattern(const AnalysisInput& input, const Options&) {
+  const std::vector<PatternRow>& rows = input.comm_pattern();
   if (rows.empty()) return {};
+  const TraceSet& set = input.job().trace;
+  const TraceFacts& facts = input.trace_facts();
   Finding f = NewFinding("trace.pattern");
   f.severity = Severity::kInfo;
   std::string name = PatternName(rows);

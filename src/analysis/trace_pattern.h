@@ -48,6 +48,7 @@ std::string CollectiveLabel(CollectiveType type, CommFamily family);
 // "DDP-like (all-reduce)", "FSDP/ZeRO-like (all-gather + reduce-scatter)", ...
 std::string PatternName(const std::vector<PatternRow>& rows);
 
-std::vector<Finding> FindPattern(const TraceSet& set, const TraceFacts& facts, const Options& o);
+// Reads the pattern the input keeps (AnalysisInput::comm_pattern), which the report shows too.
+std::vector<Finding> FindPattern(const AnalysisInput& input, const Options& o);
 
 }  // namespace commdx::analysis
