@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config zlib1g-dev libsimdjson-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev libsqlite3-dev python3)
-# Optional: ISA-L inflates .gz traces 3x faster than zlib (the build falls back to zlib).
+# Optional: ISA-L inflates .gz inputs 3x faster than zlib (the build falls back to zlib).
 optional=(libisal-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -3,13 +3,14 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
+#include <vector>
 
+#include "base/gzip_stream.h"
 #include "base/text_input.h"
 
 namespace commdx {
@@ -22,9 +23,8 @@ bool LooksGzip(std::string_view data) {
 namespace {
 
 // A gzip error's place: the decompressed text's line:col (what an editor shows after gunzip);
-// the compressed offset goes in the message.
-Error GzipError(const std::string& name, const std::string& what, uint64_t compressed_at,
-                std::string_view out) {
+// the compressed offset is in `what`.
+Error GzipError(const std::string& name, const std::string& what, std::string_view out) {
   LineCol lc = LocateOffset(out, out.size());
   SourceLoc loc{name};
   loc.line = lc.line;
@@ -32,9 +32,7 @@ Error GzipError(const std::string& name, const std::string& what, uint64_t compr
   loc.offset = out.size();
   loc.has_offset = true;
   return MakeError(ErrorCode::kBadInput,
-                   what + " at compressed byte " + std::to_string(compressed_at) + " (" +
-                       std::to_string(out.size()) + " bytes decompressed)",
-                   loc);
+                   what + " (" + std::to_string(out.size()) + " bytes decompressed)", loc);
 }
 
 std::string Mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
@@ -54,53 +52,36 @@ Result<std::string> Gunzip(std::string_view compressed, const std::string& name,
                            uint64_t max_bytes) {
   std::string out;
   out.reserve(std::min<uint64_t>(compressed.size() * 4, std::min<uint64_t>(max_bytes, 1ull << 30)));
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 16) != Z_OK)
-    return MakeError(ErrorCode::kInternal, "zlib inflateInit2 failed", {name});
   size_t pos = 0;
-  char buf[1 << 16];
-  int rc = Z_OK;
+  GzipStream gz(name, [&](char* dst, size_t n) -> Result<size_t> {
+    const size_t k = std::min(n, compressed.size() - pos);
+    std::memcpy(dst, compressed.data() + pos, k);
+    pos += k;
+    return k;
+  });
+  std::vector<char> buf(1 << 18);
   while (true) {
-    if (zs.avail_in == 0 && pos < compressed.size()) {
-      size_t chunk = std::min<size_t>(compressed.size() - pos, 1u << 30);
-      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data() + pos));
-      zs.avail_in = static_cast<uInt>(chunk);
-      pos += chunk;
+    Result<size_t> got = gz.Read(buf.data(), buf.size());
+    if (!got) {  // corrupt: placed by line:col in what was decompressed
+      Error e = std::move(got).error();
+      return GzipError(name, e.message, out);
     }
-    zs.next_out = reinterpret_cast<Bytef*>(buf);
-    zs.avail_out = sizeof buf;
-    rc = inflate(&zs, Z_NO_FLUSH);
-    out.append(buf, sizeof buf - zs.avail_out);
-    const uint64_t consumed = pos - zs.avail_in;
-    if (max_bytes && out.size() > max_bytes) {
-      inflateEnd(&zs);
+    if (*got == 0) break;
+    out.append(buf.data(), *got);
+    if (max_bytes && out.size() > max_bytes)
       return MakeError(ErrorCode::kBadInput,
                        "decompression stopped after " + Mib(out.size()) + " from " +
-                           std::to_string(consumed) + " compressed bytes: over the limit of " +
-                           Mib(max_bytes) +
+                           std::to_string(gz.compressed_read()) +
+                           " compressed bytes: over the limit of " + Mib(max_bytes) +
                            " for a file read whole (a quarter of memory or of `ulimit -v`; "
                            "docs/inputs.md): a gzip bomb, or a log too large to hold",
                        {name});
-    }
-    if (rc == Z_STREAM_END) {
-      // Concatenated gzip members (e.g. `cat a.gz b.gz`) are valid gzip: keep going.
-      if (consumed < compressed.size() && LooksGzip(compressed.substr(consumed))) {
-        inflateReset(&zs);
-        continue;
-      }
-      break;
-    }
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && pos >= compressed.size()) {
-      inflateEnd(&zs);
-      return GzipError(name, "truncated gzip stream: compressed data ends", pos, out);
-    }
-    if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      std::string why = zs.msg ? zs.msg : "inflate error " + std::to_string(rc);
-      inflateEnd(&zs);
-      return GzipError(name, "corrupt gzip data: " + why, consumed, out);
-    }
   }
-  inflateEnd(&zs);
+  if (gz.cut_short())
+    return GzipError(name,
+                     "truncated gzip stream: compressed data ends at compressed byte " +
+                         std::to_string(compressed.size()),
+                     out);
   return out;
 }
 
@@ -203,39 +184,50 @@ Result<std::string> ReadHead(const std::string& path, size_t bytes, const char**
   COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
   if (in.pipe())  // a pipe's head would be used up: read it whole instead (LoadInputs does)
     return MakeError(ErrorCode::kInternal, "ReadHead on a pipe", {path});
-  int fd = dup(in.fd());
-  if (fd < 0) return MakeError(ErrorCode::kBadInput, OsReason(errno), {path});
-  gzFile f = gzdopen(fd, "rb");  // reads plain files as they are
-  if (!f) {
-    close(fd);
-    return MakeError(ErrorCode::kBadInput, "cannot open file for reading", {path});
+  uint64_t at = 0;  // the next byte of the file to read
+  auto read_raw = [&](char* dst, size_t n) -> Result<size_t> {
+    while (true) {
+      ssize_t got = pread(in.fd(), dst, n, static_cast<off_t>(at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return MakeError(ErrorCode::kBadInput, OsReason(errno), {path});
+      at += static_cast<uint64_t>(got);
+      return static_cast<size_t>(got);
+    }
+  };
+  char magic[2];
+  size_t have_magic = 0;
+  while (have_magic < 2) {
+    COMMDX_ASSIGN_OR_RETURN(size_t got, read_raw(magic + have_magic, 2 - have_magic));
+    if (got == 0) break;
+    have_magic += got;
   }
   std::string head(bytes, '\0');
   size_t have = 0;
-  int errnum = Z_OK;
-  while (have < bytes) {
-    unsigned want = static_cast<unsigned>(std::min<size_t>(bytes - have, 1u << 30));
-    int got = gzread(f, head.data() + have, want);
-    if (got <= 0) {
-      const char* msg = gzerror(f, &errnum);
-      // A gzip stream cut short (a job killed while it wrote): its start is still its start.
-      if (errnum == Z_BUF_ERROR && have > 0) {
-        errnum = Z_OK;
-        break;
+  if (LooksGzip(std::string_view(magic, have_magic))) {
+    GzipStream gz(path, read_raw, std::string_view(magic, have_magic));
+    while (have < bytes) {
+      Result<size_t> got = gz.Read(head.data() + have, bytes - have);
+      if (!got) {
+        // Corrupt after some text: the start read is still the start.
+        if (have > 0) break;
+        return std::move(got).error();
       }
-      if (got < 0 || errnum != Z_OK) {
-        std::string why = msg ? msg : "read error";
-        gzclose(f);
-        return MakeError(ErrorCode::kBadInput, why, {path});
-      }
-      break;
+      if (*got == 0) break;
+      have += *got;
     }
-    have += static_cast<size_t>(got);
+    // A gzip stream cut short (a job killed while it wrote): its start is still its start.
+    if (have == 0 && gz.cut_short())
+      return MakeError(ErrorCode::kBadInput, "corrupt start of file: the gzip stream ends first",
+                       {path});
+  } else {
+    std::memcpy(head.data(), magic, std::min(have_magic, bytes));
+    have = std::min(have_magic, bytes);
+    while (have < bytes) {
+      COMMDX_ASSIGN_OR_RETURN(size_t got, read_raw(head.data() + have, bytes - have));
+      if (got == 0) break;
+      have += got;
+    }
   }
-  gzerror(f, &errnum);
-  gzclose(f);
-  if (errnum != Z_OK && !(errnum == Z_BUF_ERROR && have > 0))
-    return MakeError(ErrorCode::kBadInput, "corrupt start of file", {path});
   head.resize(have);
   const char* converted = NormalizeInputText(head);
   if (converted_from) *converted_from = converted;

@@ -4,7 +4,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,19 +11,12 @@
 #include <vector>
 
 #include "base/file.h"
+#include "base/gzip_stream.h"
 #include "base/mapped_file.h"
-#include "ingest/kineto/json/isal_inflater.h"
 
 namespace commdx::ingest::kineto {
 
 namespace {
-
-SourceLoc At(const std::string& name, uint64_t offset) {
-  SourceLoc loc{name};
-  loc.offset = offset;
-  loc.has_offset = true;
-  return loc;
-}
 
 // The decompressed size a gzip input will likely have, from the ISIZE field of its trailer (the
 // last 4 bytes: the last member's size mod 2^32). Below the compressed size it has wrapped or
@@ -97,164 +89,30 @@ class PlainSource final : public ByteSource {
   uint64_t size_;
 };
 
-// Inflates gzip (all members, like `cat a.gz b.gz`) as it is read.
+// Inflates gzip as it is read (base/gzip_stream.h: every member; a stream cut short ends the
+// data, cut_short()).
 class GzipSource final : public ByteSource {
  public:
   GzipSource(std::unique_ptr<RawReader> raw, std::string_view head, std::string name,
              uint64_t compressed, uint64_t expected)
       : raw_(std::move(raw)),
-        name_(std::move(name)),
         compressed_(compressed),
         expected_(expected),
-        in_(1 << 20) {
-    std::memcpy(in_.data(), head.data(), head.size());
-    zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
-    zs_.avail_in = static_cast<uInt>(head.size());
-    consumed_ = head.size();
-    ok_ = inflateInit2(&zs_, 15 + 16) == Z_OK;
-  }
-  ~GzipSource() override { inflateEnd(&zs_); }
+        gz_(std::move(name), [r = raw_.get()](char* dst, size_t n) { return r->Read(dst, n); },
+            head) {}
   bool was_gzip() const override { return true; }
   uint64_t compressed_bytes() const override { return compressed_; }
-  uint64_t compressed_read() const override { return consumed_ - zs_.avail_in; }
+  uint64_t compressed_read() const override { return gz_.compressed_read(); }
   uint64_t expected_bytes() const override { return expected_; }
-  bool cut_short() const override { return cut_; }
-
-  Result<size_t> Read(char* dst, size_t n) override {
-    if (!ok_) return MakeError(ErrorCode::kInternal, "zlib inflateInit2 failed", {name_});
-    zs_.next_out = reinterpret_cast<Bytef*>(dst);
-    zs_.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
-    const uInt want = zs_.avail_out;
-    while (zs_.avail_out == want && !done_) {
-      if (zs_.avail_in == 0 && !eof_) COMMDX_TRY(Refill());
-      int rc = inflate(&zs_, Z_NO_FLUSH);
-      if (rc == Z_STREAM_END) {
-        if (zs_.avail_in == 0 && !eof_) COMMDX_TRY(Refill());
-        if (zs_.avail_in >= 2 && zs_.next_in[0] == 0x1f && zs_.next_in[1] == 0x8b) {
-          inflateReset(&zs_);  // another gzip member follows
-          continue;
-        }
-        done_ = true;
-        break;
-      }
-      if (rc == Z_BUF_ERROR && zs_.avail_in == 0 && eof_) {
-        cut_ = true;  // what was inflated is read; the reader notes where the input ends
-        done_ = true;
-        break;
-      }
-      if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        std::string why = zs_.msg ? zs_.msg : "inflate error " + std::to_string(rc);
-        return MakeError(ErrorCode::kBadInput,
-                         "corrupt gzip data: " + why + " at compressed byte " +
-                             std::to_string(consumed_ - zs_.avail_in),
-                         At(name_, out_ + (want - zs_.avail_out)));
-      }
-    }
-    size_t got = want - zs_.avail_out;
-    out_ += got;
-    return got;
-  }
+  bool cut_short() const override { return gz_.cut_short(); }
+  Result<size_t> Read(char* dst, size_t n) override { return gz_.Read(dst, n); }
 
  private:
-  Status Refill() {
-    COMMDX_ASSIGN_OR_RETURN(size_t got, raw_->Read(in_.data(), in_.size()));
-    if (got == 0) eof_ = true;
-    consumed_ += got;
-    zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
-    zs_.avail_in = static_cast<uInt>(got);
-    return Ok{};
-  }
-
   std::unique_ptr<RawReader> raw_;
-  std::string name_;
   uint64_t compressed_;
   uint64_t expected_;
-  std::vector<char> in_;
-  z_stream zs_{};
-  bool ok_ = false;
-  bool eof_ = false;
-  bool done_ = false;
-  bool cut_ = false;
-  uint64_t consumed_ = 0;  // compressed bytes handed to zlib, including the sniffed head
-  uint64_t out_ = 0;
+  GzipStream gz_;
 };
-
-#ifdef COMMDX_HAVE_ISAL
-// The same with ISA-L's inflater (isal_inflater.h): same members, checks and errors.
-class IsalGzipSource final : public ByteSource {
- public:
-  IsalGzipSource(std::unique_ptr<RawReader> raw, std::string_view head, std::string name,
-                 uint64_t compressed, uint64_t expected)
-      : raw_(std::move(raw)),
-        name_(std::move(name)),
-        compressed_(compressed),
-        expected_(expected),
-        in_(1 << 20) {
-    std::memcpy(in_.data(), head.data(), head.size());
-    inf_.SetInput(in_.data(), head.size());
-    consumed_ = head.size();
-  }
-  bool was_gzip() const override { return true; }
-  uint64_t compressed_bytes() const override { return compressed_; }
-  uint64_t compressed_read() const override { return consumed_ - inf_.avail_in(); }
-  uint64_t expected_bytes() const override { return expected_; }
-  bool cut_short() const override { return cut_; }
-
-  Result<size_t> Read(char* dst, size_t n) override {
-    const size_t want = std::min<size_t>(n, 1u << 30);
-    size_t got = 0;
-    while (got == 0 && !done_) {
-      if (inf_.avail_in() == 0 && !eof_) COMMDX_TRY(Refill());
-      size_t made = 0;
-      auto rc = inf_.Inflate(dst, want, made);
-      got += made;
-      if (rc == IsalInflater::Rc::kError)
-        return MakeError(ErrorCode::kBadInput,
-                         std::string("corrupt gzip data: ") + inf_.error() +
-                             " at compressed byte " + std::to_string(compressed_read()),
-                         At(name_, out_ + got));  // a place in the decompressed text
-      if (rc == IsalInflater::Rc::kMemberEnd) {
-        if (inf_.avail_in() < 2 && !eof_) COMMDX_TRY(Refill());
-        const unsigned char* next = inf_.next_in();
-        if (inf_.avail_in() >= 2 && next[0] == 0x1f && next[1] == 0x8b) {
-          inf_.Reset();  // another gzip member follows
-          continue;
-        }
-        done_ = true;
-      } else if (made == 0 && inf_.avail_in() == 0 && eof_) {
-        cut_ = true;  // as GzipSource
-        done_ = true;
-      }
-    }
-    out_ += got;
-    return got;
-  }
-
- private:
-  // Keeps the unread input (at most a few bytes after a member's end) in front of new bytes.
-  Status Refill() {
-    size_t keep = inf_.avail_in();
-    std::memmove(in_.data(), inf_.next_in(), keep);
-    COMMDX_ASSIGN_OR_RETURN(size_t got, raw_->Read(in_.data() + keep, in_.size() - keep));
-    if (got == 0) eof_ = true;
-    consumed_ += got;
-    inf_.SetInput(in_.data(), keep + got);
-    return Ok{};
-  }
-
-  std::unique_ptr<RawReader> raw_;
-  std::string name_;
-  uint64_t compressed_;
-  uint64_t expected_;
-  std::vector<char> in_;
-  IsalInflater inf_;
-  bool eof_ = false;
-  bool done_ = false;
-  bool cut_ = false;
-  uint64_t consumed_ = 0;  // compressed bytes read, including the sniffed head
-  uint64_t out_ = 0;
-};
-#endif  // COMMDX_HAVE_ISAL
 
 // A plain file mapped whole; Read() still works (from the mapping) for callers that copy. The
 // mapping survives the file being cut short (base/mapped_file.h): the loader then reports the
@@ -311,11 +169,7 @@ std::unique_ptr<ByteSource> Wrap(std::unique_ptr<RawReader> raw, std::string_vie
                                  const std::string& name, uint64_t size, std::string_view tail) {
   if (LooksGzip(head)) {
     const uint64_t expected = ExpectedInflated(size, tail);
-#ifdef COMMDX_HAVE_ISAL
-    return std::make_unique<IsalGzipSource>(std::move(raw), head, name, size, expected);
-#else
     return std::make_unique<GzipSource>(std::move(raw), head, name, size, expected);
-#endif
   }
   return std::make_unique<PlainSource>(std::move(raw), head, size);
 }
