@@ -1,24 +1,20 @@
 // End of one file: lines still waiting for a communicator are tied to one, communicators get
-// their job-wide identity (commId, or size + order where no commId is logged), and everything is
-// merged into the Job's NcclSetup.
+// their job-wide identity (commId, or size + order where no commId is logged), the file's facts
+// become a setup of their own, and that is merged into the Job's NcclSetup (setup_merge.h).
 #include <algorithm>
 
 #include "base/text.h"
+#include "ingest/move_append.h"
 #include "ingest/nccl_log/builder.h"
 #include "ingest/nccl_log/builder_impl.h"
+#include "ingest/nccl_log/setup_merge.h"
 
 namespace commdx::ingest::nccl_log {
 
 namespace {
 
-std::string ConnKey(const NcclConnection& c) {
-  return std::to_string(c.channel) + '|' + std::to_string(c.from_rank) + '|' +
-         std::to_string(c.to_rank) + '|' + std::to_string(c.direction) + '|' + c.transport + '|' +
-         c.host + '|' + std::to_string(c.pid);
-}
-
-// The job's communicators by id, so that a file of 40,000 communicators (or 80,000 ranks of one)
-// costs one lookup per record, not a scan of every communicator seen so far.
+// The file's communicators by id, so that a file of 40,000 communicators (or 80,000 ranks of
+// one) costs one lookup per record, not a scan of every communicator seen so far.
 class CommIndex {
  public:
   explicit CommIndex(NcclSetup& setup) : setup_(setup) {
@@ -36,30 +32,7 @@ class CommIndex {
   std::unordered_map<std::string, size_t> by_id_;
 };
 
-// Adds `from` to the connections of one communicator, counting repeats once; `seen` indexes
-// `into` by ConnKey and lives as long as the merge of that communicator.
-void MergeConnections(std::vector<NcclConnection>& into, std::vector<NcclConnection>& from,
-                      std::unordered_map<std::string, size_t>& seen) {
-  if (seen.size() < into.size())
-    for (size_t i = seen.size(); i < into.size(); ++i) seen.emplace(ConnKey(into[i]), i);
-  for (auto& c : from) {
-    auto [it, inserted] = seen.emplace(ConnKey(c), into.size());
-    if (inserted)
-      into.push_back(std::move(c));
-    else
-      into[it->second].count += c.count;
-  }
-}
-
-void SortConnections(NcclCommunicator& comm) {
-  std::stable_sort(comm.connections.begin(), comm.connections.end(),
-                   [](const NcclConnection& a, const NcclConnection& b) {
-                     if (a.ref.loc.file != b.ref.loc.file) return a.ref.loc.file < b.ref.loc.file;
-                     return a.ref.loc.line < b.ref.loc.line;
-                   });
-}
-
-// Merges one record's facts; its connections are merged by the caller (MergeConnections).
+// Merges one record's facts; its connections are added by the caller.
 void MergeRec(CommRec& rec, NcclCommunicator& comm) {
   comm.nranks = std::max(comm.nranks, rec.nranks);
   comm.nnodes = std::max(comm.nnodes, rec.nnodes);
@@ -99,15 +72,9 @@ void MergeRec(CommRec& rec, NcclCommunicator& comm) {
     if (comm.init_refs.size() < 8) comm.init_refs.push_back(std::move(r));
 }
 
-template <class T>
-void MoveAll(std::vector<T>& from, std::vector<T>& into) {
-  for (auto& x : from) into.push_back(std::move(x));
-  from.clear();
-}
-
 // Identity: commId, else "nranks=N#k" for the k-th communicator of that size on the device.
-// Records of one communicator are merged together, so that its connections are indexed and
-// sorted once however many ranks it has.
+// A communicator's connections are the records' in record order, repeats included: the merge
+// into the Job counts repeats and orders them by line (SetupMerge).
 // Returns each record's communicator id ("" for records with COLL lines only, which name no
 // communicator of their own).
 std::vector<std::string> MergeComms(std::vector<CommRec>& comms, NcclSetup& setup) {
@@ -143,36 +110,12 @@ std::vector<std::string> MergeComms(std::vector<CommRec>& comms, NcclSetup& setu
   for (size_t c = 0; c < recs_of.size(); ++c) {
     if (recs_of[c].empty()) continue;
     NcclCommunicator& comm = setup.communicators[c];
-    std::unordered_map<std::string, size_t> seen;
     for (size_t r : recs_of[c]) {
       MergeRec(comms[r], comm);
-      MergeConnections(comm.connections, comms[r].conns, seen);
+      MoveAppend(comms[r].conns, comm.connections);
     }
-    SortConnections(comm);
   }
   return ids;
-}
-
-// A process already known from another file (same host and pid) keeps its first record.
-void MergeProcesses(std::deque<NcclProcess>& procs, const std::string& file, NcclSetup& setup) {
-  std::unordered_map<std::string, size_t> known;
-  auto key = [](const NcclProcess& p) { return p.host + '\n' + std::to_string(p.pid); };
-  for (size_t i = 0; i < setup.processes.size(); ++i)
-    if (!setup.processes[i].host.empty()) known.emplace(key(setup.processes[i]), i);
-  for (auto& p : procs) {
-    p.file = file;
-    if (p.host.empty()) {
-      setup.processes.push_back(std::move(p));
-      continue;
-    }
-    auto [it, inserted] = known.emplace(key(p), setup.processes.size());
-    if (inserted) {
-      setup.processes.push_back(std::move(p));
-      continue;
-    }
-    NcclProcess& q = setup.processes[it->second];
-    if (q.version.empty()) q.version = p.version, q.version_loc = p.version_loc;
-  }
 }
 
 }  // namespace
@@ -219,7 +162,7 @@ void Builder::Finish() {
     for (auto& rec : im.comms)
       if (rec.rank.pid == o.pid && rec.rank.host == o.host) rec.rank.host_id = o.value;
   }
-  NcclSetup& setup = job_.nccl;
+  NcclSetup setup;  // this file's alone
   std::vector<std::string> ids = MergeComms(im.comms, setup);
   EmitCallStreams(im.comms, im.procs, ids, file_.path, setup);
   // A bare banner in a file of one process belongs to it.
@@ -233,13 +176,19 @@ void Builder::Finish() {
     }
     setup.loose_versions.push_back(std::move(v));
   }
-  MergeProcesses(im.procs, file_.path, setup);
+  for (auto& p : im.procs) {
+    p.file = file_.path;
+    setup.processes.push_back(std::move(p));
+  }
   for (auto& n : im.nets) setup.nets.push_back(std::move(n));
-  MoveAll(im.overrides, setup.overrides);
-  MoveAll(im.warnings, setup.warnings);
-  MoveAll(im.notes, setup.notes);
+  MoveAppend(im.overrides, setup.overrides);
+  MoveAppend(im.warnings, setup.warnings);
+  MoveAppend(im.notes, setup.notes);
   setup.files.push_back(file_.path);
-  setup.nccl_lines += nccl_lines_;
+  setup.nccl_lines = nccl_lines_;
+  SetupMerge merge(job_.nccl);
+  merge.Add(std::move(setup));
+  merge.Finish();
   // Diagnostics counts one Add at a time; a table of one entry keeps that cheap for big counts.
   for (const auto& q : im.quality) {
     Diagnostics one;
