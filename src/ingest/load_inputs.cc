@@ -7,6 +7,7 @@
 
 #include "base/file.h"
 #include "base/input_path.h"
+#include "ingest/job_merge.h"
 #include "ingest/kineto/json/progress.h"
 #include "ingest/nsys/nsys_rep.h"
 #include "ingest/own_report.h"
@@ -23,11 +24,12 @@ struct Slot {
   bool named = false;                 // given on the command line, not found in a folder
   bool pipe = false;                  // read once, whole, into text
   bool streamed = false;              // read by the format's stream(), not from text
+  bool in_part = false;               // parsed on a worker into `part` (Importer::in_parts)
   std::vector<const Importer*> imps;  // the format, then others that share the file
   std::optional<FileText> text;       // read when a text importer needs it
   std::optional<Error> error;
   std::string skip;  // why it is not read, when imps is empty
-  Job part;          // what a streaming importer read
+  Job part;          // what a streaming importer, or a worker's parse, read
   uint64_t bytes = 0;
   std::vector<InputKind> kinds;  // what it was read as
 };
@@ -194,63 +196,68 @@ void Recognise(Slot& s, const LoadOptions& options) {
   if (s.imps.empty()) s.skip = WhyNotRead(head, options);
 }
 
-// Files whose format streams are read in parallel, each into its own part.
-void StreamAll(std::vector<Slot>& slots, const LoadOptions& options) {
-  std::vector<Slot*> todo;
-  for (auto& s : slots)
-    if (!s.error && !s.text && !s.imps.empty() && s.imps.front()->stream) todo.push_back(&s);
-  // The progress line on a terminal counts every trace of the set from the start.
-  uint64_t planned = 0;
-  for (const Slot* s : todo)
-    if (s->imps.front()->kind == InputKind::kKineto)
-      if (auto stamp = StampOf(s->path)) planned += stamp->size;
-  kineto::ReadProgress::Plan(planned);
+// Calls fn(i) for every i < n on `threads` threads (0: one a core), this one among them.
+template <class Fn>
+void ParallelFor(size_t n, int threads, Fn fn) {
   std::atomic<size_t> next{0};
   auto worker = [&]() {
-    for (size_t i = next++; i < todo.size(); i = next++) {
-      Slot& s = *todo[i];
-      s.streamed = true;
-      auto before = StampOf(s.path);
-      auto r = s.imps.front()->stream(s.path, options.stream, s.part);
-      auto after = StampOf(s.path);
-      // Appended to while read (a file still being written): what was read is a prefix of it.
-      const bool grew = before && after && before->SameFile(*after) && after->size > before->size;
-      if (grew && r && r->not_ours.empty())
-        s.part.quality.Add("load.growing", DiagSeverity::kNote,
-                           "still being written (it grew while read): read as it was when "
-                           "opened; the " +
-                               std::to_string(after->size - before->size) +
-                               " bytes added since are not",
-                           {s.path});
-      if (!grew && (!before || !after || !(*before == *after))) {
-        s.error = MakeError(ErrorCode::kBadInput,
-                            "changed while reading (its size or time changed; read it again "
-                            "once it is complete)",
-                            {s.path});
-      } else if (!r) {
-        s.error = r.error();
-      } else if (!r->not_ours.empty()) {
-        s.imps.clear();
-        s.skip = r->not_ours;
-      } else {
-        s.bytes = r->bytes;
-        s.kinds.push_back(s.imps.front()->kind);
-      }
-    }
+    for (size_t i = next++; i < n; i = next++) fn(i);
   };
-  unsigned n = options.threads > 0 ? static_cast<unsigned>(options.threads)
-                                   : std::max(1u, std::thread::hardware_concurrency());
-  n = std::min<unsigned>(n, static_cast<unsigned>(todo.size()));
+  unsigned t = threads > 0 ? static_cast<unsigned>(threads)
+                           : std::max(1u, std::thread::hardware_concurrency());
+  t = static_cast<unsigned>(std::min<size_t>(t, n));
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
-  if (!todo.empty()) worker();
+  for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
+  if (n > 0) worker();
   for (auto& th : pool) th.join();
-  kineto::ReadProgress::End();
+}
+
+// A file whose format streams: read from disk by the format's stream() into its part.
+void Stream(Slot& s, const LoadOptions& options) {
+  s.streamed = true;
+  auto before = StampOf(s.path);
+  auto r = s.imps.front()->stream(s.path, options.stream, s.part);
+  auto after = StampOf(s.path);
+  // Appended to while read (a file still being written): what was read is a prefix of it.
+  const bool grew = before && after && before->SameFile(*after) && after->size > before->size;
+  if (grew && r && r->not_ours.empty())
+    s.part.quality.Add("load.growing", DiagSeverity::kNote,
+                       "still being written (it grew while read): read as it was when "
+                       "opened; the " +
+                           std::to_string(after->size - before->size) +
+                           " bytes added since are not",
+                       {s.path});
+  if (!grew && (!before || !after || !(*before == *after))) {
+    s.error = MakeError(ErrorCode::kBadInput,
+                        "changed while reading (its size or time changed; read it again "
+                        "once it is complete)",
+                        {s.path});
+  } else if (!r) {
+    s.error = r.error();
+  } else if (!r->not_ours.empty()) {
+    s.imps.clear();
+    s.skip = r->not_ours;
+  } else {
+    s.bytes = r->bytes;
+    s.kinds.push_back(s.imps.front()->kind);
+  }
+}
+
+bool Streams(const Slot& s) {
+  return !s.error && !s.text && !s.imps.empty() && s.imps.front()->stream;
+}
+
+// Every importer of the file reads it into a part of its own (Importer::in_parts).
+bool InParts(const Slot& s) {
+  return !s.error && !s.imps.empty() &&
+         std::all_of(s.imps.begin(), s.imps.end(), [](const Importer* i) { return i->in_parts; });
 }
 
 // Hands the file's text to each importer that reads it from memory. The first format's errors
-// are the error; a part that does not parse as a further format is noted, not fatal.
-Status ParseText(Slot& s, Job& job) {
+// are the error; a part that does not parse as a further format is noted, not fatal. With
+// `merge`, an importer that reads into parts parses into an empty Job that is merged at once (so
+// the Job's order is the files'); without, everything goes into `job` (a worker's part).
+Status ParseText(Slot& s, Job& job, JobMerge* merge) {
   for (size_t i = 0; i < s.imps.size(); ++i) {
     const Importer& imp = *s.imps[i];
     if (i == 0 && s.streamed) continue;
@@ -258,7 +265,14 @@ Status ParseText(Slot& s, Job& job) {
       COMMDX_ASSIGN_OR_RETURN(FileText text, ReadFile(s.path));
       s.text = std::move(text);
     }
-    Status st = imp.parse(*s.text, job);
+    Status st = Ok{};
+    if (merge && imp.in_parts) {
+      Job part;
+      st = imp.parse(*s.text, part);
+      if (st || i > 0) merge->Add(std::move(part));
+    } else {
+      st = imp.parse(*s.text, job);
+    }
     if (!st && i == 0) return st;
     if (!st) {
       job.quality.Add(std::string("load.partial_") + imp.name(), DiagSeverity::kNote,
@@ -276,6 +290,28 @@ Status ParseText(Slot& s, Job& job) {
   return Ok{};
 }
 
+// The files read on workers, in parallel: those whose format streams, and those whose importers
+// all read into parts (their text is dropped once parsed).
+void ReadInParallel(std::vector<Slot>& slots, const LoadOptions& options) {
+  std::vector<Slot*> todo;
+  for (auto& s : slots)
+    if (Streams(s) || InParts(s)) todo.push_back(&s);
+  // The progress line on a terminal counts every trace of the set from the start.
+  uint64_t planned = 0;
+  for (const Slot* s : todo)
+    if (Streams(*s) && s->imps.front()->kind == InputKind::kKineto)
+      if (auto stamp = StampOf(s->path)) planned += stamp->size;
+  kineto::ReadProgress::Plan(planned);
+  ParallelFor(todo.size(), options.threads, [&](size_t i) {
+    Slot& s = *todo[i];
+    if (Streams(s)) return Stream(s, options);
+    s.in_part = true;
+    if (Status st = ParseText(s, s.part, nullptr); !st) s.error = st.error();
+    s.text.reset();
+  });
+  kineto::ReadProgress::End();
+}
+
 // The error that stands for all when nothing usable was read: a streaming format's first, then
 // the first in order.
 std::optional<Error> FirstError(const std::vector<Slot>& slots) {
@@ -284,11 +320,6 @@ std::optional<Error> FirstError(const std::vector<Slot>& slots) {
   for (const auto& s : slots)
     if (s.error) return s.error;
   return std::nullopt;
-}
-
-void Merge(Slot& s, Job& job) {
-  job.quality.Merge(s.part.quality);
-  for (auto& r : s.part.trace.ranks) job.trace.ranks.push_back(std::move(r));
 }
 
 }  // namespace
@@ -311,14 +342,21 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
   COMMDX_ASSIGN_OR_RETURN(ExpandedInputs found, ExpandInputs(paths));
   if (found.files.empty()) COMMDX_TRY(NothingFound(found, paths));
   std::vector<Slot> slots = SlotsOf(found);
-  for (auto& s : slots) Recognise(s, options);
-  StreamAll(slots, options);
+  ParallelFor(slots.size(), options.threads, [&](size_t i) { Recognise(slots[i], options); });
+  ReadInParallel(slots, options);
   Job job;
+  JobMerge merge(job);
   // Importers report structural errors before they add to the Job (a trace is added whole, a
   // JSON document is parsed before it is read), so a broken file leaves nothing half-read.
-  for (auto& s : slots)
-    if (!s.error && !s.imps.empty())
-      if (Status st = ParseText(s, job); !st) s.error = st.error();
+  for (auto& s : slots) {
+    if (s.error || s.imps.empty()) continue;
+    if (s.in_part) {
+      merge.Add(std::move(s.part));
+      continue;
+    }
+    if (Status st = ParseText(s, job, &merge); !st) s.error = st.error();
+    s.text.reset();
+  }
   std::optional<Error> first = FirstError(slots);
   if (first && slots.size() == 1) return *first;
   for (auto& s : slots) {
@@ -329,13 +367,14 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
       job.skipped.push_back({s.path, "not read: " + s.error->message});
       continue;
     }
-    if (s.streamed) Merge(s, job);
+    if (s.streamed) merge.Add(std::move(s.part));
     if (s.imps.empty())
       job.skipped.push_back({s.path, s.skip});
     else
       job.inputs.push_back({s.path, s.kinds, s.bytes});
   }
   if (first && job.inputs.empty()) return *first;  // nothing usable was read
+  merge.Finish();
   NoteUnread(found, job);
   std::vector<void (*)(Job&)> finished;
   for (const auto& imp : Importers()) {

@@ -1,7 +1,9 @@
 // The one way in for files: turns the paths a user gave into one Job. Expands folders, reads the
 // start of each file once to recognise its format by content, and hands it to every importer of
-// the registry that recognises it (registry.h); streaming importers read their files from disk,
-// in parallel. Every command that reads files calls this.
+// the registry that recognises it (registry.h). Files are sniffed and read in parallel: streaming
+// importers read their files from disk, and importers that read into parts (most formats) parse
+// each file into a Job of its own, merged once, in file order (job_merge.h), so the Job is the
+// same however many threads read it. Every command that reads files calls this.
 #pragma once
 
 #include <string>
@@ -22,7 +24,7 @@ struct LoadOptions {
   // `only` that recognises it, else as only.front() whatever it looks like, so a broken one is an
   // error with its place. With one kind, the file is not even looked at first.
   bool force_single = false;
-  int threads = 0;  // files streamed in parallel; 0 = hardware concurrency
+  int threads = 0;  // files sniffed and read in parallel; 0 = hardware concurrency
   StreamOptions stream;
 };
 

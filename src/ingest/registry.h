@@ -45,6 +45,12 @@ struct Importer {
   // Optional: run once after every file is read (e.g. ordering the traces by rank); importers
   // that feed one part of the Job share the function, and it runs once for all of them.
   void (*finish)(Job& job);
+  // True when `parse` reads nothing of the Job it is given, only adds to it, and everything it
+  // adds has a merge (job_merge.h): the loader then parses the file on a worker into an empty Job
+  // of its own and merges the parts in file order, which gives the Job the files read one after
+  // another would. Formats that fill the topology or the environment (snapshots, nvidia-smi
+  // text, environment dumps) are read into the Job itself, in their turn.
+  bool in_parts = false;
 
   const char* name() const { return InputKindName(kind); }
 };

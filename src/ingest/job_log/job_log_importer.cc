@@ -31,6 +31,7 @@
 #include "ingest/job_log/job_log_setup.h"
 #include "ingest/job_log/job_log_text.h"
 #include "ingest/job_log/job_log_unwrap.h"
+#include "ingest/job_merge.h"
 
 namespace commdx::ingest {
 
@@ -136,15 +137,22 @@ bool SniffJobLog(std::string_view head) {
 }
 
 Status ParseJobLog(const FileText& file, Job& job) {
-  ReadTimeouts(file, job.job_log, job.quality);
-  ReadStatuses(file, job.job_log);
-  job_log::ReadWatchdogEvents(file, job.job_log, job.quality);
-  job_log::ReadBarrierTimeouts(file, job.job_log);
-  job_log::ReadFingerprintMismatches(file, job.job_log);
-  job_log::ReadProcessGroups(file, job.job_log);
-  job_log::ReadDdp(file, job.job_log);
-  job_log::AddSettingsToEnv(job.job_log, job.env);
-  job.job_log.files.push_back(file.path);
+  // The file's facts alone, merged into the job's (job_merge.h): a process group of a rank
+  // already known from another file is completed there, at a cost that does not grow with the
+  // files read before.
+  Job part;
+  ReadTimeouts(file, part.job_log, part.quality);
+  ReadStatuses(file, part.job_log);
+  job_log::ReadWatchdogEvents(file, part.job_log, part.quality);
+  job_log::ReadBarrierTimeouts(file, part.job_log);
+  job_log::ReadFingerprintMismatches(file, part.job_log);
+  job_log::ReadProcessGroups(file, part.job_log);
+  job_log::ReadDdp(file, part.job_log);
+  job_log::AddSettingsToEnv(part.job_log, part.env);
+  part.job_log.files.push_back(file.path);
+  JobMerge merge(job);
+  merge.Add(std::move(part));
+  merge.Finish();
   return Ok{};
 }
 

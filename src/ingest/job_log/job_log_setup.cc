@@ -17,6 +17,9 @@
 #include "ingest/job_log/job_log_setup.h"
 
 #include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <utility>
 
 #include "base/text.h"
 #include "ingest/job_log/job_log_text.h"
@@ -32,13 +35,17 @@ constexpr std::string_view kReducer = "Reducer initialized with bucket_bytes_cap
 constexpr std::string_view kRebuilt = " buckets rebuilt with size limits: ";
 constexpr size_t kDdpBlockMax = 8192;  // the block is ~30 short lines
 
-ProcessGroupInit& GroupFor(JobLogFacts& out, int rank, const std::string& pg) {
-  for (auto& g : out.process_groups)
-    if (g.rank == rank && g.pg == pg) return g;
-  out.process_groups.emplace_back();
-  out.process_groups.back().rank = rank;
-  out.process_groups.back().pg = pg;
-  return out.process_groups.back();
+// out.process_groups by (rank, PG ID): a log of thousands of ranks looks each one up once.
+using GroupIndex = std::map<std::pair<int, std::string>, size_t>;
+
+ProcessGroupInit& GroupFor(JobLogFacts& out, GroupIndex& index, int rank, const std::string& pg) {
+  auto [it, inserted] = index.try_emplace({rank, pg}, out.process_groups.size());
+  if (inserted) {
+    out.process_groups.emplace_back();
+    out.process_groups.back().rank = rank;
+    out.process_groups.back().pg = pg;
+  }
+  return out.process_groups[it->second];
 }
 
 bool IsSettingName(std::string_view k) { return StartsWith(k, "TORCH_") || StartsWith(k, "NCCL_"); }
@@ -64,8 +71,8 @@ void ReadPairs(std::string_view text, ProcessGroupInit& g) {
   }
 }
 
-void ReadGroupLines(const FileText& f, std::string_view marker, bool need_pgnccl,
-                    JobLogFacts& out) {
+void ReadGroupLines(const FileText& f, std::string_view marker, bool need_pgnccl, JobLogFacts& out,
+                    GroupIndex& index) {
   std::string_view data = f.data;
   LineCounter lines(data);
   for (size_t at = FindFrom(data, marker, 0); at != std::string_view::npos;
@@ -78,7 +85,7 @@ void ReadGroupLines(const FileText& f, std::string_view marker, bool need_pgnccl
     PgOf(head, pg, desc);
     std::string_view pairs = line.substr(at - start + marker.size());
     int rank = static_cast<int>(NumberAfter(pairs, "global rank: "));
-    ProcessGroupInit& g = GroupFor(out, rank >= 0 ? rank : RankOf(head), pg);
+    ProcessGroupInit& g = GroupFor(out, index, rank >= 0 ? rank : RankOf(head), pg);
     if (g.pg_desc.empty()) g.pg_desc = desc;
     if (g.loc.file.empty()) g.loc = lines.At(f.path, start);  // counting lines costs
     ReadPairs(pairs, g);
@@ -92,12 +99,16 @@ std::vector<int64_t> NumberList(std::string_view s) {
   return out;
 }
 
-DdpInit& DdpFor(JobLogFacts& out, int rank) {
-  for (auto& d : out.ddp)
-    if (d.rank == rank) return d;
-  out.ddp.emplace_back();
-  out.ddp.back().rank = rank;
-  return out.ddp.back();
+// out.ddp by rank.
+using DdpIndex = std::unordered_map<int, size_t>;
+
+DdpInit& DdpFor(JobLogFacts& out, DdpIndex& index, int rank) {
+  auto [it, inserted] = index.try_emplace(rank, out.ddp.size());
+  if (inserted) {
+    out.ddp.emplace_back();
+    out.ddp.back().rank = rank;
+  }
+  return out.ddp[it->second];
 }
 
 // The rest of the line after data[at] (without '\r').
@@ -111,17 +122,22 @@ std::string_view RestOfLine(std::string_view data, size_t at) {
 }  // namespace
 
 void ReadProcessGroups(const FileText& f, JobLogFacts& out) {
-  ReadGroupLines(f, kOptions, false, out);
-  ReadGroupLines(f, kEnvironments, true, out);
+  GroupIndex index;
+  for (size_t i = 0; i < out.process_groups.size(); ++i)
+    index.try_emplace({out.process_groups[i].rank, out.process_groups[i].pg}, i);
+  ReadGroupLines(f, kOptions, false, out, index);
+  ReadGroupLines(f, kEnvironments, true, out, index);
 }
 
 void ReadDdp(const FileText& f, JobLogFacts& out) {
   std::string_view data = f.data;
   LineCounter lines(data);
+  DdpIndex index;
+  for (size_t i = 0; i < out.ddp.size(); ++i) index.try_emplace(out.ddp[i].rank, i);
   for (size_t at = FindFrom(data, kDdp, 0); at != std::string_view::npos;
        at = FindFrom(data, kDdp, at + kDdp.size())) {
     size_t start = 0;
-    DdpInit& d = DdpFor(out, RankOf(LineAround(data, at, start)));
+    DdpInit& d = DdpFor(out, index, RankOf(LineAround(data, at, start)));
     if (d.loc.file.empty()) d.loc = lines.At(f.path, start);  // the first block's line
     std::string_view block = data.substr(at, kDdpBlockMax);
     block = block.substr(0, std::min(block.find("\n\n"), block.find(kDdp, kDdp.size())));
@@ -134,13 +150,13 @@ void ReadDdp(const FileText& f, JobLogFacts& out) {
   for (size_t at = FindFrom(data, kReducer, 0); at != std::string_view::npos;
        at = FindFrom(data, kReducer, at + kReducer.size())) {
     size_t start = 0;
-    DdpInit& d = DdpFor(out, RankOf(LineAround(data, at, start)));
+    DdpInit& d = DdpFor(out, index, RankOf(LineAround(data, at, start)));
     if (d.bucket_cap_bytes < 0) d.bucket_cap_bytes = NumberAfter(data.substr(at), kReducer);
   }
   for (size_t at = FindFrom(data, kRebuilt, 0); at != std::string_view::npos;
        at = FindFrom(data, kRebuilt, at + kRebuilt.size())) {
     size_t start = 0;
-    DdpInit& d = DdpFor(out, RankOf(LineAround(data, at, start)));
+    DdpInit& d = DdpFor(out, index, RankOf(LineAround(data, at, start)));
     std::string_view list = RestOfLine(data, at + kRebuilt.size());
     d.rebuilt_limits = NumberList(list.substr(0, list.find(" bytes")));
   }

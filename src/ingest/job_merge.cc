@@ -1,0 +1,50 @@
+#include "ingest/job_merge.h"
+
+#include "ingest/job_log/job_log_merge.h"
+#include "ingest/move_append.h"
+#include "ingest/nccl_log/setup_merge.h"
+
+namespace commdx::ingest {
+
+namespace {
+
+// The settings a job log printed, as the job's environment: the first value of a variable wins,
+// as with environment dumps.
+void MergeEnv(EnvSnapshot& from, EnvSnapshot& into) {
+  for (auto& v : from.vars) {
+    if (into.Find(v.name)) continue;
+    into.vars.push_back(std::move(v));
+    into.captured = true;
+  }
+}
+
+bool HasJobLogFacts(const JobLogFacts& f) { return !f.empty() || !f.files.empty(); }
+
+}  // namespace
+
+JobMerge::JobMerge(Job& into) : into_(into) {}
+
+JobMerge::~JobMerge() = default;
+
+void JobMerge::Add(Job&& part) {
+  into_.quality.Merge(part.quality);
+  if (!part.nccl.files.empty()) {
+    if (!nccl_) nccl_ = std::make_unique<nccl_log::SetupMerge>(into_.nccl);
+    nccl_->Add(std::move(part.nccl));
+  }
+  if (HasJobLogFacts(part.job_log)) {
+    if (!job_log_) job_log_ = std::make_unique<job_log::FactsMerge>(into_.job_log);
+    job_log_->Add(std::move(part.job_log));
+  }
+  MergeEnv(part.env, into_.env);
+  MoveAppend(part.trace.ranks, into_.trace.ranks);
+  MoveAppend(part.flight, into_.flight);
+  MoveAppend(part.bench, into_.bench);
+  part = Job{};
+}
+
+void JobMerge::Finish() {
+  if (nccl_) nccl_->Finish();
+}
+
+}  // namespace commdx::ingest
