@@ -9,7 +9,9 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "base/text.h"
 
@@ -154,29 +156,48 @@ std::string StepRange(const RankTrace& t) {
 }
 
 // The same trace read twice (trace.json beside trace.json.gz, a copy in a subfolder): one process,
-// the same span to the nanosecond and the same event counts.
-bool SameTrace(const RankTrace& a, const RankTrace& b) {
-  return a.first_ns == b.first_ns && a.last_ns == b.last_ns && a.events == b.events &&
-         a.gpu_ops.size() == b.gpu_ops.size() && a.host_ops.size() == b.host_ops.size() &&
-         a.runtime.size() == b.runtime.size() && a.collectives.size() == b.collectives.size() &&
-         a.world_size == b.world_size && ProcessKey(a) == ProcessKey(b);
+// the same span to the nanosecond and the same event counts. "" for a trace of no known process
+// (never a copy).
+std::string CopyKey(const RankTrace& t) {
+  std::string key = ProcessKey(t);
+  if (key.empty()) return key;
+  for (uint64_t v :
+       {static_cast<uint64_t>(t.first_ns), static_cast<uint64_t>(t.last_ns),
+        static_cast<uint64_t>(t.events), static_cast<uint64_t>(t.gpu_ops.size()),
+        static_cast<uint64_t>(t.host_ops.size()), static_cast<uint64_t>(t.runtime.size()),
+        static_cast<uint64_t>(t.collectives.size()),
+        static_cast<uint64_t>(static_cast<int64_t>(t.world_size))})
+    key += '\n' + std::to_string(v);
+  return key;
 }
 
-// Copies are read once: the first file (in reading order) is kept, the others are named.
+// Copies are read once: the first file (in reading order) is kept, the others are named, each
+// against the first (by key: one pass, not every pair of thousands of ranks).
 void DropCopies(Job& job) {
   std::vector<RankTrace>& ranks = job.trace.ranks;
-  for (size_t i = 0; i < ranks.size(); ++i)
-    for (size_t j = i + 1; j < ranks.size();) {
-      if (!SameTrace(ranks[i], ranks[j]) || ProcessKey(ranks[i]).empty()) {
-        ++j;
-        continue;
-      }
-      job.quality.Add(
-          "kineto.same_trace_twice", DiagSeverity::kNote,
-          "the same trace as " + ranks[i].file + " (same rank, events and times): read once",
-          SourceLoc{ranks[j].file});
-      ranks.erase(ranks.begin() + static_cast<std::ptrdiff_t>(j));
+  std::unordered_map<std::string, size_t> first;
+  std::vector<std::pair<size_t, size_t>> copies;  // (the first, its copy)
+  for (size_t j = 0; j < ranks.size(); ++j)
+    if (std::string key = CopyKey(ranks[j]); !key.empty())
+      if (auto [it, fresh] = first.emplace(std::move(key), j); !fresh)
+        copies.emplace_back(it->second, j);
+  if (copies.empty()) return;
+  std::sort(copies.begin(), copies.end());  // noted by first, then copy, as always
+  std::vector<bool> copy(ranks.size(), false);
+  for (const auto& [i, j] : copies) {
+    job.quality.Add(
+        "kineto.same_trace_twice", DiagSeverity::kNote,
+        "the same trace as " + ranks[i].file + " (same rank, events and times): read once",
+        SourceLoc{ranks[j].file});
+    copy[j] = true;
+  }
+  size_t kept = 0;
+  for (size_t j = 0; j < ranks.size(); ++j)
+    if (!copy[j]) {
+      if (kept != j) ranks[kept] = std::move(ranks[j]);
+      ++kept;
     }
+  ranks.erase(ranks.begin() + static_cast<std::ptrdiff_t>(kept), ranks.end());
 }
 
 // torch.profiler with a schedule that repeats (tensorboard_trace_handler writes a file per
@@ -250,17 +271,18 @@ void NoteMixedJobs(Job& job) {
 void UnionProcessGroups(Job& job) {
   auto& pgs = job.trace.process_groups;
   pgs.clear();
+  std::unordered_map<std::string, size_t> by_name;
   for (const auto& r : job.trace.ranks)
     for (const auto& pg : r.process_groups) {
-      auto it = std::find_if(pgs.begin(), pgs.end(),
-                             [&pg](const ProcessGroupInfo& p) { return p.name == pg.name; });
-      if (it == pgs.end()) {
+      auto [at, fresh] = by_name.emplace(pg.name, pgs.size());
+      if (fresh) {
         pgs.push_back(pg);
-      } else {
-        if (it->ranks.empty()) it->ranks = pg.ranks;
-        if (it->desc.empty()) it->desc = pg.desc;
-        it->size = std::max(it->size, pg.size);
+        continue;
       }
+      ProcessGroupInfo& it = pgs[at->second];
+      if (it.ranks.empty()) it.ranks = pg.ranks;
+      if (it.desc.empty()) it.desc = pg.desc;
+      it.size = std::max(it.size, pg.size);
     }
 }
 
