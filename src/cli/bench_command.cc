@@ -13,9 +13,6 @@
 #include "bench/watchdog.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "diagnose/diagnosis.h"
-#include "report/bench_tables.h"
-#include "report/job_charts.h"
 
 namespace commdx::cli {
 
@@ -123,14 +120,13 @@ int RunBench(CLI::App& cmd, BenchCliOptions& o) {
   if (o.run.progress) std::fprintf(stderr, "\r\x1b[2K");
   if (!result) return ReportError(result.error());
   if (!show) return 0;  // other ranks of a multi-process run: rank 0 reports
-  Job job;
-  job.bench.push_back(std::move(result).value());
-  analysis::AnalysisInput input(job);
-  auto diag = diagnose::Diagnose(input, diagnose::DiagnoseOptions::Only({Source::kBench}));
-  auto rep = report::MakeReport("bench " + o.case_key, job, std::move(diag));
-  report::AddBenchTables(job.bench, rep);
-  rep.charts = report::BenchCharts(job.bench);
-  return EmitReport(rep, o.output);
+  pipeline::Request request;
+  request.command = "bench " + o.case_key;
+  request.job.emplace().bench.push_back(std::move(result).value());
+  request.diagnose = diagnose::DiagnoseOptions::Only({Source::kBench});
+  request.parts = {pipeline::Part::kBench};
+  request.charts = true;
+  return RunAndEmit(std::move(request), o.output);
 }
 
 }  // namespace

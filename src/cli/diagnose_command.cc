@@ -5,11 +5,7 @@
 #include "analysis/registry.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "diagnose/diagnosis.h"
-#include "ingest/load_inputs.h"
 #include "ingest/registry.h"
-#include "report/job_charts.h"
-#include "report/sources.h"
 
 namespace commdx::cli {
 
@@ -39,31 +35,13 @@ int RunDiagnose(const DiagnoseOptions& o) {
   if (o.list) return PrintCatalogue();
   if (o.paths.empty())
     return ReportError(MakeError(ErrorCode::kUsage, "diagnose needs files or folders (or --list)"));
-  auto job = ingest::LoadInputs(o.paths);
-  if (!job) return ReportError(job.error());
-  if (job->inputs.empty()) {
-    // Name each file and why it was not read, so the user knows what to fix.
-    for (const auto& s : job->skipped)
-      std::fprintf(stderr, "commdx: %s: skipped: %s\n", s.path.c_str(), s.reason.c_str());
-    return ReportError(MakeError(
-        ErrorCode::kBadInput,
-        job->skipped.size() == 1
-            ? job->skipped[0].reason + "; expected a profiler trace, NCCL log, nccl-tests output, "
-                                       "nvidia-smi text or commdx snapshot (commdx diagnose --list)"
-            : "none of the " + std::to_string(job->skipped.size()) +
-                  " file(s) given is an input commdx reads (profiler traces, NCCL logs, "
-                  "nccl-tests output, nvidia-smi text, commdx snapshots); `commdx diagnose "
-                  "--list` shows the formats",
-        {job->skipped.size() == 1 ? job->skipped[0].path : std::string()}));
-  }
-  // The trace facts are computed once: the trace analyzers and the charts both read them.
-  analysis::AnalysisInput input(*job);
-  auto rep = report::MakeReport("diagnose", *job, diagnose::Diagnose(input));
-  const analysis::TraceFacts& facts = input.trace_facts();
-  report::AddSourceTables(*job, facts, rep);
-  if (!job->trace.empty()) rep.charts.Append(report::TraceCharts(*job, facts));
-  rep.charts.Append(report::BenchCharts(job->bench));
-  return EmitReport(rep, o.output);
+  pipeline::Request request;
+  request.command = "diagnose";
+  request.paths = o.paths;
+  request.needs = pipeline::Needs::kAnyInput;
+  request.parts = pipeline::EveryPart();
+  request.charts = true;
+  return RunAndEmit(std::move(request), o.output);
 }
 
 }  // namespace

@@ -11,11 +11,6 @@
 #include "cli/commands.h"
 #include "cli/live_probe.h"
 #include "cli/output.h"
-#include "diagnose/diagnosis.h"
-#include "ingest/snapshot/snapshot.h"
-#include "report/bench_tables.h"
-#include "report/job_charts.h"
-#include "report/topo_tables.h"
 
 namespace commdx::cli {
 
@@ -77,21 +72,18 @@ int RunDoctor(const DoctorOptions& o) {
     if (auto st = SaveSnapshot(o.save_path, &job.topo, &job.env, inputs, o.output); !st)
       return ReportError(st.error());
   }
-  analysis::AnalysisInput input(job);
-  auto ask = diagnose::DiagnoseOptions::Only({Source::kEnv, Source::kTopo, Source::kBench});
-  ask.name_root_cause = true;  // the node's live sources together
-  auto diag = diagnose::Diagnose(input, ask);
-  diag.not_checked = gaps;
-  diag.not_checked.push_back({"what the training job itself does (overlap, syncs, stragglers)",
-                              "commdx diagnose on its profiler traces and NCCL logs"});
-  auto rep = report::MakeReport("doctor", job, std::move(diag));
-  report::AddTopologyTables(job, rep);
-  report::AddEnvironmentTables(job, rep);
-  if (!job.bench.empty()) {
-    report::AddBenchTables(job.bench, rep);
-    rep.charts = report::BenchCharts(job.bench);
-  }
-  return EmitReport(rep, o.output);
+  pipeline::Request request;
+  request.command = "doctor";
+  request.job = std::move(job);
+  request.live = true;
+  request.diagnose = diagnose::DiagnoseOptions::Only({Source::kEnv, Source::kTopo, Source::kBench});
+  request.diagnose.name_root_cause = true;  // the node's live sources together
+  request.not_checked = std::move(gaps);
+  request.not_checked.push_back({"what the training job itself does (overlap, syncs, stragglers)",
+                                 "commdx diagnose on its profiler traces and NCCL logs"});
+  request.parts = {pipeline::Part::kTopology, pipeline::Part::kEnvironment, pipeline::Part::kBench};
+  request.charts = true;
+  return RunAndEmit(std::move(request), o.output);
 }
 
 }  // namespace

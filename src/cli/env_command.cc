@@ -9,10 +9,7 @@
 #include "cli/commands.h"
 #include "cli/live_probe.h"
 #include "cli/output.h"
-#include "diagnose/diagnosis.h"
-#include "ingest/load_inputs.h"
-#include "ingest/snapshot/snapshot.h"
-#include "report/topo_tables.h"
+#include "pipeline/pipeline.h"
 
 namespace commdx::cli {
 
@@ -27,37 +24,31 @@ struct EnvOptions {
 };
 
 int RunEnv(const EnvOptions& o) {
-  Job job;
+  pipeline::Request request;
+  request.command = "env";
+  request.diagnose = diagnose::DiagnoseOptions::Only({Source::kEnv});
+  request.parts = {pipeline::Part::kEnvironment};
   if (o.files.empty()) {
-    job = ProbeThisNode({o.root, o.nccl_lib});
+    Job job = ProbeThisNode({o.root, o.nccl_lib});
+    request.not_checked = EnvironmentProbeGaps(job.topo);
+    request.live = true;
+    request.job = std::move(job);
   } else {
-    ingest::LoadOptions load;
-    load.only = {InputKind::kSnapshot};
-    auto loaded = ingest::LoadInputs(o.files, load);
-    if (!loaded) return ReportError(loaded.error());
-    job = std::move(*loaded);
-    if (!job.env.captured)
-      return ReportError(
-          MakeError(ErrorCode::kBadInput,
-                    "no environment section found (expected a snapshot from `commdx env --save`)",
-                    {o.files.size() == 1 ? o.files[0] : std::string()}));
+    request.paths = o.files;
+    request.load.only = {InputKind::kSnapshot};
+    request.needs = pipeline::Needs::kEnvironment;
   }
+  auto out = pipeline::Run(std::move(request));
+  if (!out) return ReportError(out.error());
   if (!o.save_path.empty()) {
+    const Job& job = out->job;
     auto inputs = ProtectedInputs(job.inputs, job.skipped);
     inputs.insert(inputs.end(), o.files.begin(), o.files.end());
     if (!o.nccl_lib.empty()) inputs.push_back(o.nccl_lib);
     if (auto st = SaveSnapshot(o.save_path, &job.topo, &job.env, inputs, o.output); !st)
       return ReportError(st.error());
   }
-  analysis::AnalysisInput input(job);
-  auto diag = diagnose::Diagnose(input, diagnose::DiagnoseOptions::Only({Source::kEnv}));
-  if (o.files.empty() && job.topo.gpu_source != "nvml")
-    diag.not_checked.push_back(
-        {"GPU-dependent checks (MIG, CUDA_VISIBLE_DEVICES against GPUs, driver's CUDA version)",
-         "NVML: " + job.topo.nvml_error});
-  auto rep = report::MakeReport("env", job, std::move(diag));
-  report::AddEnvironmentTables(job, rep);
-  return EmitReport(rep, o.output);
+  return EmitReport(out->report, o.output);
 }
 
 }  // namespace

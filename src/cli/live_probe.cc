@@ -21,6 +21,29 @@ Job ProbeThisNode(const LiveProbeOptions& options) {
   return job;
 }
 
+std::vector<diagnose::Gap> TopologyProbeGaps(const Topology& topo) {
+  std::vector<diagnose::Gap> gaps;
+  if (topo.gpu_source != "nvml")
+    gaps.push_back({"GPU facts from NVML (names, NVLinks, P2P status, PCIe, throttling, processes)",
+                    topo.nvml_error.empty() ? "run on a machine with the NVIDIA driver"
+                                            : "NVML: " + topo.nvml_error});
+  if (!topo.bridges.empty()) {
+    bool readable = false;
+    for (const auto& b : topo.bridges) readable |= b.config_readable;
+    if (!readable)
+      gaps.push_back({"PCIe ACS on bridges between GPUs/NICs",
+                      "run as root (config space beyond 64 bytes is root-only), or "
+                      "`sudo lspci -vvv | grep ACSCtl`"});
+  }
+  return gaps;
+}
+
+std::vector<diagnose::Gap> EnvironmentProbeGaps(const Topology& topo) {
+  if (topo.gpu_source == "nvml") return {};
+  return {{"GPU-dependent checks (MIG, CUDA_VISIBLE_DEVICES against GPUs, driver's CUDA version)",
+           "NVML: " + topo.nvml_error}};
+}
+
 void FillEnvironmentFromTopology(Job& job) {
   if (job.env.cuda_driver_version == 0) job.env.cuda_driver_version = job.topo.cuda_driver_version;
   // NVML's driver version is preferred to the /proc reading when there is one

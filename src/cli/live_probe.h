@@ -5,7 +5,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "diagnose/diagnosis.h"
 #include "model/job.h"
 
 namespace commdx::cli {
@@ -16,6 +18,12 @@ struct LiveProbeOptions {
 };
 
 Job ProbeThisNode(const LiveProbeOptions& options);
+
+// What a live topology probe could not see: GPU facts without NVML, PCIe ACS on bridges whose
+// config space only root may read (`commdx topo`).
+std::vector<diagnose::Gap> TopologyProbeGaps(const Topology& topo);
+// What the environment checks could not do without NVML (`commdx env`).
+std::vector<diagnose::Gap> EnvironmentProbeGaps(const Topology& topo);
 
 // The filling-in step of ProbeThisNode, on facts already probed.
 void FillEnvironmentFromTopology(Job& job);

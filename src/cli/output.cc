@@ -13,6 +13,7 @@
 #include "base/printable.h"
 #include "base/write_file.h"
 #include "ingest/snapshot/snapshot.h"
+#include "pipeline/pipeline.h"
 #include "report/render.h"
 
 namespace commdx::cli {
@@ -66,6 +67,12 @@ int EmitReport(const report::Report& input, const OutputOptions& options) {
   if (Status st = WriteFileAtomically(options.output_path, text, {options.force}); !st)
     return ReportError(st.error());
   return code;
+}
+
+int RunAndEmit(pipeline::Request request, const OutputOptions& options) {
+  auto out = pipeline::Run(std::move(request));
+  if (!out) return ReportError(out.error());
+  return EmitReport(out->report, options);
 }
 
 std::vector<std::string> ProtectedInputs(const std::vector<InputFile>& inputs,

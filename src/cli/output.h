@@ -7,6 +7,7 @@
 
 #include "base/result.h"
 #include "model/job.h"
+#include "pipeline/request.h"
 #include "report/report.h"
 
 namespace commdx::cli {
@@ -26,6 +27,10 @@ void AddOutputFlags(CLI::App& cmd, OutputOptions& options);
 // -o names an input; 4 with the OS reason when the report cannot be written). A reader that
 // closed the pipe (EPIPE) is not an error.
 int EmitReport(const report::Report& report, const OutputOptions& options);
+
+// Runs the request through the pipeline (pipeline.h) and emits its report; an error of the run
+// (a broken file named alone, nothing read) is printed with its exit code.
+int RunAndEmit(pipeline::Request request, const OutputOptions& options);
 
 // Refuses (exit 2) an output path that is one of the report's inputs, also through symbolic or
 // hard links (same device and inode).

@@ -4,12 +4,10 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/live_probe.h"
 #include "cli/output.h"
-#include "diagnose/diagnosis.h"
-#include "ingest/load_inputs.h"
-#include "ingest/snapshot/snapshot.h"
+#include "pipeline/pipeline.h"
 #include "probe/topology_probe.h"
-#include "report/topo_tables.h"
 
 namespace commdx::cli {
 
@@ -37,30 +35,29 @@ Topology ProbeLive(const std::string& root, bool processes, bool quiet) {
 }
 
 int RunTopo(const TopoOptions& o) {
-  Job job;
-  bool live = o.files.empty();
-  if (live) {
-    job.topo = ProbeLive(o.root, !o.no_processes, o.output.quiet);
-    if (o.require_gpu && job.topo.gpu_source != "nvml")
-      return ReportError(
-          MakeError(ErrorCode::kEnvironment,
-                    "GPU facts were required (--require-gpu) but NVML is not available: " +
-                        job.topo.nvml_error));
+  pipeline::Request request;
+  request.command = "topo";
+  request.diagnose = diagnose::DiagnoseOptions::Only({Source::kTopo});
+  request.parts = {pipeline::Part::kTopology};
+  if (o.files.empty()) {
+    Topology topo = ProbeLive(o.root, !o.no_processes, o.output.quiet);
+    if (o.require_gpu && topo.gpu_source != "nvml")
+      return ReportError(MakeError(
+          ErrorCode::kEnvironment,
+          "GPU facts were required (--require-gpu) but NVML is not available: " + topo.nvml_error));
+    request.not_checked = TopologyProbeGaps(topo);
+    request.live = true;
+    request.job.emplace().topo = std::move(topo);
   } else {
-    ingest::LoadOptions load;
-    load.only = {InputKind::kSnapshot, InputKind::kSmiTopo, InputKind::kSmiP2P,
-                 InputKind::kSmiNvlink};
-    auto loaded = ingest::LoadInputs(o.files, load);
-    if (!loaded) return ReportError(loaded.error());
-    job = std::move(*loaded);
-    if (job.topo.empty())
-      return ReportError(
-          MakeError(ErrorCode::kBadInput,
-                    "no topology found in the given input (expected `nvidia-smi topo -m`, "
-                    "`nvidia-smi nvlink -s`, `nvidia-smi topo -p2p` text or a commdx snapshot)",
-                    {o.files.size() == 1 ? o.files[0] : std::string()}));
+    request.paths = o.files;
+    request.load.only = {InputKind::kSnapshot, InputKind::kSmiTopo, InputKind::kSmiP2P,
+                         InputKind::kSmiNvlink};
+    request.needs = pipeline::Needs::kTopology;
   }
+  auto out = pipeline::Run(std::move(request));
+  if (!out) return ReportError(out.error());
   if (!o.save_path.empty()) {
+    const Job& job = out->job;
     auto inputs = ProtectedInputs(job.inputs, job.skipped);
     inputs.insert(inputs.end(), o.files.begin(), o.files.end());
     if (auto st = SaveSnapshot(o.save_path, &job.topo, job.env.captured ? &job.env : nullptr,
@@ -68,24 +65,7 @@ int RunTopo(const TopoOptions& o) {
         !st)
       return ReportError(st.error());
   }
-  analysis::AnalysisInput input(job);
-  auto diag = diagnose::Diagnose(input, diagnose::DiagnoseOptions::Only({Source::kTopo}));
-  if (job.topo.gpu_source != "nvml" && live)
-    diag.not_checked.push_back(
-        {"GPU facts from NVML (names, NVLinks, P2P status, PCIe, throttling, processes)",
-         job.topo.nvml_error.empty() ? "run on a machine with the NVIDIA driver"
-                                     : "NVML: " + job.topo.nvml_error});
-  if (live && !job.topo.bridges.empty()) {
-    bool readable = false;
-    for (const auto& b : job.topo.bridges) readable |= b.config_readable;
-    if (!readable)
-      diag.not_checked.push_back({"PCIe ACS on bridges between GPUs/NICs",
-                                  "run as root (config space beyond 64 bytes is root-only), or "
-                                  "`sudo lspci -vvv | grep ACSCtl`"});
-  }
-  auto rep = report::MakeReport("topo", job, std::move(diag));
-  report::AddTopologyTables(job, rep);
-  return EmitReport(rep, o.output);
+  return EmitReport(out->report, o.output);
 }
 
 }  // namespace

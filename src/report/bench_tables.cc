@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "analysis/bench_summary.h"
 #include "base/str_format.h"
 #include "base/text.h"
 
@@ -100,8 +99,8 @@ void AddSweep(const BenchResult& r, const std::string& key, Report& rep) {
   rep.tables.push_back(std::move(t));
 }
 
-void AddSummary(const BenchResult& r, const std::string& key, Report& rep) {
-  analysis::BenchSummary s = analysis::SummarizeBench(r);
+void AddSummary(const BenchResult& r, const analysis::BenchSummary& s, const std::string& key,
+                Report& rep) {
   if (!s.has_data) return;
   Table t;
   t.key = key;
@@ -187,14 +186,15 @@ void AddRepro(const BenchResult& r, const std::string& key, Report& rep) {
 
 }  // namespace
 
-void AddBenchTables(const std::vector<BenchResult>& results, Report& rep) {
+void AddBenchTables(const std::vector<BenchResult>& results,
+                    const std::vector<analysis::BenchSummary>& summaries, Report& rep) {
   for (size_t i = 0; i < results.size(); ++i) {
     const BenchResult& r = results[i];
     size_t n = results.size();
     AddSetup(r, KeyFor(r, i, n, "_setup"), rep);
     if (!r.rows.empty()) {
       AddSweep(r, KeyFor(r, i, n, ""), rep);
-      AddSummary(r, KeyFor(r, i, n, "_summary"), rep);
+      AddSummary(r, summaries[i], KeyFor(r, i, n, "_summary"), rep);
     }
     if (!r.p2p.empty() || r.case_key == "p2p") AddP2p(r, KeyFor(r, i, n, ""), rep);
     if (!r.repro.empty() || r.case_key == "repro") AddRepro(r, KeyFor(r, i, n, ""), rep);

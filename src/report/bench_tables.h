@@ -5,11 +5,14 @@
 
 #include <vector>
 
+#include "analysis/bench_summary.h"
 #include "model/bench_result.h"
 #include "report/report.h"
 
 namespace commdx::report {
 
-void AddBenchTables(const std::vector<BenchResult>& results, Report& report);
+// `summaries`: one per result (AnalysisInput::bench_summaries).
+void AddBenchTables(const std::vector<BenchResult>& results,
+                    const std::vector<analysis::BenchSummary>& summaries, Report& report);
 
 }  // namespace commdx::report

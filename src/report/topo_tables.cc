@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "analysis/env_nccl_vars.h"
-#include "analysis/expected_bandwidth.h"
 #include "base/text.h"
 #include "model/cuda_version.h"
 
@@ -23,7 +21,7 @@ std::string Pcie(int gen, int width) {
 
 std::string PathCell(PathType p) { return p == PathType::kUnknown ? "-" : PathTypeName(p); }
 
-void AddMachine(const Topology& t, Report& r) {
+void AddMachine(const Topology& t, const analysis::TopologyTableData& d, Report& r) {
   Table tab;
   tab.key = "machine";
   tab.title = "Machine";
@@ -48,14 +46,11 @@ void AddMachine(const Topology& t, Report& r) {
   row("CPU", t.cpu_model.empty() ? t.cpu_vendor : t.cpu_model);
   if (t.online_cpus) row("online CPUs", std::to_string(t.online_cpus));
   if (!t.numa.empty()) row("NUMA nodes", std::to_string(t.numa.size()));
-  if (!t.gpus.empty()) {
-    Job j;
-    j.topo = t;
-    analysis::ExpectedBandwidth e = analysis::ExpectedForJob(j);
-    if (e.known)
-      row("expected all_reduce busbw", std::to_string(static_cast<int>(e.busbw_low_gbps)) + "-" +
-                                           std::to_string(static_cast<int>(e.busbw_high_gbps)) +
-                                           " GB/s (" + e.basis + ")");
+  if (d.machine && d.machine->known) {
+    const analysis::ExpectedBandwidth& e = *d.machine;
+    row("expected all_reduce busbw", std::to_string(static_cast<int>(e.busbw_low_gbps)) + "-" +
+                                         std::to_string(static_cast<int>(e.busbw_high_gbps)) +
+                                         " GB/s (" + e.basis + ")");
   }
   r.tables.push_back(std::move(tab));
 }
@@ -145,7 +140,7 @@ void AddMatrix(const Topology& t, Report& r) {
 
 std::string Gbps(double v) { return v > 0 ? std::to_string(static_cast<int>(v + 0.5)) : "-"; }
 
-void AddPairs(const Topology& t, Report& r) {
+void AddPairs(const Topology& t, const analysis::TopologyTableData& d, Report& r) {
   if (t.pairs.empty()) return;
   Table tab;
   tab.key = "pairs";
@@ -155,18 +150,18 @@ void AddPairs(const Topology& t, Report& r) {
                  "busbw GB/s"};
   tab.column_keys = {"pair",      "link", "p2p", "nccl_path", "line_rate_gbps", "nccl_model_gbps",
                      "busbw_gbps"};
-  for (const auto& p : t.pairs) {
-    analysis::ExpectedBandwidth e = analysis::ExpectedForPath(t, p.a, p.b);
+  for (size_t i = 0; i < t.pairs.size() && i < d.pairs.size(); ++i) {
+    const GpuPair& p = t.pairs[i];
+    const analysis::ExpectedBandwidth& e = d.pairs[i].expected;
     std::string p2p = std::string(P2PStatusCode(p.p2p_read)) + "/" + P2PStatusCode(p.p2p_write) +
                       "/" + P2PStatusCode(p.p2p_nvlink) + "/" + P2PStatusCode(p.p2p_atomics);
     std::string link = e.link.empty() ? MatrixCell(t, p.a, p.b) : e.link;
     if (p.nvlinks == 0 && p.path != PathType::kUnknown) link += " (" + PathCell(p.path) + ")";
     std::string busbw = e.known ? Gbps(e.busbw_low_gbps) + "-" + Gbps(e.busbw_high_gbps) : "-";
-    tab.AddRow(
-        {"GPU" + std::to_string(p.a) + "-GPU" + std::to_string(p.b), link, p2p,
-         e.nccl_path == analysis::NcclPath::kUnknown ? "-" : analysis::NcclPathName(e.nccl_path),
-         e.known ? Cell::Num(e.line_rate_gbps, 1) : Cell("-"),
-         e.nccl_model_gbps > 0 ? Cell::Num(e.nccl_model_gbps, 1) : Cell("-"), busbw});
+    tab.AddRow({"GPU" + std::to_string(p.a) + "-GPU" + std::to_string(p.b), link, p2p,
+                d.pairs[i].nccl_path.empty() ? "-" : d.pairs[i].nccl_path,
+                e.known ? Cell::Num(e.line_rate_gbps, 1) : Cell("-"),
+                e.nccl_model_gbps > 0 ? Cell::Num(e.nccl_model_gbps, 1) : Cell("-"), busbw});
   }
   tab.note =
       "Per direction. busbw: typical NCCL all_reduce bus bandwidth at large messages (docs/bench-method.md "
@@ -274,12 +269,12 @@ std::string MatrixCell(const Topology& topo, int a, int b) {
   return PathCell(p->path);
 }
 
-void AddTopologyTables(const Job& job, Report& report) {
+void AddTopologyTables(const Job& job, const analysis::TopologyTableData& data, Report& report) {
   const Topology& t = job.topo;
-  AddMachine(t, report);
+  AddMachine(t, data, report);
   AddGpus(t, report);
   AddMatrix(t, report);
-  AddPairs(t, report);
+  AddPairs(t, data, report);
   AddNics(t, report);
   AddNuma(t, report);
   AddProcesses(t, report);
@@ -300,7 +295,8 @@ std::string Bytes(const std::optional<uint64_t>& b) {
 
 }  // namespace
 
-void AddEnvironmentTables(const Job& job, Report& report) {
+void AddEnvironmentTables(const Job& job, const std::vector<analysis::VariableRow>& variables,
+                          Report& report) {
   const EnvSnapshot& e = job.env;
   Table facts;
   facts.key = "environment";
@@ -368,18 +364,7 @@ void AddEnvironmentTables(const Job& job, Report& report) {
   vars.title = "Variables that steer communication";
   vars.columns = {"variable", "value", "verdict", "what it does"};
   vars.column_keys = {"name", "value", "verdict", "what"};
-  for (const auto& v : e.vars) {
-    if (!analysis::IsCommVariable(v.name) && v.name != "OMP_NUM_THREADS" &&
-        v.name != "LOCAL_WORLD_SIZE")
-      continue;
-    if (v.name == "OMP_NUM_THREADS" || v.name == "LOCAL_WORLD_SIZE") {
-      vars.AddRow({v.name, v.value, "see findings", "threads per rank / ranks on this node"});
-      continue;
-    }
-    analysis::VarVerdict verdict = analysis::ClassifyVariable(v, job);
-    vars.AddRow({v.name, v.value, verdict.known ? analysis::VarRiskName(verdict.risk) : "unknown",
-                 verdict.what});
-  }
+  for (const auto& v : variables) vars.AddRow({v.name, v.value, v.verdict, v.what});
   if (vars.rows.empty())
     vars.note = "No NCCL_*, TORCH_NCCL_* or communication-relevant CUDA_* variable is set.";
   report.tables.push_back(std::move(vars));

@@ -4,13 +4,17 @@
 // libraries and variables with their verdicts.
 #pragma once
 
+#include "analysis/table_data.h"
 #include "model/job.h"
 #include "report/report.h"
 
 namespace commdx::report {
 
-void AddTopologyTables(const Job& job, Report& report);
-void AddEnvironmentTables(const Job& job, Report& report);
+// `data`: the expected bandwidth of the machine and of each pair (analysis/table_data.h).
+void AddTopologyTables(const Job& job, const analysis::TopologyTableData& data, Report& report);
+// `variables`: those that steer communication, with their verdicts (analysis/table_data.h).
+void AddEnvironmentTables(const Job& job, const std::vector<analysis::VariableRow>& variables,
+                          Report& report);
 
 // The matrix cell for a pair: "X", "NV18", "PIX", ...
 std::string MatrixCell(const Topology& topo, int a, int b);

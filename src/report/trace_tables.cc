@@ -1,11 +1,5 @@
 #include "report/trace_tables.h"
 
-#include <algorithm>
-#include <map>
-
-#include "analysis/hta_compat.h"
-#include "analysis/trace_arrival_skew.h"
-#include "analysis/trace_pattern.h"
 #include "base/text.h"
 
 namespace commdx::report {
@@ -24,7 +18,7 @@ Cell Waiting(const analysis::StepBreakdown& s) {
   return c;
 }
 
-void AddRanks(const Job& job, Report& report) {
+void AddRanks(const TraceSet& set, Report& report) {
   Table t{"trace_ranks",
           "Traces",
           {"rank", "file", "rank from", "GPU", "steps", "step source", "events", "GPU ops",
@@ -33,7 +27,7 @@ void AddRanks(const Job& job, Report& report) {
            "collectives", "json_mb"},
           {},
           ""};
-  for (const RankTrace& r : job.trace.ranks) {
+  for (const RankTrace& r : set.ranks) {
     t.AddRow({Cell::Int(r.rank), r.file, r.rank_source,
               r.devices.empty() ? std::string("-") : r.devices.front().name,
               Cell::Int(static_cast<long long>(r.steps.size())),
@@ -78,7 +72,7 @@ void AddBreakdown(const analysis::TraceFacts& f, Report& report) {
   report.tables.push_back(std::move(t));
 }
 
-void AddPattern(const Job& job, Report& report) {
+void AddPattern(const analysis::TraceTableData& d, Report& report) {
   Table t{
       "trace_collectives",
       "Communication pattern per process group",
@@ -88,8 +82,8 @@ void AddPattern(const Job& job, Report& report) {
        "channels", "n_lt_64k", "n_64k_1m", "n_1m_16m", "n_16m_256m", "n_ge_256m", "n_size_unknown"},
       {},
       ""};
-  auto rows = analysis::CommPattern(job.trace);
-  for (const auto& r : rows) {
+  for (size_t i = 0; i < d.pattern.size(); ++i) {
+    const analysis::PatternRow& r = d.pattern[i];
     std::string ranks;
     for (int x : r.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(x);
     Cell median = Cell::Int(static_cast<long long>(r.median_bytes));
@@ -99,7 +93,7 @@ void AddPattern(const Job& job, Report& report) {
     total.text = FormatBytes(static_cast<double>(r.bytes_total));
     std::vector<Cell> row{r.pg + (r.pg_desc.empty() ? "" : " (" + r.pg_desc + ")"),
                           ranks,
-                          analysis::CollectiveLabel(r.type, r.family),
+                          d.pattern_labels[i],
                           Cell::Int(static_cast<long long>(r.count)),
                           Cell::Num(r.per_step, 1),
                           median,
@@ -110,11 +104,11 @@ void AddPattern(const Job& job, Report& report) {
     row.push_back(Cell::Int(static_cast<long long>(r.unknown_size)));
     t.AddRow(std::move(row));
   }
-  if (!rows.empty()) t.note = "pattern: " + analysis::PatternName(rows);
+  if (!d.pattern.empty()) t.note = "pattern: " + d.pattern_name;
   report.tables.push_back(std::move(t));
 }
 
-void AddBandwidth(const Job& job, const analysis::TraceFacts& f, Report& report) {
+void AddBandwidth(const analysis::TraceTableData& d, Report& report) {
   Table t{"trace_bandwidth",
           "Achieved bus bandwidth by collective and size (nccl-tests factors)",
           {"collective", "size", "count", "time µs (median)", "busbw GB/s (median)",
@@ -122,29 +116,20 @@ void AddBandwidth(const Job& job, const analysis::TraceFacts& f, Report& report)
           {"collective", "bytes", "count", "time_us", "busbw_gbps", "expected_busbw_gbps",
            "transfer_only"},
           {},
-          "expected: " + (f.link.what.empty() ? std::string("unknown link") : f.link.what)};
-  std::map<std::pair<CollectiveType, uint64_t>, std::vector<const analysis::CollectiveBw*>> groups;
-  for (const auto& b : f.bandwidth)
-    if (b.bytes > 0) groups[{b.type, b.bytes}].push_back(&b);
-  for (const auto& [key, list] : groups) {
-    std::vector<int64_t> times;
-    std::vector<double> bws;
-    for (const auto* b : list) times.push_back(b->time_ns), bws.push_back(b->busbw_gbps);
-    std::sort(bws.begin(), bws.end());
-    Cell size = Cell::Int(static_cast<long long>(key.second));
-    size.text = FormatBytes(static_cast<double>(key.second));
-    t.AddRow({std::string(CollectiveTypeName(key.first)), size,
-              Cell::Int(static_cast<long long>(list.size())),
-              Cell::Num(static_cast<double>(analysis::Median(times)) / 1e3, 1),
-              Cell::Num(bws[bws.size() / 2], 1), Cell::Num(list.front()->expected_busbw_gbps, 1),
-              std::string(list.front()->transfer_only ? "yes" : "no")});
+          "expected: " + (d.link.empty() ? std::string("unknown link") : d.link)};
+  for (const auto& b : d.bandwidth) {
+    Cell size = Cell::Int(static_cast<long long>(b.bytes));
+    size.text = FormatBytes(static_cast<double>(b.bytes));
+    t.AddRow({std::string(CollectiveTypeName(b.type)), size,
+              Cell::Int(static_cast<long long>(b.count)),
+              Cell::Num(static_cast<double>(b.median_time_ns) / 1e3, 1),
+              Cell::Num(b.median_busbw_gbps, 1), Cell::Num(b.expected_busbw_gbps, 1),
+              std::string(b.transfer_only ? "yes" : "no")});
   }
-  (void)job;
   report.tables.push_back(std::move(t));
 }
 
-void AddLate(const Job& job, const analysis::TraceFacts& f, Report& report) {
-  auto late = analysis::ExplainedLateRanks(job.trace, f);
+void AddLate(const std::vector<analysis::LateStep>& late, Report& report) {
   if (late.empty()) return;
   Table t{"trace_late_ranks",
           "Who the others waited for, per step (clocks aligned on collective ends)",
@@ -160,16 +145,14 @@ void AddLate(const Job& job, const analysis::TraceFacts& f, Report& report) {
   report.tables.push_back(std::move(t));
 }
 
-void AddHta(const Job& job, Report& report) {
+void AddHta(const std::vector<analysis::HtaCompat>& hta, Report& report) {
   Table t{"hta_compat",
           "HTA-comparable numbers (computed as HTA 0.5 does; see docs/trace-metrics.md)",
           {"rank", "idle %", "compute %", "non-compute %", "comm/compute overlap %"},
           {"rank", "idle_pct", "compute_pct", "non_compute_pct", "comm_comp_overlap_pct"},
           {},
           ""};
-  for (const RankTrace& r : job.trace.ranks) {
-    if (!r.has_gpu) continue;
-    auto h = analysis::ComputeHtaCompat(r);
+  for (const auto& h : hta) {
     t.AddRow({Cell::Int(h.rank), Cell::Num(h.idle_pct, 2), Cell::Num(h.compute_pct, 2),
               Cell::Num(h.non_compute_pct, 2), Cell::Num(h.comm_comp_overlap_pct, 2)});
   }
@@ -178,13 +161,14 @@ void AddHta(const Job& job, Report& report) {
 
 }  // namespace
 
-void AddTraceTables(const Job& job, const analysis::TraceFacts& facts, Report& report) {
-  AddRanks(job, report);
+void AddTraceTables(const TraceSet& set, const analysis::TraceFacts& facts,
+                    const analysis::TraceTableData& data, Report& report) {
+  AddRanks(set, report);
   AddBreakdown(facts, report);
-  AddPattern(job, report);
-  AddBandwidth(job, facts, report);
-  AddLate(job, facts, report);
-  AddHta(job, report);
+  AddPattern(data, report);
+  AddBandwidth(data, report);
+  AddLate(data.late, report);
+  AddHta(data.hta, report);
 }
 
 }  // namespace commdx::report

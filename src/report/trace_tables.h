@@ -3,12 +3,15 @@
 // and the HTA-comparable numbers (JSON key "hta_compat").
 #pragma once
 
+#include "analysis/table_data.h"
 #include "analysis/trace_facts.h"
-#include "model/job.h"
+#include "model/trace.h"
 #include "report/report.h"
 
 namespace commdx::report {
 
-void AddTraceTables(const Job& job, const analysis::TraceFacts& facts, Report& report);
+// `facts` give the step breakdown; `data` the rest (analysis/table_data.h).
+void AddTraceTables(const TraceSet& set, const analysis::TraceFacts& facts,
+                    const analysis::TraceTableData& data, Report& report);
 
 }  // namespace commdx::report

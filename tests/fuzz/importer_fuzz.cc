@@ -18,10 +18,9 @@
 #include "diagnose/diagnosis.h"
 #include "ingest/registry.h"
 #include "ingest/saved_result/saved_result_reader.h"
-#include "report/job_charts.h"
+#include "pipeline/pipeline.h"
 #include "report/render.h"
 #include "report/report.h"
-#include "report/sources.h"
 
 namespace {
 
@@ -62,13 +61,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (imp->finish) imp->finish(job);
   job.inputs.push_back({file.path, {imp->kind}, file.data.size()});
   // The analyzers, the diagnosis and the report must cope with whatever a parse accepted.
-  // As `commdx diagnose` does it: trace facts once, the tables and the charts drawn from them.
-  analysis::AnalysisInput input(job);
-  auto rep = report::MakeReport("diagnose", job, diagnose::Diagnose(input));
-  const analysis::TraceFacts& facts = input.trace_facts();
-  report::AddSourceTables(job, facts, rep);
-  if (!job.trace.empty()) rep.charts.Append(report::TraceCharts(job, facts));
-  rep.charts.Append(report::BenchCharts(job.bench));
-  RenderAll(rep);
+  // As `commdx diagnose` does it: through the pipeline, every table and chart.
+  pipeline::Request request;
+  request.command = "diagnose";
+  request.job = std::move(job);
+  request.parts = pipeline::EveryPart();
+  request.charts = true;
+  if (auto out = pipeline::Run(std::move(request))) RenderAll(out->report);
   return 0;
 }

@@ -10,11 +10,11 @@
 #include "model/trace.h"
 #include "report/charts.h"
 
-namespace commdx::report {
+namespace commdx::pipeline {
 
 // Groups with the most calls first, at most `max_charts`. Bin i holds sizes in [2^k, 2^(k+1))
 // for consecutive k from the smallest size seen to the largest (empty bins included, so the x
 // axis stays logarithmic). Collectives of unknown size (0 bytes) are counted in the note.
-std::vector<Histogram> CollectiveSizeHistograms(const TraceSet& set, size_t max_charts = 6);
+std::vector<report::Histogram> CollectiveSizeHistograms(const TraceSet& set, size_t max_charts = 6);
 
-}  // namespace commdx::report
+}  // namespace commdx::pipeline

@@ -9,18 +9,21 @@
 #include <cstddef>
 #include <vector>
 
+#include "analysis/bench_summary.h"
 #include "analysis/trace_facts.h"
 #include "model/bench_result.h"
 #include "report/charts.h"
 
-namespace commdx::report {
+namespace commdx::pipeline {
 
 // One chart per collective type with a measured size, most calls first, at most `max_charts`.
 // At most `max_points` sizes per chart: beyond it sizes are pooled per quarter octave.
-std::vector<XYChart> TraceBandwidthCharts(const analysis::TraceFacts& facts, size_t max_charts = 4,
-                                          size_t max_points = 200);
+std::vector<report::XYChart> TraceBandwidthCharts(const analysis::TraceFacts& facts,
+                                                  size_t max_charts = 4, size_t max_points = 200);
 
 // One chart per result that has a size sweep.
-std::vector<XYChart> BenchBandwidthCharts(const std::vector<BenchResult>& results);
+// `summaries`: one per result (AnalysisInput::bench_summaries).
+std::vector<report::XYChart> BenchBandwidthCharts(
+    const std::vector<BenchResult>& results, const std::vector<analysis::BenchSummary>& summaries);
 
-}  // namespace commdx::report
+}  // namespace commdx::pipeline

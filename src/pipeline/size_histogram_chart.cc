@@ -1,4 +1,4 @@
-#include "report/size_histogram_chart.h"
+#include "pipeline/size_histogram_chart.h"
 
 #include <algorithm>
 #include <bit>
@@ -6,7 +6,9 @@
 
 #include "report/render_util.h"
 
-namespace commdx::report {
+namespace commdx::pipeline {
+
+using report::Histogram;
 
 namespace {
 
@@ -62,7 +64,7 @@ std::vector<Histogram> CollectiveSizeHistograms(const TraceSet& set, size_t max_
     h.y_label = "calls on rank " + std::to_string(t->rank);
     int lo = g->bins.begin()->first, hi = g->bins.rbegin()->first;
     for (int k = lo; k <= hi; ++k) {
-      h.bin_labels.push_back(PowerOfTwoLabel(k));
+      h.bin_labels.push_back(report::PowerOfTwoLabel(k));
       auto it = g->bins.find(k);
       h.values.push_back(it == g->bins.end() ? 0.0 : static_cast<double>(it->second));
     }
@@ -74,4 +76,4 @@ std::vector<Histogram> CollectiveSizeHistograms(const TraceSet& set, size_t max_
   return out;
 }
 
-}  // namespace commdx::report
+}  // namespace commdx::pipeline

@@ -11,7 +11,7 @@
 #include "model/job.h"
 #include "report/charts.h"
 
-namespace commdx::report {
+namespace commdx::pipeline {
 
 struct StepTimelineOptions {
   // At most this many ranks get lanes; beyond it, half are the ranks that waited most in the step
@@ -26,12 +26,12 @@ struct StepTimelineOptions {
 // The step shown is the median of the job's complete steps, ordered by their time on the slowest
 // rank: a typical step, not the first one that warms up nor an outlier. Times are relative to
 // each rank's own step start (clocks of different hosts differ). nullopt without GPU steps.
-std::optional<Timeline> StepTimelineChart(const Job& job, const analysis::TraceFacts& facts,
-                                          const StepTimelineOptions& options = {});
+std::optional<report::Timeline> StepTimelineChart(const Job& job, const analysis::TraceFacts& facts,
+                                                  const StepTimelineOptions& options = {});
 
 // Merges intervals of one kind whose gap is below `min_gap_ns` into segments of `kind`,
 // shifted by -origin_ns; each segment's label says its busy time and how many intervals it holds.
-std::vector<Segment> MergedSegments(const analysis::Intervals& x, int64_t min_gap_ns,
-                                    int64_t origin_ns, const char* kind, const char* what);
+std::vector<report::Segment> MergedSegments(const analysis::Intervals& x, int64_t min_gap_ns,
+                                            int64_t origin_ns, const char* kind, const char* what);
 
-}  // namespace commdx::report
+}  // namespace commdx::pipeline

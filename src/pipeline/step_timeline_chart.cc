@@ -1,10 +1,14 @@
-#include "report/step_timeline_chart.h"
+#include "pipeline/step_timeline_chart.h"
 
 #include <algorithm>
 
 #include "base/text.h"
 
-namespace commdx::report {
+namespace commdx::pipeline {
+
+using report::Lane;
+using report::Segment;
+using report::Timeline;
 
 namespace {
 
@@ -52,9 +56,8 @@ std::optional<ChosenStep> ChooseStep(const std::vector<StepBreakdown>& steps) {
   }
   std::vector<const Group*>& pool = complete.empty() ? all : complete;
   if (pool.empty()) return std::nullopt;
-  std::stable_sort(pool.begin(), pool.end(), [](const Group* a, const Group* b) {
-    return a->slowest_ns < b->slowest_ns;
-  });
+  std::stable_sort(pool.begin(), pool.end(),
+                   [](const Group* a, const Group* b) { return a->slowest_ns < b->slowest_ns; });
   const Group& g = *pool[(pool.size() - 1) / 2];
   ChosenStep out;
   out.number = rows[g.begin]->step;
@@ -87,9 +90,7 @@ std::vector<const StepBreakdown*> PickRanks(std::vector<const StepBreakdown*> ra
   return ranks;
 }
 
-Intervals Clip(const Intervals& x, int64_t lo, int64_t hi) {
-  return analysis::PartsIn(x, lo, hi);
-}
+Intervals Clip(const Intervals& x, int64_t lo, int64_t hi) { return analysis::PartsIn(x, lo, hi); }
 
 std::string StepName(const Job& job, const ChosenStep& c) {
   for (const RankTrace& t : job.trace.ranks)
@@ -208,4 +209,4 @@ std::optional<Timeline> StepTimelineChart(const Job& job, const analysis::TraceF
   return tl;
 }
 
-}  // namespace commdx::report
+}  // namespace commdx::pipeline

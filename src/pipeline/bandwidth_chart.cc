@@ -1,4 +1,4 @@
-#include "report/bandwidth_chart.h"
+#include "pipeline/bandwidth_chart.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,10 @@
 #include "analysis/bench_summary.h"
 #include "base/str_format.h"
 
-namespace commdx::report {
+namespace commdx::pipeline {
+
+using report::Series;
+using report::XYChart;
 
 namespace {
 
@@ -92,15 +95,18 @@ std::vector<XYChart> TraceBandwidthCharts(const analysis::TraceFacts& facts, siz
   return out;
 }
 
-std::vector<XYChart> BenchBandwidthCharts(const std::vector<BenchResult>& results) {
+std::vector<XYChart> BenchBandwidthCharts(const std::vector<BenchResult>& results,
+                                          const std::vector<analysis::BenchSummary>& summaries) {
   std::vector<XYChart> out;
-  for (const BenchResult& r : results) {
+  for (size_t i = 0; i < results.size() && i < summaries.size(); ++i) {
+    const BenchResult& r = results[i];
     if (r.rows.empty()) continue;
     XYChart c;
-    c.title = "Bus bandwidth vs message size: " + r.case_key + " (" +
-              (r.source == BenchSource::kNcclTests ? "nccl-tests" + (r.file.empty() ? "" : ", " + r.file)
-                                        : std::string("commdx bench")) +
-              ", " + std::to_string(r.nranks) + " ranks)";
+    c.title =
+        "Bus bandwidth vs message size: " + r.case_key + " (" +
+        (r.source == BenchSource::kNcclTests ? "nccl-tests" + (r.file.empty() ? "" : ", " + r.file)
+                                             : std::string("commdx bench")) +
+        ", " + std::to_string(r.nranks) + " ranks)";
     c.x_label = "message size";
     c.y_label = "GB/s busbw";
     c.log_x = true;
@@ -121,7 +127,7 @@ std::vector<XYChart> BenchBandwidthCharts(const std::vector<BenchResult>& result
     std::vector<double> xs = oop.x.empty() ? ip.x : oop.x;
     if (!oop.x.empty()) c.series.push_back(std::move(oop));
     if (!ip.x.empty()) c.series.push_back(std::move(ip));
-    analysis::BenchSummary s = analysis::SummarizeBench(r);
+    const analysis::BenchSummary& s = summaries[i];
     if (s.expected.known) {
       auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
       c.series.push_back(Series{"link line rate",
@@ -142,4 +148,4 @@ std::vector<XYChart> BenchBandwidthCharts(const std::vector<BenchResult>& result
   return out;
 }
 
-}  // namespace commdx::report
+}  // namespace commdx::pipeline

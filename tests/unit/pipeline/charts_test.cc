@@ -1,4 +1,4 @@
-// The chart builders of the report layer (step timeline, collective size histogram, bandwidth
+// The chart builders of the pipeline (step timeline, collective size histogram, bandwidth
 // against size) on hand-made facts and on a real 2xH200 capture, and the SVG they turn into.
 #include <gtest/gtest.h>
 
@@ -8,17 +8,29 @@
 #include <map>
 #include <string>
 
+#include "analysis/bench_summary.h"
 #include "analysis/trace_facts.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/load_inputs.h"
-#include "report/bandwidth_chart.h"
-#include "report/job_charts.h"
-#include "report/size_histogram_chart.h"
-#include "report/step_timeline_chart.h"
+#include "pipeline/bandwidth_chart.h"
+#include "pipeline/job_charts.h"
+#include "pipeline/size_histogram_chart.h"
+#include "pipeline/step_timeline_chart.h"
 #include "report/svg.h"
 
-namespace commdx::report {
+namespace commdx::pipeline {
 namespace {
+
+using report::Charts;
+using report::Histogram;
+using report::Lane;
+using report::Segment;
+using report::Series;
+using report::SvgHistogram;
+using report::SvgTimeline;
+using report::SvgXY;
+using report::Timeline;
+using report::XYChart;
 
 using analysis::Intervals;
 using analysis::StepBreakdown;
@@ -318,7 +330,8 @@ TEST(BenchBandwidthCharts, SweepAgainstTheLineRate) {
   }
   BenchResult p2p;
   p2p.case_key = "p2p";
-  auto charts = BenchBandwidthCharts({r, p2p});
+  auto charts =
+      BenchBandwidthCharts({r, p2p}, {analysis::SummarizeBench(r), analysis::SummarizeBench(p2p)});
   ASSERT_EQ(charts.size(), 1u);
   const XYChart& c = charts[0];
   EXPECT_NE(c.title.find("all_reduce (nccl-tests, ar.txt, 2 ranks)"), std::string::npos) << c.title;
@@ -366,4 +379,4 @@ TEST(JobCharts, RealCaptureHasATimelineHistogramsAndBandwidth) {
 }
 
 }  // namespace
-}  // namespace commdx::report
+}  // namespace commdx::pipeline

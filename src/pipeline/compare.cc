@@ -1,0 +1,59 @@
+#include "pipeline/compare.h"
+
+#include "base/file.h"
+#include "ingest/saved_result/saved_result_reader.h"
+#include "report/compare_tables.h"
+
+namespace commdx::pipeline {
+
+namespace {
+
+// One saved result, refused when another version of commdx wrote it: its paths and meanings
+// may differ, so a diff would report renamed fields as changes.
+Result<SavedResult> ReadComparable(const std::string& path) {
+  COMMDX_ASSIGN_OR_RETURN(FileText text, ReadFile(path));
+  COMMDX_ASSIGN_OR_RETURN(SavedResult r, ingest::ReadSavedResult(text));
+  if (r.schema_version != report::kSchemaVersion)
+    return MakeError(ErrorCode::kBadInput,
+                     "schema_version " + std::to_string(r.schema_version) + ", but this commdx (" +
+                         COMMDX_VERSION + ") reads schema_version " +
+                         std::to_string(report::kSchemaVersion) +
+                         ": compare results written by the same commdx version",
+                     {path});
+  return r;
+}
+
+// Outputs of different commands share few paths: the diff would be all "only in A/B".
+Status SameCommand(const SavedResult& a, const SavedResult& b, const std::string& path_b) {
+  if (a.command == b.command) return Ok{};
+  auto what = [](const SavedResult& r) {
+    return r.command.empty() ? std::string("result without a command")
+                             : "`" + r.command + "` result";
+  };
+  return MakeError(ErrorCode::kBadInput,
+                   "A is a " + what(a) + " and B a " + what(b) +
+                       ": compare two outputs of the same command (diagnose with diagnose, "
+                       "bench with bench, ...)",
+                   {path_b});
+}
+
+}  // namespace
+
+Result<CompareOutcome> RunCompare(const CompareRequest& request) {
+  COMMDX_ASSIGN_OR_RETURN(SavedResult a, ReadComparable(request.a));
+  COMMDX_ASSIGN_OR_RETURN(SavedResult b, ReadComparable(request.b));
+  COMMDX_TRY(SameCommand(a, b, request.b));
+  const diagnose::Comparison c = diagnose::Compare(a, b, request.options);
+  CompareOutcome out;
+  report::Report& rep = out.report;
+  rep.command = "compare";
+  rep.tool_version = COMMDX_VERSION;
+  rep.inputs = {{request.a, {InputKind::kSavedResult}, 0},
+                {request.b, {InputKind::kSavedResult}, 0}};
+  rep.include_root_cause = false;
+  report::AddCompareTables(c, rep);
+  for (const auto& f : c.added) out.regressed |= f.severity == Severity::kError;
+  return out;
+}
+
+}  // namespace commdx::pipeline

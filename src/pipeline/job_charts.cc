@@ -1,0 +1,27 @@
+#include "pipeline/job_charts.h"
+
+#include "pipeline/bandwidth_chart.h"
+#include "pipeline/size_histogram_chart.h"
+#include "pipeline/step_timeline_chart.h"
+
+namespace commdx::pipeline {
+
+using report::Charts;
+
+Charts TraceCharts(const Job& job, const analysis::TraceFacts& facts) {
+  Charts c;
+  if (job.trace.empty()) return c;
+  if (auto t = StepTimelineChart(job, facts)) c.timelines.push_back(std::move(*t));
+  c.histograms = CollectiveSizeHistograms(job.trace);
+  c.xy = TraceBandwidthCharts(facts);
+  return c;
+}
+
+Charts BenchCharts(const std::vector<BenchResult>& results,
+                   const std::vector<analysis::BenchSummary>& summaries) {
+  Charts c;
+  c.xy = BenchBandwidthCharts(results, summaries);
+  return c;
+}
+
+}  // namespace commdx::pipeline
