@@ -231,7 +231,8 @@ bool WithinTypo(std::string_view a, std::string_view b) {
   if (la - lb > kMaxTypo || lb - la > kMaxTypo) return false;
   constexpr int kFar = kMaxTypo + 1;  // any distance over the bound
   int prev[kBand], cur[kBand];
-  for (int d = 0; d < kBand; ++d) prev[d] = d >= kMaxTypo && d - kMaxTypo <= lb ? d - kMaxTypo : kFar;
+  for (int d = 0; d < kBand; ++d)
+    prev[d] = d >= kMaxTypo && d - kMaxTypo <= lb ? d - kMaxTypo : kFar;
   for (int i = 1; i <= la; ++i) {
     int best = kFar;
     for (int d = 0; d < kBand; ++d) {

@@ -168,8 +168,8 @@ Result<std::string> ReadTail(const std::string& path, size_t bytes) {
   std::string tail(bytes, '\0');
   size_t have = 0;
   while (have < bytes) {
-    ssize_t got = pread(in.fd(), tail.data() + have, bytes - have,
-                        static_cast<off_t>(size - bytes + have));
+    ssize_t got =
+        pread(in.fd(), tail.data() + have, bytes - have, static_cast<off_t>(size - bytes + have));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return MakeError(ErrorCode::kBadInput, OsReason(errno), {path});
     if (got == 0) break;

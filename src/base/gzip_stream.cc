@@ -115,7 +115,9 @@ class Inflater {
 };
 #endif
 
-bool GzipMagicAt(const unsigned char* p, size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
+bool GzipMagicAt(const unsigned char* p, size_t n) {
+  return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
 
 }  // namespace
 
@@ -156,7 +158,8 @@ GzipStream::~GzipStream() = default;
 
 Result<size_t> GzipStream::Read(char* dst, size_t n) {
   Impl& s = *impl_;
-  if (!s.inflater.ok()) return MakeError(ErrorCode::kInternal, "zlib inflateInit2 failed", {s.name});
+  if (!s.inflater.ok())
+    return MakeError(ErrorCode::kInternal, "zlib inflateInit2 failed", {s.name});
   const size_t want = std::min(n, kMaxOut);
   size_t got = 0;
   while (got == 0 && !s.done && want > 0) {

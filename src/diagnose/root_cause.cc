@@ -111,8 +111,9 @@ bool Better(const std::vector<Finding>& v, const Candidate& a, const Candidate& 
 }
 
 std::string Percent(double part, double whole) {
-  return whole > 0 ? " (" + std::to_string(static_cast<int>(100 * part / whole + 0.5)) + "% of the step)"
-                   : "";
+  return whole > 0
+             ? " (" + std::to_string(static_cast<int>(100 * part / whole + 0.5)) + "% of the step)"
+             : "";
 }
 
 }  // namespace
@@ -239,10 +240,11 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
     rc.summary += ". Fix: " + std::string(fix);
   }
   if (bound && bound->score_ns > best.score_ns)
-    rc.summary += ". Beyond what can be fixed here, the platform bounds more: " +
-                  v[bound->index].id + " (" + v[bound->index].title + ") would give back about " +
-                  FormatDurationNs(bound->score_ns) + " per step" +
-                  Percent(bound->score_ns, bound->step_ns) + " with hardware this job does not have";
+    rc.summary +=
+        ". Beyond what can be fixed here, the platform bounds more: " + v[bound->index].id + " (" +
+        v[bound->index].title + ") would give back about " + FormatDurationNs(bound->score_ns) +
+        " per step" + Percent(bound->score_ns, bound->step_ns) +
+        " with hardware this job does not have";
 
   if (!root.saving_ns_per_step && best.score_ns > 0) {
     root.saving_ns_per_step = best.score_ns;

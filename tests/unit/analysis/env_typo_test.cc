@@ -15,11 +15,11 @@ bool Suggests(const std::string& name, const std::string& known) {
 }
 
 TEST(EnvTypo, OneOrTwoEditsAreTypos) {
-  EXPECT_TRUE(Suggests("NCCL_P2P_DISABLED", "NCCL_P2P_DISABLE"));  // one inserted
-  EXPECT_TRUE(Suggests("NCCL_P2P_DISABL", "NCCL_P2P_DISABLE"));    // one deleted
-  EXPECT_TRUE(Suggests("NCCL_P2P_DISAPLE", "NCCL_P2P_DISABLE"));   // one replaced
-  EXPECT_TRUE(Suggests("NCCL_P2P_DISABEL", "NCCL_P2P_DISABLE"));   // two letters swapped
-  EXPECT_TRUE(Suggests("NCL_P2P_DISABLEE", "NCCL_P2P_DISABLE"));   // one each end
+  EXPECT_TRUE(Suggests("NCCL_P2P_DISABLED", "NCCL_P2P_DISABLE"));   // one inserted
+  EXPECT_TRUE(Suggests("NCCL_P2P_DISABL", "NCCL_P2P_DISABLE"));     // one deleted
+  EXPECT_TRUE(Suggests("NCCL_P2P_DISAPLE", "NCCL_P2P_DISABLE"));    // one replaced
+  EXPECT_TRUE(Suggests("NCCL_P2P_DISABEL", "NCCL_P2P_DISABLE"));    // two letters swapped
+  EXPECT_TRUE(Suggests("NCL_P2P_DISABLEE", "NCCL_P2P_DISABLE"));    // one each end
   EXPECT_TRUE(Suggests("XNCCL_P2P_DISABLEX", "NCCL_P2P_DISABLE"));  // two inserted
 }
 

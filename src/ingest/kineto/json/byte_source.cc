@@ -98,7 +98,8 @@ class GzipSource final : public ByteSource {
       : raw_(std::move(raw)),
         compressed_(compressed),
         expected_(expected),
-        gz_(std::move(name), [r = raw_.get()](char* dst, size_t n) { return r->Read(dst, n); },
+        gz_(
+            std::move(name), [r = raw_.get()](char* dst, size_t n) { return r->Read(dst, n); },
             head) {}
   bool was_gzip() const override { return true; }
   uint64_t compressed_bytes() const override { return compressed_; }
