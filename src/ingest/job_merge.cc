@@ -29,8 +29,15 @@ JobMerge::~JobMerge() = default;
 void JobMerge::Add(Job&& part) {
   into_.quality.Merge(part.quality);
   if (!part.nccl.files.empty()) {
-    if (!nccl_) nccl_ = std::make_unique<nccl_log::SetupMerge>(into_.nccl);
-    nccl_->Add(std::move(part.nccl));
+    // A part's setup is already merged (its connections counted and in order), so the first
+    // one is taken whole: one big log costs one merge, not two.
+    if (!nccl_ && into_.nccl.files.empty() && into_.nccl.communicators.empty() &&
+        into_.nccl.processes.empty()) {
+      into_.nccl = std::move(part.nccl);
+    } else {
+      if (!nccl_) nccl_ = std::make_unique<nccl_log::SetupMerge>(into_.nccl);
+      nccl_->Add(std::move(part.nccl));
+    }
   }
   if (HasJobLogFacts(part.job_log)) {
     if (!job_log_) job_log_ = std::make_unique<job_log::FactsMerge>(into_.job_log);

@@ -28,7 +28,8 @@ class JobMerge {
   JobMerge(const JobMerge&) = delete;
   JobMerge& operator=(const JobMerge&) = delete;
 
-  // One file's part, files in order; `part` is left empty.
+  // One file's part (what importers read from it into an empty Job), files in order; `part` is
+  // left empty.
   void Add(Job&& part);
   // The steps done once for all parts (connections put in line order).
   void Finish();
