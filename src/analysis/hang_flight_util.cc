@@ -1,7 +1,6 @@
 #include "analysis/hang_flight_util.h"
 
 #include <algorithm>
-#include <set>
 
 #include "base/str_format.h"
 
@@ -36,15 +35,28 @@ bool IsLibraryFrame(const FrFrame& fr) {
 
 std::vector<FrGroupView> GroupFlightDumps(const std::vector<FrDump>& dumps) {
   std::map<std::string, FrGroupView> groups;
-  std::map<std::string, std::set<int>> expected;
+  // The ranks each group's members list, as bits by rank: every dump of an N-rank job lists the
+  // N ranks of its groups, and a tree of N ranks filled from N dumps cost N^2 log N.
+  std::map<std::string, std::vector<bool>> expected;
+  auto set = [](std::vector<bool>& bits, int r) {
+    if (r < 0) return;
+    if (static_cast<size_t>(r) >= bits.size()) bits.resize(static_cast<size_t>(r) + 1);
+    bits[static_cast<size_t>(r)] = true;
+  };
+  std::vector<bool> dumped;
   for (size_t d = 0; d < dumps.size(); ++d) {
     const FrDump& dump = dumps[d];
-    for (const auto& pg : dump.groups) expected[pg.name].insert(pg.ranks.begin(), pg.ranks.end());
+    const int rank = dump.rank >= 0 ? dump.rank : static_cast<int>(d);
+    set(dumped, rank);
+    for (const auto& pg : dump.groups) {
+      std::vector<bool>& bits = expected[pg.name];
+      for (int r : pg.ranks) set(bits, r);
+    }
     std::map<std::string, FrRankView> mine;
     for (const auto& e : dump.entries) {
       if (e.is_p2p || e.collective_seq_id < 0) continue;
       FrRankView& r = mine[e.pg_name];
-      r.rank = dump.rank >= 0 ? dump.rank : static_cast<int>(d);
+      r.rank = rank;
       r.file = dump.file;
       r.by_seq.emplace(e.collective_seq_id, &e);
       FrGroupView& g = groups[e.pg_name];
@@ -57,13 +69,9 @@ std::vector<FrGroupView> GroupFlightDumps(const std::vector<FrDump>& dumps) {
   for (auto& [name, g] : groups) {
     std::sort(g.ranks.begin(), g.ranks.end(),
               [](const FrRankView& a, const FrRankView& b) { return a.rank < b.rank; });
-    std::set<int> have;
-    for (const auto& r : g.ranks) have.insert(r.rank);
-    std::set<int> dumped;
-    for (size_t d = 0; d < dumps.size(); ++d)
-      dumped.insert(dumps[d].rank >= 0 ? dumps[d].rank : static_cast<int>(d));
-    for (int r : expected[name])
-      if (!dumped.count(r)) g.missing.push_back(r);
+    const std::vector<bool>& bits = expected[name];
+    for (size_t r = 0; r < bits.size(); ++r)
+      if (bits[r] && (r >= dumped.size() || !dumped[r])) g.missing.push_back(static_cast<int>(r));
     out.push_back(std::move(g));
   }
   return out;
