@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <map>
 #include <optional>
+#include <string_view>
 #include <thread>
+#include <utility>
 
 #include "base/file.h"
 #include "base/input_path.h"
@@ -32,7 +36,17 @@ struct Slot {
   Job part;          // what a streaming importer, or a worker's parse, read
   uint64_t bytes = 0;
   std::vector<InputKind> kinds;  // what it was read as
+  // The size and a hash of its text, where it was read as text (a copy of another input has
+  // the same: the job's folder copied twice, `gzip -k` beside the original).
+  std::optional<std::pair<uint64_t, size_t>> digest;
+  std::string copy_of;  // the earlier input with the same text: this one is not read
 };
+
+void Digest(Slot& s) {
+  if (s.text && !s.digest)
+    s.digest = std::make_pair(static_cast<uint64_t>(s.text->data.size()),
+                              std::hash<std::string_view>{}(s.text->data));
+}
 
 bool Allowed(const LoadOptions& options, InputKind kind) {
   return options.only.empty() ||
@@ -265,6 +279,7 @@ Status ParseText(Slot& s, Job& job, JobMerge* merge) {
       COMMDX_ASSIGN_OR_RETURN(FileText text, ReadFile(s.path));
       s.text = std::move(text);
     }
+    Digest(s);
     Status st = Ok{};
     if (merge && imp.in_parts) {
       Job part;
@@ -346,10 +361,28 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
   ReadInParallel(slots, options);
   Job job;
   JobMerge merge(job);
+  // A file whose text is another's (same size and hash) is read once, the first in order.
+  std::map<std::pair<uint64_t, size_t>, const Slot*> seen;
+  auto copy_of = [&](Slot& s) -> const Slot* {
+    if (!s.digest) return nullptr;
+    auto [it, fresh] = seen.emplace(*s.digest, &s);
+    return fresh ? nullptr : it->second;
+  };
   // Importers report structural errors before they add to the Job (a trace is added whole, a
   // JSON document is parsed before it is read), so a broken file leaves nothing half-read.
   for (auto& s : slots) {
     if (s.error || s.imps.empty()) continue;
+    if (!s.in_part && !s.streamed && !s.text) {
+      if (auto text = ReadFile(s.path)) {
+        s.text = std::move(text).value();
+        Digest(s);
+      }  // else ParseText reports the error
+    }
+    if (const Slot* first = copy_of(s)) {
+      s.copy_of = first->path;
+      s.text.reset();
+      continue;
+    }
     if (s.in_part) {
       merge.Add(std::move(s.part));
       continue;
@@ -365,6 +398,13 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
                       "not read: " + s.error->message + " (the other inputs are diagnosed)",
                       s.error->where);
       job.skipped.push_back({s.path, "not read: " + s.error->message});
+      continue;
+    }
+    if (!s.copy_of.empty()) {
+      job.quality.Add("load.same_file_twice", DiagSeverity::kNote,
+                      "the same text as " + s.copy_of + " (a copy of an input): read once",
+                      {s.path});
+      job.skipped.push_back({s.path, "the same text as " + s.copy_of + ": read once"});
       continue;
     }
     if (s.streamed) merge.Add(std::move(s.part));

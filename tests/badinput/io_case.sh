@@ -104,6 +104,14 @@ sys.exit(f"not skipped as reports: {bad}" if bad else 0)' "$out" report.text rep
     ln -s job/nccl.vm.653.log link.log
     run 0,1 logs job job/nccl.vm.653.log link.log job --format json
     [ "$(json_procs "$out")" = "$want" ] || fail "read $(json_procs "$out"), want $want" ;;
+  job_copied_twice)  # a job folder holding two copies of the same logs: each log read once
+    job; run 0,1 diagnose job --format json; want=$(json_procs "$out")
+    mkdir all && cp -r job all/a && cp -r job all/b && gzip -k all/b/nccl.vm.654.log
+    run 0,1 diagnose all
+    has "load\.same_file_twice x5: the same text as all/a/"
+    has "NCCL reports it as set by the environment \(2 processes\)"
+    run 0,1 diagnose all --format json
+    [ "$(json_procs "$out")" = "$want" ] || fail "read $(json_procs "$out"), want $want" ;;
   gzip_bomb)  # decompression stops at the size limit (a quarter of `ulimit -v` here: 292 MiB)
     sanitized && { echo "skip: ulimit -v and AddressSanitizer's shadow memory do not mix"; exit 77; }
     yes "vm:653:653 [0] NCCL INFO comm 0x5d rank 0 nranks 2 cudaDev 0 busId 1000 - Init START" |
