@@ -7,10 +7,12 @@
   env_80k_nccl.json            80,000 variables named like NCCL's (each checked for a typo)
   comms_40k.log                an NCCL log with 40,000 communicator inits (~6.6 MB)
   ranks_80k.log                80,000 ranks of one communicator, one process each (~26 MB)
+  trace_pg100k.json            a real trace whose distributedInfo configures 100,000 groups
 
 Line shapes are those of the 2xH200 reference log (captures/ddp_healthy/nccl.vm.654.log, NCCL
 2.28); only the counts are hostile. bench_programs/hostile_inputs_bench.sh times them.
 """
+import gzip
 import json
 import os
 import sys
@@ -48,6 +50,20 @@ def ranks_log(n):
     return "\n".join(out) + "\n"
 
 
+def trace_groups(n):
+    """A real trace (examples/ddp_healthy rank 0) whose distributedInfo configures n more groups."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples",
+                       "ddp_healthy", "trace_rank0.json.gz")
+    with gzip.open(src, "rt") as f:
+        doc = json.load(f)
+    info = doc["distributedInfo"]
+    first = info["pg_config"][0]
+    for i in range(n):
+        info["pg_config"].append(dict(first, pg_name=str(1000 + i)))
+    info["pg_count"] = len(info["pg_config"])
+    return json.dumps(doc)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "hostile_inputs"
     os.makedirs(out, exist_ok=True)
@@ -57,6 +73,7 @@ def main():
         "env_80k_nccl.json": lambda: env_dump(80_000, "NCCL_VAR_"),
         "comms_40k.log": lambda: comms_log(40_000),
         "ranks_80k.log": lambda: ranks_log(80_000),
+        "trace_pg100k.json": lambda: trace_groups(100_000),
     }
     for name, make in files.items():
         with open(os.path.join(out, name), "w") as f:
