@@ -14,8 +14,8 @@ const char* DiagSeverityName(DiagSeverity s) {
   return "note";
 }
 
-void Diagnostics::Add(std::string_view id, DiagSeverity severity, std::string_view message,
-                      const SourceLoc& where) {
+void Diagnostics::AddId(std::string_view id, DiagSeverity severity, std::string_view message,
+                        const SourceLoc& where) {
   for (auto& e : entries_) {
     if (e.id == id) {
       ++e.count;
@@ -39,11 +39,11 @@ void Diagnostics::Merge(const Diagnostics& other) {
   }
 }
 
-void Diagnostics::Remove(std::string_view id) {
-  std::erase_if(entries_, [id](const DiagEntry& e) { return e.id == id; });
+void Diagnostics::Remove(QualityId id) {
+  std::erase_if(entries_, [id](const DiagEntry& e) { return e.id == id.str(); });
 }
 
-uint64_t Diagnostics::Count(std::string_view id) const {
+uint64_t Diagnostics::CountId(std::string_view id) const {
   for (const auto& e : entries_)
     if (e.id == id) return e.count;
   return 0;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/quality_ids.h"
 #include "base/result.h"
 
 namespace commdx {
@@ -15,7 +16,7 @@ enum class DiagSeverity { kNote, kWarning, kError };
 const char* DiagSeverityName(DiagSeverity s);
 
 struct DiagEntry {
-  std::string id;  // stable, e.g. "nccl_log.unparsed_transport_line"
+  std::string id;  // stable, from kQualityIds (base/quality_ids.h), e.g. "kineto.bad_event"
   DiagSeverity severity = DiagSeverity::kWarning;
   std::string message;  // what was wrong and what was done about it
   SourceLoc first;      // first place seen
@@ -25,17 +26,30 @@ struct DiagEntry {
 class Diagnostics {
  public:
   // Counts one occurrence of `id`; the message and location of the first one are kept.
-  void Add(std::string_view id, DiagSeverity severity, std::string_view message,
-           const SourceLoc& where);
+  void Add(QualityId id, DiagSeverity severity, std::string_view message, const SourceLoc& where) {
+    AddId(id.str(), severity, message, where);
+  }
+  // The same for the member `name` of a family ("load.partial_" + "kineto").
+  void Add(QualityFamily family, std::string_view name, DiagSeverity severity,
+           std::string_view message, const SourceLoc& where) {
+    AddId(std::string(family.prefix()) + std::string(name), severity, message, where);
+  }
   void Merge(const Diagnostics& other);
   // Drops every entry of `id`: for notes recomputed from scratch when more input arrives.
-  void Remove(std::string_view id);
+  void Remove(QualityId id);
 
   const std::vector<DiagEntry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
-  uint64_t Count(std::string_view id) const;
+  uint64_t Count(QualityId id) const { return CountId(id.str()); }
+  uint64_t Count(QualityFamily family, std::string_view name) const {
+    return CountId(std::string(family.prefix()) + std::string(name));
+  }
 
  private:
+  uint64_t CountId(std::string_view id) const;
+  void AddId(std::string_view id, DiagSeverity severity, std::string_view message,
+             const SourceLoc& where);
+
   std::vector<DiagEntry> entries_;  // in order of first appearance
 };
 

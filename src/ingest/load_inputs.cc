@@ -290,7 +290,7 @@ Status ParseText(Slot& s, Job& job, JobMerge* merge) {
     }
     if (!st && i == 0) return st;
     if (!st) {
-      job.quality.Add(std::string("load.partial_") + imp.name(), DiagSeverity::kNote,
+      job.quality.Add(QualityFamily("load.partial_"), imp.name(), DiagSeverity::kNote,
                       "part of the file looked like " + std::string(imp.name()) +
                           " but did not parse: " + st.error().message,
                       st.error().where);

@@ -132,7 +132,7 @@ class Reader {
     return loc;
   }
 
-  void Bad(std::string_view id, std::string msg, const SourceLoc& where) {
+  void Bad(QualityId id, std::string msg, const SourceLoc& where) {
     if (first_bad_.line == 0) first_bad_ = where, first_bad_msg_ = msg;
     job_.quality.Add(id, DiagSeverity::kWarning, msg, where);
   }

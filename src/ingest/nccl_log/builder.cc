@@ -291,17 +291,18 @@ bool Builder::InTeardown(const LineInfo& li) const {
          impl_->teardown.count(std::string(li.host) + '\n' + std::to_string(li.pid)) > 0;
 }
 
-void Builder::Quality(std::string_view id, DiagSeverity severity, std::string_view message,
+void Builder::Quality(QualityId id, DiagSeverity severity, std::string_view message,
                       const LineInfo& li) {
-  for (auto& q : impl_->quality) {
-    if (q.id == id) {
-      ++q.count;
-      return;
-    }
-  }
   SourceLoc loc = Loc(li);
   loc.col = li.col;
-  impl_->quality.push_back(QualityCount{std::string(id), severity, std::string(message), loc, 1});
+  impl_->quality.Add(id, severity, message, loc);
+}
+
+void Builder::Quality(QualityFamily family, std::string_view name, DiagSeverity severity,
+                      std::string_view message, const LineInfo& li) {
+  SourceLoc loc = Loc(li);
+  loc.col = li.col;
+  impl_->quality.Add(family, name, severity, message, loc);
 }
 
 }  // namespace commdx::ingest::nccl_log

@@ -91,8 +91,10 @@ class Builder {
   bool InTeardown(const LineInfo& li) const;
 
   // Input quality, counted locally and written to job.quality at Finish.
-  void Quality(std::string_view id, DiagSeverity severity, std::string_view message,
-               const LineInfo& li);
+  void Quality(QualityId id, DiagSeverity severity, std::string_view message, const LineInfo& li);
+  // A member of a family of ids ("nccl_log.malformed_" + a line kind).
+  void Quality(QualityFamily family, std::string_view name, DiagSeverity severity,
+               std::string_view message, const LineInfo& li);
 
   // The NIC list a following continuation line ("[1]br-05ab815fa14e:172.19.0.1<0>") extends.
   NcclNetInfo* open_nic_list = nullptr;  // stable: nets live in a deque

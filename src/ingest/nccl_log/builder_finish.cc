@@ -189,12 +189,7 @@ void Builder::Finish() {
   SetupMerge merge(job_.nccl);
   merge.Add(std::move(setup));
   merge.Finish();
-  // Diagnostics counts one Add at a time; a table of one entry keeps that cheap for big counts.
-  for (const auto& q : im.quality) {
-    Diagnostics one;
-    for (uint64_t i = 0; i < q.count; ++i) one.Add(q.id, q.severity, q.message, q.first);
-    job_.quality.Merge(one);
-  }
+  job_.quality.Merge(im.quality);
 }
 
 }  // namespace commdx::ingest::nccl_log

@@ -1,6 +1,8 @@
 // Private to builder.cc / builder_finish.cc: the per-file state of the NCCL log builder.
 #pragma once
 
+#include "base/diagnostics.h"
+
 #include <deque>
 #include <map>
 #include <set>
@@ -65,13 +67,6 @@ struct CommRec {
   int call_nranks = 0;          // "[nranks=N]" of those lines
 };
 
-struct QualityCount {
-  std::string id;
-  DiagSeverity severity;
-  std::string message;
-  SourceLoc first;
-  uint64_t count = 0;
-};
 
 struct Builder::Impl {
   std::deque<NcclProcess> procs;
@@ -94,7 +89,7 @@ struct Builder::Impl {
   // Processes ("host\npid") whose communicator abort or destroy has begun: the error returns
   // they print from then on are the teardown closing sockets, not a failure.
   std::set<std::string> teardown;
-  std::vector<QualityCount> quality;
+  Diagnostics quality;  // counted here, merged into job.quality at Finish
 
   ProcState& State(const LineInfo& li) {
     if (last_state != kNone) {

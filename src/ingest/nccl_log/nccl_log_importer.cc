@@ -143,7 +143,7 @@ void HandleLine(std::string_view line, LineInfo& li, Builder& b, nccl_log::Forei
   }
   b.CountNcclLine(li);
   if (o.parsed == Parsed::kMalformed) {
-    b.Quality(std::string("nccl_log.malformed_") + o.kind, DiagSeverity::kWarning,
+    b.Quality(QualityFamily("nccl_log.malformed_"), o.kind, DiagSeverity::kWarning,
               std::string("NCCL ") + o.kind +
                   " line whose fields could not be read (truncated or garbled); skipped",
               li);

@@ -68,7 +68,7 @@ Result<ExportRead> ExportReader::Read() {
   return out;
 }
 
-void ExportReader::Note(std::string_view id, DiagSeverity sev, std::string message) {
+void ExportReader::Note(QualityId id, DiagSeverity sev, std::string message) {
   part_.quality.Add(id, sev, std::move(message), SourceLoc{db_.file()});
 }
 

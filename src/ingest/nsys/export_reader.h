@@ -105,7 +105,7 @@ class ExportReader {
   // `name` as RawEvent::name wants it (JSON-raw: backslashes doubled).
   std::string_view RawName(std::string_view name);
   void AddDevice(Process& p, int64_t device);
-  void Note(std::string_view id, DiagSeverity sev, std::string message);
+  void Note(QualityId id, DiagSeverity sev, std::string message);
 
   const Database& db_;
   Job& part_;

@@ -20,7 +20,7 @@ void RankBuilder::SetDistributed(int rank, int world, std::string backend,
   trace_.nccl_version = std::move(nccl_version);
 }
 
-void RankBuilder::Note(std::string_view id, DiagSeverity sev, std::string message,
+void RankBuilder::Note(QualityId id, DiagSeverity sev, std::string message,
                        uint64_t offset) {
   SourceLoc loc{trace_.file};
   loc.offset = offset;

@@ -96,7 +96,7 @@ class RankBuilder {
   }
   const NameInfo& LearnInfo(uint32_t id);
   PendingColl MakePending(const RawEvent& ev);
-  void Note(std::string_view id, DiagSeverity sev, std::string message, uint64_t offset);
+  void Note(QualityId id, DiagSeverity sev, std::string message, uint64_t offset);
 
   // Finish steps, each in its own file: link.cc, collectives.cc, steps.cc.
   void ApplyBaseTime();

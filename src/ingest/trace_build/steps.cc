@@ -53,7 +53,8 @@ void NoteSource(const RankTrace& t, Diagnostics& quality) {
   const std::string how =
       " Exact boundaries: call prof.step() each iteration under a torch.profiler schedule "
       "(ProfilerStep#N), or wrap each iteration in record_function(\"train_step\").";
-  std::string id, what;
+  QualityId id = "kineto.no_step_boundaries";
+  std::string what;
   auto severity = DiagSeverity::kNote;
   switch (t.step_source) {
     case StepSource::kAnnotation:

@@ -3,22 +3,14 @@
 // page introduces as a heading is in the catalogue.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 
 #include "analysis/catalogue.h"
+#include "../repo_file.h"
 
 namespace commdx::analysis {
 namespace {
-
-std::string Slurp(const std::string& rel) {
-  std::ifstream in(std::string(COMMDX_SOURCE_DIR) + "/" + rel);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The findings page of an id: hang.* on hang.md, the rest by the source that shows it.
 std::string PageOf(const CatalogueEntry& e) {
@@ -40,12 +32,12 @@ std::string PageOf(const CatalogueEntry& e) {
 }
 
 TEST(CatalogueDocs, EveryIdHasItsPageAndItsReadmeLine) {
-  const std::string readme = Slurp("README.md");
+  const std::string readme = RepoFile("README.md");
   ASSERT_FALSE(readme.empty());
   for (const CatalogueEntry& e : Catalogue()) {
     const std::string page = PageOf(e);
     ASSERT_FALSE(page.empty()) << e.id;
-    const std::string text = Slurp(page);
+    const std::string text = RepoFile(page);
     EXPECT_NE(text.find(std::string("`") + e.id + "`"), std::string::npos)
         << e.id << " is not described in " << page;
     const std::string shortname = std::string(e.id).substr(std::string(e.id).find('.') + 1);
@@ -61,7 +53,7 @@ TEST(CatalogueDocs, EveryIdAPageHeadsIsInTheCatalogue) {
   for (const char* page : {"docs/findings/trace.md", "docs/findings/logs.md",
                            "docs/findings/hang.md", "docs/findings/live.md",
                            "docs/findings/bench.md"}) {
-    const std::string text = Slurp(page);
+    const std::string text = RepoFile(page);
     for (auto it = std::sregex_iterator(text.begin(), text.end(), heading);
          it != std::sregex_iterator(); ++it, ++seen)
       EXPECT_NE(FindCatalogueEntry((*it)[1].str()), nullptr)

@@ -125,11 +125,11 @@ TEST(File, MissingFileIsAnError) {
 
 TEST(Diagnostics, CountsAndKeepsFirstLocation) {
   Diagnostics d;
-  d.Add("x.bad", DiagSeverity::kWarning, "first", {"a.log", 3});
-  d.Add("x.bad", DiagSeverity::kWarning, "second", {"a.log", 9});
-  d.Add("y.bad", DiagSeverity::kNote, "other", {"b.log", 1});
+  d.Add("nccl_log.long_line", DiagSeverity::kWarning, "first", {"a.log", 3});
+  d.Add("nccl_log.long_line", DiagSeverity::kWarning, "second", {"a.log", 9});
+  d.Add("nccl_log.unknown_line", DiagSeverity::kNote, "other", {"b.log", 1});
   ASSERT_EQ(d.entries().size(), 2u);
-  EXPECT_EQ(d.Count("x.bad"), 2u);
+  EXPECT_EQ(d.Count("nccl_log.long_line"), 2u);
   EXPECT_EQ(d.entries()[0].first.line, 3u);
   EXPECT_EQ(d.entries()[0].message, "first");
 }

@@ -97,7 +97,7 @@ TEST(NcclLogKinds, ConnectionLines) {
 
 TEST(NcclLogKinds, MalformedConnectionIsCountedNotDropped) {
   Job j = Parse("vm:656:675 [1] NCCL INFO Channel 00/0 : 1[1] -> zero via P2P/CUMEM/read\n");
-  EXPECT_EQ(j.quality.Count("nccl_log.malformed_connection"), 1u);
+  EXPECT_EQ(j.quality.Count(QualityFamily("nccl_log.malformed_"), "connection"), 1u);
   EXPECT_EQ(j.nccl.nccl_lines, 1u);
 }
 

@@ -1,0 +1,145 @@
+// Every input-quality id (base/diagnostics.h), with what it means: one compile-time table, so a
+// misspelt id does not build (QualityId's constructor is consteval) and docs/input-quality.md is
+// checked against it by a test. An id names what an importer skipped, kept with a caveat or read
+// in another way than the format's usual one; its severity and message are given where it is
+// raised. A family ("load.partial_") is completed at run time by a name from a closed set (an
+// importer's, an NCCL line kind's): QualityId::Family checks the prefix at compile time.
+#pragma once
+
+#include <string_view>
+
+namespace commdx {
+
+struct QualityIdEntry {
+  std::string_view id;       // "kineto.bad_event"; a family ends in '_'
+  std::string_view meaning;  // one line
+};
+
+inline constexpr QualityIdEntry kQualityIds[] = {
+    // Loading files (ingest/load_inputs.cc)
+    {"load.broken_input", "a file that failed to read among others: named, the rest diagnosed"},
+    {"load.converted_text", "UTF-16 text (a PowerShell redirect) converted to UTF-8 and read"},
+    {"load.growing", "a file still being written: read as it was when opened"},
+    {"load.partial_",
+     "part of a file looked like a further format (named after the '_') and did "
+     "not parse as it; the rest was read"},
+    {"load.same_file_twice", "a file with the same text as one read before it: read once"},
+    {"load.unreadable", "a folder entry that could not be read (permissions, path too long)"},
+    // PyTorch profiler (Kineto) traces
+    {"kineto.bad_event", "traceEvents items that are not valid JSON: skipped"},
+    {"kineto.bad_header", "a top-level value that could not be read: its facts are missing"},
+    {"kineto.duplicate_rank", "two traces claim the same rank"},
+    {"kineto.far_out_events", "events far outside the trace's span (a broken clock): left out"},
+    {"kineto.last_step_cut",
+     "the last step's GPU work is missing (the profiler stopped first): the "
+     "step is left out of means"},
+    {"kineto.missing_dur", "complete events without a numeric \"dur\": skipped"},
+    {"kineto.missing_ranks", "the job has ranks whose traces were not given"},
+    {"kineto.missing_ts", "events without a numeric \"ts\": skipped"},
+    {"kineto.mixed_jobs", "traces of different jobs or runs read together"},
+    {"kineto.negative_dur", "events with a negative duration: skipped"},
+    {"kineto.no_category", "complete events without \"cat\": skipped"},
+    {"kineto.no_gpu_activity", "a trace with no kernels, copies or sets"},
+    {"kineto.no_step_boundaries", "no iteration boundaries: the whole trace is one step"},
+    {"kineto.not_an_event", "traceEvents items that are not JSON objects: skipped"},
+    {"kineto.other_device_activity",
+     "activity of a kind commdx does not model (MTIA, CUPTI "
+     "ranges): seen, not analysed"},
+    {"kineto.profiling_windows", "earlier profiling windows of the same ranks: set aside"},
+    {"kineto.rank_unknown",
+     "no distributedInfo and no rank in the file name: ranks numbered in "
+     "file order"},
+    {"kineto.same_trace_twice", "the same trace (rank, events, times) given twice: read once"},
+    {"kineto.several_gpus", "one process ran GPU work on several devices"},
+    {"kineto.steps_from_annotation", "steps taken from a repeating annotation, not ProfilerStep"},
+    {"kineto.steps_from_collectives", "steps taken from the repeating sequence of collectives"},
+    {"kineto.steps_from_optimizer", "steps taken from Optimizer.step to Optimizer.step"},
+    {"kineto.time_out_of_range", "events lasting over 3 years or ending past 2262: skipped"},
+    {"kineto.trace_cut_short",
+     "a trace cut short (the job died while it was written): read up to "
+     "the cut"},
+    {"kineto.unknown_category", "events of an unknown category: skipped"},
+    {"kineto.unknown_phase", "events with an unknown or missing \"ph\": skipped"},
+    {"kineto.unread_event", "valid JSON items the event reader could not read: skipped"},
+    // Nsight Systems SQLite exports
+    {"nsys.driver_calls", "CUDA driver calls that neither launch, wait nor allocate: left out"},
+    {"nsys.library_nvtx", "NVTX ranges of library domains (CCCL, cuDNN): left out"},
+    {"nsys.nccl_payload_unreadable", "NCCL call payloads in an unknown layout: not read"},
+    {"nsys.nccl_payloads_missing", "NCCL calls without a payload: their sizes are unknown"},
+    {"nsys.no_kernels", "no kernel table: no GPU kernels were captured"},
+    {"nsys.no_runtime", "no runtime table: launches and CPU-side syncs are unknown"},
+    {"nsys.no_schema_version", "no export metadata table: the schema version is unknown"},
+    {"nsys.process_without_cuda", "processes with NVTX ranges but no CUDA activity: not ranks"},
+    {"nsys.schema_version",
+     "an export schema newer than commdx was written for: read by column "
+     "name"},
+    // NCCL logs (NCCL_DEBUG=INFO)
+    {"nccl_log.glued_text", "other output glued before an NCCL line: read from its host name on"},
+    {"nccl_log.long_line", "a line over 64 KiB: read as is"},
+    {"nccl_log.malformed_",
+     "an NCCL line of a known kind (named after the '_') whose fields "
+     "could not be read: skipped"},
+    {"nccl_log.spliced_line",
+     "an NCCL line cut off by another process's line: the embedded line "
+     "read"},
+    {"nccl_log.unknown_line", "an NCCL line of a kind commdx does not know: ignored"},
+    // Job logs, Flight Recorder dumps and the analyzer's text
+    {"job_log.cut_watchdog_line",
+     "a watchdog or teardown line that ends early: read as far as it "
+     "goes"},
+    {"flight_recorder.bad_entry",
+     "a Flight Recorder entry without sequence id, name or group: "
+     "skipped"},
+    {"fr_analysis.bad_error_msg", "an analyzer 'error msg:' line not in the expected form"},
+    {"fr_analysis.bad_headline", "an analyzer headline without a sequence number: entry skipped"},
+    {"fr_analysis.bad_rank_set", "an analyzer rank set not like {1, 3}: skipped"},
+    // nccl-tests output, nvidia-smi text, environment dumps, snapshots
+    {"nccl_tests.bad_row", "a result row that does not match the column header: skipped"},
+    {"nccl_tests.failure", "nccl-tests printed a failure"},
+    {"nccl_tests.out_of_bounds", "nccl-tests reports out-of-bounds values (wrong results)"},
+    {"smi_nvlink.unparsed_line", "an nvidia-smi nvlink line of neither known form: skipped"},
+    {"smi_p2p.capability_unknown", "a P2P matrix that does not say its capability: read assumed"},
+    {"smi_p2p.unknown_status", "an unknown P2P status: treated as unknown"},
+    {"smi_topo.short_row", "a topology row with fewer cells than columns: missing cells unknown"},
+    {"smi_topo.unknown_cell", "an unknown connection in the topology matrix: unknown"},
+    {"env_dump.non_string_value", "an environment value that is not a string: skipped"},
+    {"snapshot.bad_field", "a snapshot field of the wrong type: left unknown"},
+    {"snapshot.newer_schema", "a snapshot schema newer than this commdx: unknown keys ignored"},
+    {"snapshot.topology_replaced", "a second machine's topology replaced the first one read"},
+};
+
+constexpr const QualityIdEntry* FindQualityId(std::string_view id) {
+  for (const auto& e : kQualityIds)
+    if (e.id == id) return &e;
+  return nullptr;
+}
+
+// An input-quality id known to the table, from a string literal: checked at compile time.
+class QualityId {
+ public:
+  consteval QualityId(const char* id) : id_(id) {  // implicit from a literal on purpose
+    const QualityIdEntry* e = FindQualityId(id_);
+    if (!e || id_.back() == '_')
+      throw "unknown input-quality id: add it to kQualityIds (base/quality_ids.h)";
+  }
+  std::string_view str() const { return id_; }
+
+ private:
+  std::string_view id_;
+};
+
+// A family of ids ("load.partial_"), from a literal in the table ending in '_'; its members add a
+// name known at run time (Diagnostics::Add).
+class QualityFamily {
+ public:
+  consteval QualityFamily(const char* prefix) : prefix_(prefix) {
+    if (!FindQualityId(prefix_) || prefix_.back() != '_')
+      throw "unknown input-quality family: add it to kQualityIds (base/quality_ids.h)";
+  }
+  std::string_view prefix() const { return prefix_; }
+
+ private:
+  std::string_view prefix_;
+};
+
+}  // namespace commdx
