@@ -38,17 +38,10 @@ int RunEnv(const EnvOptions& o) {
     request.load.only = {InputKind::kSnapshot};
     request.needs = pipeline::Needs::kEnvironment;
   }
-  auto out = pipeline::Run(std::move(request));
-  if (!out) return ReportError(out.error());
-  if (!o.save_path.empty()) {
-    const Job& job = out->job;
-    auto inputs = ProtectedInputs(job.inputs, job.skipped);
-    inputs.insert(inputs.end(), o.files.begin(), o.files.end());
-    if (!o.nccl_lib.empty()) inputs.push_back(o.nccl_lib);
-    if (auto st = SaveSnapshot(o.save_path, &job.topo, &job.env, inputs, o.output); !st)
-      return ReportError(st.error());
-  }
-  return EmitReport(out->report, o.output);
+  std::vector<std::string> named = o.files;
+  if (!o.nccl_lib.empty()) named.push_back(o.nccl_lib);
+  return RunSaveAndEmit(std::move(request), o.save_path, std::move(named), SnapshotEnv::kAlways,
+                        o.output);
 }
 
 }  // namespace

@@ -142,6 +142,23 @@ Status SaveSnapshot(const std::string& save_path, const Topology* topo, const En
   return ingest::WriteSnapshotFile(save_path, topo, env, {output.force});
 }
 
+int RunSaveAndEmit(pipeline::Request request, const std::string& save_path,
+                   std::vector<std::string> also_inputs, SnapshotEnv env,
+                   const OutputOptions& output) {
+  auto out = pipeline::Run(std::move(request));
+  if (!out) return ReportError(out.error());
+  if (!save_path.empty()) {
+    const Job& job = out->job;
+    auto inputs = ProtectedInputs(job.inputs, job.skipped);
+    inputs.insert(inputs.end(), also_inputs.begin(), also_inputs.end());
+    const bool with_env = env == SnapshotEnv::kAlways || job.env.captured;
+    if (auto st = SaveSnapshot(save_path, &job.topo, with_env ? &job.env : nullptr, inputs, output);
+        !st)
+      return ReportError(st.error());
+  }
+  return EmitReport(out->report, output);
+}
+
 int ReportError(const Error& error) {
   // The place is a file name the user gave (or found in a folder): shown, not acted on.
   std::cerr << "commdx: " << Printable(error.ToString(), true) << "\n";

@@ -52,6 +52,14 @@ Status CheckNotAnInput(const std::string& output_path, const std::vector<std::st
 Status SaveSnapshot(const std::string& save_path, const Topology* topo, const EnvSnapshot* env,
                     const std::vector<std::string>& inputs, const OutputOptions& output);
 
+// topo and env: runs the request, then writes `save_path` (when given) from the Job it read, never
+// over one of its inputs, the files the user named or `also_inputs`; then emits the report. The
+// environment goes into the snapshot when `env` says so or the Job captured one.
+enum class SnapshotEnv { kAlways, kIfCaptured };
+int RunSaveAndEmit(pipeline::Request request, const std::string& save_path,
+                   std::vector<std::string> also_inputs, SnapshotEnv env,
+                   const OutputOptions& output);
+
 // Prints an error as "commdx: file:line:col: error: ..." and returns its exit code.
 int ReportError(const Error& error);
 

@@ -54,18 +54,8 @@ int RunTopo(const TopoOptions& o) {
                          InputKind::kSmiNvlink};
     request.needs = pipeline::Needs::kTopology;
   }
-  auto out = pipeline::Run(std::move(request));
-  if (!out) return ReportError(out.error());
-  if (!o.save_path.empty()) {
-    const Job& job = out->job;
-    auto inputs = ProtectedInputs(job.inputs, job.skipped);
-    inputs.insert(inputs.end(), o.files.begin(), o.files.end());
-    if (auto st = SaveSnapshot(o.save_path, &job.topo, job.env.captured ? &job.env : nullptr,
-                               inputs, o.output);
-        !st)
-      return ReportError(st.error());
-  }
-  return EmitReport(out->report, o.output);
+  return RunSaveAndEmit(std::move(request), o.save_path, o.files, SnapshotEnv::kIfCaptured,
+                        o.output);
 }
 
 }  // namespace

@@ -132,9 +132,8 @@ Result<bool> Reader::SkipValue(size_t& i) {
   bool in_str = false;
   while (true) {
     if (i >= end_) {
-      if (eof_) return false;
-      COMMDX_TRY(MoreKeeping(i));
-      continue;
+      COMMDX_ASSIGN_OR_RETURN(bool in, ReachFor(i));
+      if (!in) return false;
     }
     char c = buf_[i];
     if (in_str) {
@@ -169,9 +168,8 @@ Result<bool> Reader::FindArrayClose(size_t& i) {
   bool in_str = false;
   while (true) {
     if (i >= end_) {
-      if (eof_) return false;
-      COMMDX_TRY(MoreKeeping(i));
-      continue;
+      COMMDX_ASSIGN_OR_RETURN(bool in, ReachFor(i));
+      if (!in) return false;
     }
     i = NextSpecial(i, in_str);
     if (i >= end_) continue;

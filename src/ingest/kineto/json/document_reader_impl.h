@@ -62,13 +62,18 @@ class Reader {
   }
 
   // --- byte-level scanning, used for the small top-level values and the last part --------------
-  // Keeps buf_ index `i` valid across More() (which may move the window).
-  Status MoreKeeping(size_t& i) {
-    size_t rel = i - keep_;
-    COMMDX_TRY(More());
-    i = keep_ + rel;
-    return Ok{};
+  // Reads more input until buf_[i] is in the window (false: the input ends first), keeping the
+  // index valid across More() (which may move the window).
+  Result<bool> ReachFor(size_t& i) {
+    while (i >= end_) {
+      if (eof_) return false;
+      const size_t rel = i - keep_;
+      COMMDX_TRY(More());
+      i = keep_ + rel;
+    }
+    return true;
   }
+
 
   // Advances `i` past one JSON value starting at buf_[i] (keep_ <= i). A scalar ends before the
   // next ',', '}', ']' or space. Returns false if the input ends first.
