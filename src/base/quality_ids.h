@@ -114,13 +114,42 @@ constexpr const QualityIdEntry* FindQualityId(std::string_view id) {
   return nullptr;
 }
 
+constexpr bool IsQualityId(const char* id) {
+  const QualityIdEntry* e = FindQualityId(id);
+  return e && e->id.back() != '_';
+}
+constexpr bool IsQualityFamily(const char* prefix) {
+  const QualityIdEntry* e = FindQualityId(prefix);
+  return e && e->id.back() == '_';
+}
+
+// Clang before 16 miscompiles a call that holds both an immediate (consteval) invocation and a
+// temporary with a destructor (the temporary's cleanup frees a wrong address; AddressSanitizer:
+// bad-free). There the literal is checked by diagnose_if instead, also when the program is
+// compiled.
+#if defined(__clang__) && __clang_major__ < 16
+#define COMMDX_QUALITY_ID_CHECK(cond, what)                                                  \
+  __attribute__((diagnose_if(                                                                \
+      !(cond), "unknown input-quality " what ": add it to kQualityIds (base/quality_ids.h)", \
+      "error")))
+#define COMMDX_QUALITY_CTOR constexpr
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wgcc-compat"  // diagnose_if is clang's own, on purpose
+#else
+#define COMMDX_QUALITY_ID_CHECK(cond, what)
+#define COMMDX_QUALITY_CTOR consteval
+#endif
+
 // An input-quality id known to the table, from a string literal: checked at compile time.
 class QualityId {
  public:
-  consteval QualityId(const char* id) : id_(id) {  // implicit from a literal on purpose
-    const QualityIdEntry* e = FindQualityId(id_);
-    if (!e || id_.back() == '_')
+  // Implicit from a literal on purpose.
+  COMMDX_QUALITY_CTOR QualityId(const char* id) COMMDX_QUALITY_ID_CHECK(IsQualityId(id), "id")
+      : id_(id) {
+#if !(defined(__clang__) && __clang_major__ < 16)
+    if (!IsQualityId(id))
       throw "unknown input-quality id: add it to kQualityIds (base/quality_ids.h)";
+#endif
   }
   std::string_view str() const { return id_; }
 
@@ -132,14 +161,22 @@ class QualityId {
 // name known at run time (Diagnostics::Add).
 class QualityFamily {
  public:
-  consteval QualityFamily(const char* prefix) : prefix_(prefix) {
-    if (!FindQualityId(prefix_) || prefix_.back() != '_')
+  COMMDX_QUALITY_CTOR QualityFamily(const char* prefix)
+      COMMDX_QUALITY_ID_CHECK(IsQualityFamily(prefix), "family")
+      : prefix_(prefix) {
+#if !(defined(__clang__) && __clang_major__ < 16)
+    if (!IsQualityFamily(prefix))
       throw "unknown input-quality family: add it to kQualityIds (base/quality_ids.h)";
+#endif
   }
   std::string_view prefix() const { return prefix_; }
 
  private:
   std::string_view prefix_;
 };
+
+#if defined(__clang__) && __clang_major__ < 16
+#pragma clang diagnostic pop
+#endif
 
 }  // namespace commdx
