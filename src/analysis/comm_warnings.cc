@@ -64,6 +64,22 @@ void ExplainCompletion(int status, Finding& f) {
   if (status >= 0) f.metrics.push_back({"ib_status", static_cast<double>(status), Unit::kCode});
 }
 
+// The rank a process holds in the largest communicator it is in (the world, for a training job),
+// or -1 when no init line ties the process to a rank or two ranks tie.
+int ProcessRank(const NcclSetup& s, const std::string& host, int64_t pid) {
+  int rank = -1, size = 0;
+  bool tie = false;
+  for (const auto& c : s.communicators)
+    for (const auto& [r, info] : c.ranks) {
+      if (info.pid != pid || info.host != host || c.nranks < size) continue;
+      if (c.nranks > size)
+        rank = r, size = c.nranks, tie = false;
+      else if (r != rank)
+        tie = true;
+    }
+  return tie ? -1 : rank;
+}
+
 struct Group {
   const WarnRule* rule = nullptr;
   std::vector<const NcclWarning*> warns;
@@ -108,6 +124,11 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     std::string where = std::to_string(lines) + " warning line" + (lines == 1 ? "" : "s") +
                         " from " + std::to_string(procs.size()) + " process" +
                         (procs.size() == 1 ? "" : "es");
+    // One process raised it: the finding is that process's rank's.
+    if (procs.size() == 1) {
+      const int rank = ProcessRank(s, first.host, first.pid);
+      if (rank >= 0) f.rank = rank, where += ", rank " + std::to_string(rank);
+    }
     if (g.rule) {
       f.severity = g.all_fallout ? Severity::kWarning : g.rule->severity;
       f.detail =

@@ -212,6 +212,32 @@ TEST(NcclLogAnalysis, PeerClosedAfterOwnErrorIsFallout) {
   EXPECT_EQ(Find(fs, "comm.remote_exited")->severity, Severity::kWarning);
 }
 
+// Lines of examples/nodes2_oom_then_remote_exit (two processes, one a node): the process that
+// ran out of memory is rank 1 of the world communicator, and the finding says so; a warning
+// raised by two processes names no rank.
+TEST(NcclLogAnalysis, AWarningOfOneProcessIsItsRanks) {
+  const std::string init =
+      "vm:2196:2196 [0] NCCL INFO ncclCommInitRankConfig comm 0x1 rank 0 nranks 2 cudaDev 0 "
+      "nvmlDev 0 busId 60 commId 0xf85c - Init START\n"
+      "vm:2197:2197 [0] NCCL INFO ncclCommInitRankConfig comm 0x2 rank 1 nranks 2 cudaDev 0 "
+      "nvmlDev 0 busId 60 commId 0xf85c - Init START\n";
+  auto fs = All(Parse(init +
+                      "vm:2197:2197 [0] include/alloc.h:228 NCCL WARN Cuda failure 2 'out of "
+                      "memory'\n"));
+  const Finding* oom = Find(fs, "comm.cuda_error");
+  ASSERT_NE(oom, nullptr);
+  ASSERT_TRUE(oom->rank.has_value());
+  EXPECT_EQ(*oom->rank, 1);
+  EXPECT_NE(oom->detail.find("from 1 process, rank 1"), std::string::npos) << oom->detail;
+  auto both = All(Parse(init +
+                        "vm:2196:2196 [0] include/alloc.h:228 NCCL WARN Cuda failure 2 'out of "
+                        "memory'\n"
+                        "vm:2197:2197 [0] include/alloc.h:228 NCCL WARN Cuda failure 2 'out of "
+                        "memory'\n"));
+  ASSERT_NE(Find(both, "comm.cuda_error"), nullptr);
+  EXPECT_FALSE(Find(both, "comm.cuda_error")->rank.has_value());
+}
+
 TEST(NcclLogAnalysis, SuspiciousInterfaceNames) {
   EXPECT_EQ(SuspiciousInterface("eth0", "10.0.0.1"), "");
   EXPECT_EQ(SuspiciousInterface("lo", "127.0.0.1"), "loopback");
