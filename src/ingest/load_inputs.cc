@@ -4,6 +4,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <new>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "ingest/kineto/json/progress.h"
 #include "ingest/nsys/nsys_rep.h"
 #include "ingest/own_report.h"
+#include "ingest/pipe_head.h"
 
 namespace commdx::ingest {
 
@@ -162,11 +164,12 @@ void Recognise(Slot& s, const LoadOptions& options) {
     return;
   }
   std::string head;
-  if (s.pipe) {  // read once, whole: sniffing must not use up what the importers need
-    auto text = ReadFile(s.path);
-    if (!text) return void(s.error = text.error());
-    s.text = std::move(text).value();
-    head = s.text->data.substr(0, kSniffBytes);
+  std::optional<PipeInput> pipe;  // its start read and kept: the rest only once it is known
+  if (s.pipe) {
+    auto opened = PipeInput::Open(s.path, kSniffBytes);
+    if (!opened) return void(s.error = opened.error());
+    pipe.emplace(std::move(opened).value());
+    head = pipe->head();
   } else if (const char* utf16 = nullptr; auto h = ReadHead(s.path, kSniffBytes, &utf16)) {
     head = std::move(h).value();
     if (utf16) {  // converted text: every importer, a streaming one too, reads it from memory
@@ -207,7 +210,28 @@ void Recognise(Slot& s, const LoadOptions& options) {
   if (s.imps.empty() && options.force_single && s.named && !options.only.empty() &&
       PackedHint(head).empty())
     if (const Importer* imp = FindImporter(options.only.front())) s.imps.push_back(imp);
-  if (s.imps.empty()) s.skip = WhyNotRead(head, options);
+  if (s.imps.empty()) return void(s.skip = WhyNotRead(head, options));
+  if (pipe) {  // a format reads it: now the rest of the pipe
+    auto text = pipe->ReadRest();
+    if (!text) return void(s.error = text.error());
+    s.text = std::move(text).value();
+  }
+}
+
+// Out of memory while one input is read names that input (a worker's exception would end the
+// process with no word of which file it was).
+template <class Fn>
+void NamingMemory(Slot& s, Fn fn) {
+  try {
+    fn();
+  } catch (const std::bad_alloc&) {
+    s.text.reset();
+    s.part = Job();
+    s.error = MakeError(ErrorCode::kEnvironment,
+                        "out of memory while reading it: free memory, raise the limit "
+                        "(ulimit -v), or give commdx fewer files at once",
+                        {s.path});
+  }
 }
 
 // Calls fn(i) for every i < n on `threads` threads (0: one a core), this one among them.
@@ -319,10 +343,12 @@ void ReadInParallel(std::vector<Slot>& slots, const LoadOptions& options) {
   kineto::ReadProgress::Plan(planned);
   ParallelFor(todo.size(), options.threads, [&](size_t i) {
     Slot& s = *todo[i];
-    if (Streams(s)) return Stream(s, options);
-    s.in_part = true;
-    if (Status st = ParseText(s, s.part, nullptr); !st) s.error = st.error();
-    s.text.reset();
+    NamingMemory(s, [&] {
+      if (Streams(s)) return Stream(s, options);
+      s.in_part = true;
+      if (Status st = ParseText(s, s.part, nullptr); !st) s.error = st.error();
+      s.text.reset();
+    });
   });
   kineto::ReadProgress::End();
 }
@@ -357,7 +383,8 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
   COMMDX_ASSIGN_OR_RETURN(ExpandedInputs found, ExpandInputs(paths));
   if (found.files.empty()) COMMDX_TRY(NothingFound(found, paths));
   std::vector<Slot> slots = SlotsOf(found);
-  ParallelFor(slots.size(), options.threads, [&](size_t i) { Recognise(slots[i], options); });
+  ParallelFor(slots.size(), options.threads,
+              [&](size_t i) { NamingMemory(slots[i], [&] { Recognise(slots[i], options); }); });
   ReadInParallel(slots, options);
   Job job;
   JobMerge merge(job);
@@ -373,10 +400,13 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
   for (auto& s : slots) {
     if (s.error || s.imps.empty()) continue;
     if (!s.in_part && !s.streamed && !s.text) {
-      if (auto text = ReadFile(s.path)) {
-        s.text = std::move(text).value();
-        Digest(s);
-      }  // else ParseText reports the error
+      NamingMemory(s, [&] {
+        if (auto text = ReadFile(s.path)) {
+          s.text = std::move(text).value();
+          Digest(s);
+        }  // else ParseText reports the error
+      });
+      if (s.error) continue;
     }
     if (const Slot* first = copy_of(s)) {
       s.copy_of = first->path;
@@ -387,7 +417,9 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
       merge.Add(std::move(s.part));
       continue;
     }
-    if (Status st = ParseText(s, job, &merge); !st) s.error = st.error();
+    NamingMemory(s, [&] {
+      if (Status st = ParseText(s, job, &merge); !st) s.error = st.error();
+    });
     s.text.reset();
   }
   std::optional<Error> first = FirstError(slots);

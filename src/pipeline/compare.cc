@@ -1,6 +1,8 @@
 #include "pipeline/compare.h"
 
 #include "base/file.h"
+#include "base/input_path.h"
+#include "ingest/pipe_head.h"
 #include "ingest/saved_result/saved_result_reader.h"
 #include "report/compare_tables.h"
 
@@ -11,7 +13,18 @@ namespace {
 // One saved result, refused when another version of commdx wrote it: its paths and meanings
 // may differ, so a diff would report renamed fields as changes.
 Result<SavedResult> ReadComparable(const std::string& path) {
-  COMMDX_ASSIGN_OR_RETURN(FileText text, ReadFile(path));
+  // Judged from its first bytes before it is read whole (a pipe's are kept and read once).
+  constexpr size_t kHeadBytes = 64 * 1024;
+  FileText text;
+  if (IsHandedOverName(path)) {
+    COMMDX_ASSIGN_OR_RETURN(ingest::PipeInput pipe, ingest::PipeInput::Open(path, kHeadBytes));
+    COMMDX_TRY(ingest::CheckSavedResultHead(pipe.head(), path));
+    COMMDX_ASSIGN_OR_RETURN(text, pipe.ReadRest());
+  } else {
+    COMMDX_ASSIGN_OR_RETURN(std::string head, ReadHead(path, kHeadBytes));
+    COMMDX_TRY(ingest::CheckSavedResultHead(head, path));
+    COMMDX_ASSIGN_OR_RETURN(text, ReadFile(path));
+  }
   COMMDX_ASSIGN_OR_RETURN(SavedResult r, ingest::ReadSavedResult(text));
   if (r.schema_version != report::kSchemaVersion)
     return MakeError(ErrorCode::kBadInput,

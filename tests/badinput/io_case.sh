@@ -54,6 +54,28 @@ case $case_name in
   out_epipe)  # a reader that closes the pipe early is not an error
     job; "$commdx" logs job --verbose 2>"$err" | head -c 10 >/dev/null
     [ -s "$err" ] && fail "message on a closed pipe"; true ;;
+  junk_pipe_refused_early)  # junk piped in is refused from its first bytes, not held whole
+    # 200 MB of base64 text: read whole, the RSS would pass 200 MB; refused from its head it stays
+    # near the binary's own. Peak RSS, so not under a sanitizer.
+    sanitized && { echo "skip: peak RSS under AddressSanitizer says nothing"; exit 77; }
+    head -c 150000000 /dev/zero | tr '\0' 'A' | fold -w 100 > junk.txt
+    (exec /usr/bin/time -f %M -o rss timeout 60 "$commdx" diagnose - < <(cat junk.txt)) \
+      >"$out" 2>"$err"; rc=$?
+    [ $rc -eq 3 ] || fail "exit $rc, expected 3"; has "not a format commdx reads"
+    [ "$(tail -n 1 rss)" -lt 100000 ] || fail "peak RSS $(tail -n 1 rss) KB: the pipe was read whole"
+    # A pipe that is a format is still read whole, and gzip piped in too.
+    gzip -c "$ex"/nccl.vm.653.log | timeout 60 "$commdx" logs - >"$out" 2>"$err"; rc=$?
+    [ $rc -le 1 ] || fail "gzip pipe: exit $rc"; has "commdx logs" ;;
+  compare_junk_early)  # compare judges a file from its start before reading it whole
+    sanitized && { echo "skip: peak RSS under AddressSanitizer says nothing"; exit 77; }
+    head -c 150000000 /dev/zero | tr '\0' 'A' > junk.json
+    run 0,1 diagnose "$ex" --format json -o a.json
+    (exec /usr/bin/time -f %M -o rss timeout 60 "$commdx" compare a.json junk.json) \
+      >"$out" 2>"$err"; rc=$?
+    [ $rc -eq 3 ] || fail "exit $rc, expected 3"; has "junk.json"; has "does not start with a JSON object"
+    [ "$(tail -n 1 rss)" -lt 100000 ] || fail "peak RSS $(tail -n 1 rss) KB: the file was read whole"
+    "$commdx" topo --from "$src"/examples/system/nvidia-smi-topo-m.txt --save snap.json >/dev/null 2>&1 &&
+      { run 3 compare a.json snap.json; has "--save snapshot"; } ;;
   pipe_whole)  # a pipe is read whole, once: the same bytes as the file
     job; cat job/nccl.vm.653.log job/nccl.vm.653.log job/nccl.vm.653.log > big.log
     [ "$(stat -c %s big.log)" -gt 65536 ] || fail "test input too small"

@@ -110,6 +110,25 @@ Status ReadFindings(element doc, const std::string& path, SavedResult& r) {
 
 }  // namespace
 
+Status CheckSavedResultHead(std::string_view head, const std::string& path) {
+  const size_t first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || head[first] != '{')
+    return MakeError(ErrorCode::kBadInput,
+                     "not a commdx JSON result: it does not start with a JSON object (expected "
+                     "a result written by commdx --format json)",
+                     {path});
+  if (head.find("\"schema_version\"") != std::string_view::npos) return Ok{};
+  if (head.find("\"commdx_snapshot\"") != std::string_view::npos)
+    return MakeError(ErrorCode::kBadInput,
+                     "not a commdx JSON result but a --save snapshot: compare reads results "
+                     "written with --format json (diagnose reads snapshots)",
+                     {path});
+  return MakeError(ErrorCode::kBadInput,
+                   "not a commdx JSON result: no \"schema_version\" at its start (expected a "
+                   "result written by commdx --format json)",
+                   {path});
+}
+
 Result<SavedResult> ReadSavedResult(const FileText& file) {
   simdjson::dom::parser parser;
   element doc;
