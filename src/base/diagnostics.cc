@@ -26,17 +26,17 @@ void Diagnostics::AddId(std::string_view id, DiagSeverity severity, std::string_
 }
 
 void Diagnostics::Merge(const Diagnostics& other) {
-  for (const auto& o : other.entries_) {
-    bool merged = false;
-    for (auto& e : entries_) {
-      if (e.id == o.id) {
-        e.count += o.count;
-        merged = true;
-        break;
-      }
+  for (const auto& o : other.entries_) MergeEntry(o);
+}
+
+void Diagnostics::MergeEntry(const DiagEntry& entry) {
+  for (auto& e : entries_) {
+    if (e.id == entry.id) {
+      e.count += entry.count;
+      return;
     }
-    if (!merged) entries_.push_back(o);
   }
+  entries_.push_back(entry);
 }
 
 void Diagnostics::Remove(QualityId id) {

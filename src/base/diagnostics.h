@@ -35,6 +35,9 @@ class Diagnostics {
     AddId(std::string(family.prefix()) + std::string(name), severity, message, where);
   }
   void Merge(const Diagnostics& other);
+  // Merges one entry as another run counted it (a summary read back); the caller has checked
+  // that its id is one of kQualityIds.
+  void MergeEntry(const DiagEntry& entry);
   // Drops every entry of `id`: for notes recomputed from scratch when more input arrives.
   void Remove(QualityId id);
 

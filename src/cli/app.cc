@@ -56,6 +56,7 @@ int Run(int argc, char** argv) {
   AddTopoCommand(app, run);
   AddEnvCommand(app, run);
   AddDoctorCommand(app, run);
+  AddSummarizeCommand(app, run);
   if (std::string bad = UnknownSubcommand(app, argc, argv); !bad.empty()) {
     std::cerr << "commdx: unknown subcommand '" << Printable(bad)
               << "' (commdx --help lists them)\n";

@@ -17,5 +17,6 @@ void AddCompareCommand(CLI::App& app, Action& run);
 void AddTopoCommand(CLI::App& app, Action& run);
 void AddEnvCommand(CLI::App& app, Action& run);
 void AddDoctorCommand(CLI::App& app, Action& run);
+void AddSummarizeCommand(CLI::App& app, Action& run);
 
 }  // namespace commdx::cli

@@ -4,7 +4,7 @@
 // connection and process (nccl_log/setup_merge.h), job-log facts by process group and rank
 // (job_log/job_log_merge.h), the settings a job log printed into the environment (a variable
 // already there stays), input quality by id; the rest (traces, Flight Recorder dumps, benchmark
-// results) is appended. Topology, snapshots and environment dumps are not read into parts
+// results, the files a summary's run skipped) is appended. Topology, snapshots and environment dumps are not read into parts
 // (registry.h, `in_parts`): they go into the Job itself, in their turn.
 #pragma once
 

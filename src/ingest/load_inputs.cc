@@ -42,6 +42,7 @@ struct Slot {
   // the same: the job's folder copied twice, `gzip -k` beside the original).
   std::optional<std::pair<uint64_t, size_t>> digest;
   std::string copy_of;  // the earlier input with the same text: this one is not read
+  std::vector<std::string> summarised_from;  // a summary: the files it was made from
 };
 
 void Digest(Slot& s) {
@@ -51,6 +52,8 @@ void Digest(Slot& s) {
 }
 
 bool Allowed(const LoadOptions& options, InputKind kind) {
+  if (std::find(options.skip.begin(), options.skip.end(), kind) != options.skip.end())
+    return false;
   return options.only.empty() ||
          std::find(options.only.begin(), options.only.end(), kind) != options.only.end();
 }
@@ -143,6 +146,17 @@ void NoteText(const FileText& t, Job& job) {
                                                     std::to_string(t.dropped_tail_bytes) + " bytes)"
                                               : std::string()),
                     {t.path});
+}
+
+// A summary's part names the files it was made from (ingest/summary): its row of job.inputs lists
+// them and the kinds they were read as.
+void TakeSummarised(Slot& s) {
+  for (auto& in : s.part.inputs) {
+    for (InputKind k : in.kinds)
+      if (std::find(s.kinds.begin(), s.kinds.end(), k) == s.kinds.end()) s.kinds.push_back(k);
+    s.summarised_from.push_back(std::move(in.path));
+  }
+  s.part.inputs.clear();
 }
 
 // Reads the start of the file once and picks the importers that read it.
@@ -414,6 +428,7 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
       continue;
     }
     if (s.in_part) {
+      TakeSummarised(s);
       merge.Add(std::move(s.part));
       continue;
     }
@@ -443,11 +458,12 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
     if (s.imps.empty())
       job.skipped.push_back({s.path, s.skip});
     else
-      job.inputs.push_back({s.path, s.kinds, s.bytes});
+      job.inputs.push_back({s.path, s.kinds, s.bytes, std::move(s.summarised_from)});
   }
   if (first && job.inputs.empty()) return *first;  // nothing usable was read
   merge.Finish();
   NoteUnread(found, job);
+  if (!options.finish) return job;
   std::vector<void (*)(Job&)> finished;
   for (const auto& imp : Importers()) {
     if (!imp.finish || !Allowed(options, imp.kind)) continue;

@@ -24,7 +24,14 @@ struct LoadOptions {
   // `only` that recognises it, else as only.front() whatever it looks like, so a broken one is an
   // error with its place. With one kind, the file is not even looked at first.
   bool force_single = false;
+  // These importers are not used, and the others are as without `only`: a file only they would
+  // read is skipped as one no importer reads (`commdx summarize` leaves such files out).
+  std::vector<InputKind> skip;
   int threads = 0;  // files sniffed and read in parallel; 0 = hardware concurrency
+  // Run each importer's finish step (the trace set ordered by rank, ...). `commdx summarize`
+  // leaves it to the run that reads the summaries, which finishes the files of every summary
+  // together.
+  bool finish = true;
   StreamOptions stream;
 };
 

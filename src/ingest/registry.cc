@@ -10,12 +10,17 @@
 #include "ingest/nsys/nsys_importer.h"
 #include "ingest/smi_topo/smi_topo.h"
 #include "ingest/snapshot/snapshot.h"
+#include "ingest/summary/summary_importer.h"
 
 namespace commdx::ingest {
 
 const std::vector<Importer>& Importers() {
   using K = InputKind;
   static const std::vector<Importer> kImporters = {
+      {K::kSummary,
+       "commdx summary (`commdx summarize`): traces, logs and dumps reduced where they were "
+       "written (docs/summary-format.md)",
+       false, &SniffSummary, &ParseSummary, nullptr, &FinishTraceSet, true},
       {K::kFlightRecorder,
        "PyTorch Flight Recorder dump (pickle or JSON, one file per rank, name ending in the rank)",
        false, &SniffFlightRecorder, &ParseFlightRecorder, nullptr, nullptr, true},

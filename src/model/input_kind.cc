@@ -30,6 +30,8 @@ const char* InputKindName(InputKind kind) {
       return "job_log";
     case InputKind::kFrAnalysis:
       return "fr_analysis";
+    case InputKind::kSummary:
+      return "summary";
   }
   return "unknown";
 }
@@ -54,6 +56,7 @@ Source InputKindSource(InputKind kind) {
     case InputKind::kEnvDump:
       return Source::kEnv;
     case InputKind::kSavedResult:
+    case InputKind::kSummary:  // its row also names the kinds of what it holds
       return Source::kNone;
   }
   return Source::kNone;

@@ -23,6 +23,7 @@ enum class InputKind {
   kFlightRecorder,  // PyTorch Flight Recorder dump (pickle or JSON), one per rank
   kJobLog,          // a job's stdout/stderr (torchrun, srun, mpirun): PyTorch watchdog lines
   kFrAnalysis,      // the text output of PyTorch's Flight Recorder analyzer (fr_trace)
+  kSummary,         // a commdx summary (`commdx summarize`): what other inputs held, reduced
 };
 
 // The stable key shown in reports and accepted on the command line, e.g. "nccl_log".

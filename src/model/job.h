@@ -23,6 +23,8 @@ struct InputFile {
   std::string path;
   std::vector<InputKind> kinds;  // what it was read as; several when formats share the file
   uint64_t bytes = 0;
+  // A summary (kinds: summary, then what its files were read as): the files it was made from.
+  std::vector<std::string> summarised_from = {};
 };
 
 struct SkippedInput {

@@ -105,6 +105,11 @@ std::string RenderJson(const Report& r) {
     w.Key("path").String(in.path);
     w.Key("kind").String(InputKindsName(in.kinds));
     w.Key("bytes").Uint(in.bytes);
+    if (!in.summarised_from.empty()) {  // a summary: the files it was made from
+      w.Key("summarised_from").BeginArray();
+      for (const auto& path : in.summarised_from) w.String(path);
+      w.EndArray();
+    }
     w.EndObject();
   }
   w.EndArray();

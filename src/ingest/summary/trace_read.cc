@@ -1,0 +1,239 @@
+// Reads a trace object of a summary back into the RankTrace WriteTrace wrote it from
+// (docs/summary-format.md, "traces"). Every index one table holds into another is checked, and
+// every enum code, so a summary cut or edited by hand is an error, never an index out of range in
+// the analyses.
+#include <limits>
+
+#include "ingest/summary/summary_read.h"
+
+namespace commdx::ingest::summary {
+
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+// An index into a table of `size` rows, or -1 where `none_ok`.
+bool InRange(int64_t v, size_t size, bool none_ok = true) {
+  return (none_ok && v == -1) || (v >= 0 && static_cast<uint64_t>(v) < size);
+}
+
+// Calls row(cells, place) for each row of the table `key`: `n` integers each.
+template <size_t n, class Fn>
+Status Rows(object o, std::string_view key, const Place& p, Fn row) {
+  COMMDX_ASSIGN_OR_RETURN(array a, GetArray(o, key, p));
+  Place table = p.Field(key);
+  size_t i = 0;
+  int64_t cells[n];
+  for (element e : a) {
+    Place here = table.Index(i++);
+    COMMDX_TRY(ReadRow(e, n, cells, here));
+    COMMDX_TRY(row(cells, here));
+  }
+  return Ok{};
+}
+
+Status Strings(object o, std::string_view key, const Place& p, std::vector<std::string>& out) {
+  COMMDX_ASSIGN_OR_RETURN(array a, GetArray(o, key, p));
+  size_t i = 0;
+  for (element e : a) {
+    std::string_view s;
+    if (e.get(s) != simdjson::SUCCESS) return p.Field(key).Index(i).Expected("a string");
+    out.emplace_back(s);
+    ++i;
+  }
+  return Ok{};
+}
+
+Status Devices(object o, const Place& p, RankTrace& t) {
+  return Objects(o, "devices", p, [&](object d, const Place& here) -> Status {
+    DeviceInfo dev;
+    COMMDX_ASSIGN_OR_RETURN(int64_t id, GetInt(d, "id", here));
+    COMMDX_ASSIGN_OR_RETURN(dev.name, GetString(d, "name", here));
+    COMMDX_ASSIGN_OR_RETURN(dev.total_memory_bytes, GetInt(d, "total_memory_bytes", here));
+    COMMDX_ASSIGN_OR_RETURN(int64_t sms, GetInt(d, "sm_count", here));
+    COMMDX_ASSIGN_OR_RETURN(int64_t major, GetInt(d, "compute_major", here));
+    COMMDX_ASSIGN_OR_RETURN(int64_t minor, GetInt(d, "compute_minor", here));
+    dev.id = static_cast<int>(id);
+    dev.sm_count = static_cast<int>(sms);
+    dev.compute_major = static_cast<int>(major);
+    dev.compute_minor = static_cast<int>(minor);
+    t.devices.push_back(std::move(dev));
+    return Ok{};
+  });
+}
+
+Status Threads(object o, const Place& p, RankTrace& t) {
+  return Objects(o, "threads", p, [&](object th, const Place& here) -> Status {
+    ThreadInfo info;
+    COMMDX_ASSIGN_OR_RETURN(info.id, GetString(th, "id", here));
+    COMMDX_ASSIGN_OR_RETURN(info.name, GetString(th, "name", here));
+    COMMDX_ASSIGN_OR_RETURN(int64_t ops, GetInt(th, "ops", here));
+    COMMDX_ASSIGN_OR_RETURN(info.pid_is_tid, GetBool(th, "pid_is_tid", here));
+    info.ops = static_cast<uint32_t>(ops);
+    t.threads.push_back(std::move(info));
+    return Ok{};
+  });
+}
+
+Status Groups(object o, const Place& p, RankTrace& t) {
+  return Objects(o, "process_groups", p, [&](object g, const Place& here) -> Status {
+    ProcessGroupInfo pg;
+    COMMDX_ASSIGN_OR_RETURN(pg.name, GetString(g, "name", here));
+    COMMDX_ASSIGN_OR_RETURN(pg.desc, GetString(g, "desc", here));
+    COMMDX_ASSIGN_OR_RETURN(array ranks, GetArray(g, "ranks", here));
+    for (element r : ranks) {
+      int64_t v = 0;
+      if (r.get(v) != simdjson::SUCCESS) return here.Field("ranks").Expected("integers");
+      pg.ranks.push_back(static_cast<int>(v));
+    }
+    COMMDX_ASSIGN_OR_RETURN(int64_t size, GetInt(g, "size", here));
+    pg.size = static_cast<int>(size);
+    t.process_groups.push_back(std::move(pg));
+    return Ok{};
+  });
+}
+
+}  // namespace
+
+Result<RankTrace> ReadTrace(element e, const Place& p) {
+  COMMDX_ASSIGN_OR_RETURN(object o, AsObject(e, p));
+  RankTrace t;
+  COMMDX_ASSIGN_OR_RETURN(t.file, GetString(o, "file", p));
+  COMMDX_ASSIGN_OR_RETURN(int64_t rank, GetInt(o, "rank", p));
+  COMMDX_ASSIGN_OR_RETURN(t.rank_source, GetString(o, "rank_source", p));
+  COMMDX_ASSIGN_OR_RETURN(int64_t world, GetInt(o, "world_size", p));
+  COMMDX_ASSIGN_OR_RETURN(t.backend, GetString(o, "backend", p));
+  COMMDX_ASSIGN_OR_RETURN(t.nccl_version, GetString(o, "nccl_version", p));
+  COMMDX_ASSIGN_OR_RETURN(t.schema_version, GetString(o, "schema_version", p));
+  COMMDX_ASSIGN_OR_RETURN(int64_t source, GetInt(o, "step_source", p));
+  if (source < 0 || source > static_cast<int64_t>(StepSource::kWholeTrace))
+    return p.Field("step_source").Expected("a step source code 0 to 5");
+  COMMDX_ASSIGN_OR_RETURN(t.step_name, GetString(o, "step_name", p));
+  COMMDX_ASSIGN_OR_RETURN(int64_t main_thread, GetInt(o, "main_thread", p));
+  COMMDX_ASSIGN_OR_RETURN(t.base_time_ns, GetInt(o, "base_time_ns", p));
+  COMMDX_ASSIGN_OR_RETURN(t.first_ns, GetInt(o, "first_ns", p));
+  COMMDX_ASSIGN_OR_RETURN(t.last_ns, GetInt(o, "last_ns", p));
+  COMMDX_ASSIGN_OR_RETURN(int64_t json_bytes, GetInt(o, "json_bytes", p));
+  COMMDX_ASSIGN_OR_RETURN(int64_t events, GetInt(o, "events", p));
+  COMMDX_ASSIGN_OR_RETURN(t.has_gpu, GetBool(o, "has_gpu", p));
+  if (rank < -1 || rank > std::numeric_limits<int>::max() || world < 0 ||
+      world > std::numeric_limits<int>::max())
+    return p.Field("rank").Expected("a rank (-1 or more) and a world size (0 or more)");
+  t.rank = static_cast<int>(rank);
+  t.world_size = static_cast<int>(world);
+  t.step_source = static_cast<StepSource>(source);
+  t.json_bytes = static_cast<uint64_t>(json_bytes);
+  t.events = static_cast<uint64_t>(events);
+  COMMDX_TRY(Devices(o, p, t));
+  COMMDX_TRY(Strings(o, "names", p, t.names));
+  if (t.names.empty() || !t.names[0].empty())
+    return p.Field("names").Expected("the interned names, the first one \"\"");
+  COMMDX_TRY(Threads(o, p, t));
+  if (!InRange(main_thread, t.threads.size()))
+    return p.Field("main_thread").Expected("-1 or a thread index");
+  t.main_thread = static_cast<int32_t>(main_thread);
+  COMMDX_TRY(Rows<6>(o, "streams", p, [&](const int64_t* c, const Place&) -> Status {
+    t.streams.push_back({static_cast<int16_t>(c[0]), static_cast<int32_t>(c[1]),
+                         static_cast<uint32_t>(c[2]), c[3], c[4], c[5] != 0});
+    return Ok{};
+  }));
+  const size_t names = t.names.size(), threads = t.threads.size();
+  int64_t at = 0;
+  COMMDX_TRY(Rows<13>(o, "gpu_ops", p, [&](const int64_t* c, const Place& here) -> Status {
+    if (!InRange(c[5], names, false) || c[11] < 0 || c[11] > 4 || c[12] < 0 || c[12] > 6)
+      return here.Expected("a GPU op row (name index, kind 0-4, copy kind 0-6)");
+    GpuOp g;
+    g.start_ns = at += c[0];
+    g.end_ns = g.start_ns + c[1];
+    g.correlation = c[2];
+    g.external_id = c[3];
+    g.bytes = static_cast<uint64_t>(c[4]);
+    g.name = static_cast<uint32_t>(c[5]);
+    g.stream = static_cast<int32_t>(c[6]);
+    g.collective = static_cast<int32_t>(c[7]);
+    g.launch = static_cast<int32_t>(c[8]);
+    g.grid_x = static_cast<int32_t>(c[9]);
+    g.device = static_cast<int16_t>(c[10]);
+    g.kind = static_cast<GpuOpKind>(c[11]);
+    g.copy = static_cast<CopyKind>(c[12]);
+    t.gpu_ops.push_back(g);
+    return Ok{};
+  }));
+  for (auto* ops : {&t.host_ops, &t.gpu_annotations}) {
+    at = 0;
+    COMMDX_TRY(Rows<7>(o, ops == &t.host_ops ? "host_ops" : "gpu_annotations", p,
+                       [&](const int64_t* c, const Place& here) -> Status {
+                         if (!InRange(c[3], names, false) || !InRange(c[4], threads + 1, false) ||
+                             c[5] < 0 || c[5] > 1 || c[6] < 0 || c[6] > 255)
+                           return here.Expected("a host op row (name, thread, kind 0-1, flags)");
+                         HostOp h;
+                         h.start_ns = at += c[0];
+                         h.end_ns = h.start_ns + c[1];
+                         h.external_id = c[2];
+                         h.name = static_cast<uint32_t>(c[3]);
+                         h.thread = static_cast<uint32_t>(c[4]);
+                         h.kind = static_cast<HostOpKind>(c[5]);
+                         h.flags = static_cast<uint8_t>(c[6]);
+                         ops->push_back(h);
+                         return Ok{};
+                       }));
+  }
+  at = 0;
+  COMMDX_TRY(Rows<8>(o, "runtime", p, [&](const int64_t* c, const Place& here) -> Status {
+    if (!InRange(c[4], names, false) || !InRange(c[5], threads + 1, false) ||
+        !InRange(c[6], t.gpu_ops.size()) || c[7] < 0 || c[7] > 255)
+      return here.Expected("a runtime call row (name, thread, GPU op index or -1, flags)");
+    RuntimeCall r;
+    r.start_ns = at += c[0];
+    r.end_ns = r.start_ns + c[1];
+    r.correlation = c[2];
+    r.external_id = c[3];
+    r.name = static_cast<uint32_t>(c[4]);
+    r.thread = static_cast<uint32_t>(c[5]);
+    r.gpu_op = static_cast<int32_t>(c[6]);
+    r.flags = static_cast<uint8_t>(c[7]);
+    t.runtime.push_back(r);
+    return Ok{};
+  }));
+  COMMDX_TRY(Groups(o, p, t));
+  COMMDX_TRY(Rows<17>(o, "collectives", p, [&](const int64_t* c, const Place& here) -> Status {
+    if (!InRange(c[7], t.gpu_ops.size()) || !InRange(c[8], t.process_groups.size()) ||
+        !InRange(c[12], names, false) || !InRange(c[13], names, false) || c[14] < 0 ||
+        c[14] > static_cast<int64_t>(CollectiveType::kBarrier))
+      return here.Expected("a collective row (GPU op, process group, name, dtype, type 0-12)");
+    Collective k;
+    k.start_ns = c[0];
+    k.end_ns = c[1];
+    k.issue_ns = c[2];
+    k.in_nelems = c[3];
+    k.out_nelems = c[4];
+    k.bytes = static_cast<uint64_t>(c[5]);
+    k.seq = c[6];
+    k.gpu_op = static_cast<int32_t>(c[7]);
+    k.pg = static_cast<int32_t>(c[8]);
+    k.group_size = static_cast<int32_t>(c[9]);
+    k.peer = static_cast<int32_t>(c[10]);
+    k.grid_x = static_cast<int32_t>(c[11]);
+    k.name = static_cast<uint32_t>(c[12]);
+    k.dtype = static_cast<uint32_t>(c[13]);
+    k.type = static_cast<CollectiveType>(c[14]);
+    k.from_args = c[15] != 0;
+    k.launched = c[16] != 0;
+    t.collectives.push_back(k);
+    return Ok{};
+  }));
+  for (size_t i = 0; i < t.gpu_ops.size(); ++i)
+    if (!InRange(t.gpu_ops[i].collective, t.collectives.size()) ||
+        !InRange(t.gpu_ops[i].launch, t.runtime.size()))
+      return p.Field("gpu_ops").Index(i).Expected(
+          "a collective and a launch index in range, or -1");
+  COMMDX_TRY(Rows<6>(o, "steps", p, [&](const int64_t* c, const Place&) -> Status {
+    t.steps.push_back({c[0], c[1], c[2], c[3], c[4], c[5] != 0});
+    return Ok{};
+  }));
+  return t;
+}
+
+}  // namespace commdx::ingest::summary
