@@ -2,8 +2,6 @@
 // (docs/summary-format.md, "traces"). Every index one table holds into another is checked, and
 // every enum code, so a summary cut or edited by hand is an error, never an index out of range in
 // the analyses.
-#include <limits>
-
 #include "ingest/summary/summary_read.h"
 
 namespace commdx::ingest::summary {
@@ -13,6 +11,9 @@ namespace {
 using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
+
+// Ranks, world sizes and group sizes the trace importers accept (kineto/header.cc): below 2^24.
+constexpr int64_t kMaxRanks = int64_t{1} << 24;
 
 // An index into a table of `size` rows, or -1 where `none_ok`.
 bool InRange(int64_t v, size_t size, bool none_ok = true) {
@@ -85,10 +86,12 @@ Status Groups(object o, const Place& p, RankTrace& t) {
     COMMDX_ASSIGN_OR_RETURN(array ranks, GetArray(g, "ranks", here));
     for (element r : ranks) {
       int64_t v = 0;
-      if (r.get(v) != simdjson::SUCCESS) return here.Field("ranks").Expected("integers");
+      if (r.get(v) != simdjson::SUCCESS || v < 0 || v >= kMaxRanks)
+        return here.Field("ranks").Expected("ranks (integers 0 to 2^24)");
       pg.ranks.push_back(static_cast<int>(v));
     }
     COMMDX_ASSIGN_OR_RETURN(int64_t size, GetInt(g, "size", here));
+    if (size < 0 || size > kMaxRanks) return here.Field("size").Expected("a size 0 to 2^24");
     pg.size = static_cast<int>(size);
     t.process_groups.push_back(std::move(pg));
     return Ok{};
@@ -118,9 +121,8 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
   COMMDX_ASSIGN_OR_RETURN(int64_t json_bytes, GetInt(o, "json_bytes", p));
   COMMDX_ASSIGN_OR_RETURN(int64_t events, GetInt(o, "events", p));
   COMMDX_ASSIGN_OR_RETURN(t.has_gpu, GetBool(o, "has_gpu", p));
-  if (rank < -1 || rank > std::numeric_limits<int>::max() || world < 0 ||
-      world > std::numeric_limits<int>::max())
-    return p.Field("rank").Expected("a rank (-1 or more) and a world size (0 or more)");
+  if (rank < -1 || rank >= kMaxRanks || world < 0 || world > kMaxRanks)
+    return p.Field("rank").Expected("a rank (-1 to 2^24) and a world size (0 to 2^24)");
   t.rank = static_cast<int>(rank);
   t.world_size = static_cast<int>(world);
   t.step_source = static_cast<StepSource>(source);
@@ -142,8 +144,11 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
   const size_t names = t.names.size(), threads = t.threads.size();
   int64_t at = 0;
   COMMDX_TRY(Rows<13>(o, "gpu_ops", p, [&](const int64_t* c, const Place& here) -> Status {
-    if (!InRange(c[5], names, false) || c[11] < 0 || c[11] > 4 || c[12] < 0 || c[12] > 6)
-      return here.Expected("a GPU op row (name index, kind 0-4, copy kind 0-6)");
+    if ((!t.gpu_ops.empty() && c[0] < 0) || c[1] < 0 || !InRange(c[5], names, false) || c[11] < 0 ||
+        c[11] > 4 || c[12] < 0 || c[12] > 6)
+      return here.Expected(
+          "a GPU op row (start after the previous row's, duration 0 or more, name index, kind "
+          "0-4, copy kind 0-6)");
     GpuOp g;
     g.start_ns = at += c[0];
     g.end_ns = g.start_ns + c[1];
@@ -165,9 +170,12 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
     at = 0;
     COMMDX_TRY(Rows<7>(o, ops == &t.host_ops ? "host_ops" : "gpu_annotations", p,
                        [&](const int64_t* c, const Place& here) -> Status {
-                         if (!InRange(c[3], names, false) || !InRange(c[4], threads + 1, false) ||
+                         if ((!ops->empty() && c[0] < 0) || c[1] < 0 ||
+                             !InRange(c[3], names, false) || !InRange(c[4], threads, false) ||
                              c[5] < 0 || c[5] > 1 || c[6] < 0 || c[6] > 255)
-                           return here.Expected("a host op row (name, thread, kind 0-1, flags)");
+                           return here.Expected(
+                               "a host op row (sorted by start, duration 0 or more, name, "
+                               "thread, kind 0-1, flags)");
                          HostOp h;
                          h.start_ns = at += c[0];
                          h.end_ns = h.start_ns + c[1];
@@ -182,9 +190,12 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
   }
   at = 0;
   COMMDX_TRY(Rows<8>(o, "runtime", p, [&](const int64_t* c, const Place& here) -> Status {
-    if (!InRange(c[4], names, false) || !InRange(c[5], threads + 1, false) ||
-        !InRange(c[6], t.gpu_ops.size()) || c[7] < 0 || c[7] > 255)
-      return here.Expected("a runtime call row (name, thread, GPU op index or -1, flags)");
+    if ((!t.runtime.empty() && c[0] < 0) || c[1] < 0 || !InRange(c[4], names, false) ||
+        !InRange(c[5], threads, false) || !InRange(c[6], t.gpu_ops.size()) || c[7] < 0 ||
+        c[7] > 255)
+      return here.Expected(
+          "a runtime call row (sorted by start, duration 0 or more, name, thread, GPU op index "
+          "or -1, flags)");
     RuntimeCall r;
     r.start_ns = at += c[0];
     r.end_ns = r.start_ns + c[1];
@@ -199,10 +210,12 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
   }));
   COMMDX_TRY(Groups(o, p, t));
   COMMDX_TRY(Rows<17>(o, "collectives", p, [&](const int64_t* c, const Place& here) -> Status {
-    if (!InRange(c[7], t.gpu_ops.size()) || !InRange(c[8], t.process_groups.size()) ||
-        !InRange(c[12], names, false) || !InRange(c[13], names, false) || c[14] < 0 ||
+    if (!InRange(c[7], t.gpu_ops.size()) || !InRange(c[8], t.process_groups.size()) || c[9] < 0 ||
+        c[9] > kMaxRanks || c[10] < -1 || c[10] >= kMaxRanks || !InRange(c[12], names, false) ||
+        !InRange(c[13], names, false) || c[14] < 0 ||
         c[14] > static_cast<int64_t>(CollectiveType::kBarrier))
-      return here.Expected("a collective row (GPU op, process group, name, dtype, type 0-12)");
+      return here.Expected(
+          "a collective row (GPU op, process group, group size, peer, name, dtype, type 0-12)");
     Collective k;
     k.start_ns = c[0];
     k.end_ns = c[1];
