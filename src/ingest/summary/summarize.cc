@@ -110,6 +110,11 @@ Result<Summary> Summarize(const std::vector<std::string>& paths, const Summarize
   for (const auto& in : job.inputs) {
     if (IsTrace(in)) continue;
     COMMDX_ASSIGN_OR_RETURN(FileText text, ReadFile(in.path));
+    if (text.data.size() != in.bytes)  // a pipe is read once; a log may still be written
+      return MakeError(ErrorCode::kBadInput,
+                       "changed while it was summarised (or a pipe, which is read once): "
+                       "summarise files that are complete",
+                       {in.path});
     w.BeginObject();
     w.Key("path").String(in.path);
     Kinds(in.kinds, w);
