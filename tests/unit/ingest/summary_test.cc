@@ -114,6 +114,43 @@ TEST(Summary, BadSummariesSayWhatWasExpected) {
             "(kineto, nsys, nccl_log, job_log, flight_recorder, fr_analysis, nccl_tests)");
 }
 
+// A summary of one trace, written around WriteTrace.
+std::string OneTrace(const RankTrace& t) {
+  return "{\"commdx_summary\":{\"format\":\"commdx-summary\",\"version\":1},\"inputs\":[],"
+         "\"skipped\":[],\"texts\":[],\"traces\":[" +
+         TraceJson(t) + "],\"quality\":[]}";
+}
+
+TEST(Summary, WhatTheTraceBuilderGuaranteesIsChecked) {
+  RankTrace t;
+  t.names = {"", "kernel"};
+  t.threads.push_back({"1", "", 0, false});
+  GpuOp a, b;
+  a.start_ns = 100, a.end_ns = 200, a.name = 1;
+  b.start_ns = 300, b.end_ns = 350, b.name = 1;
+  t.gpu_ops = {a, b};
+  ASSERT_TRUE(Read(OneTrace(t)).has_value()) << ErrorOf(OneTrace(t));
+  EXPECT_EQ(Read(OneTrace(t))->trace.ranks[0].gpu_ops[1].end_ns, 350);
+  // Out of order, a negative duration, a thread past the table, a world size past 2^24.
+  RankTrace bad = t;
+  std::swap(bad.gpu_ops[0], bad.gpu_ops[1]);
+  EXPECT_NE(ErrorOf(OneTrace(bad))
+                .find("traces[0].gpu_ops[1]: expected a GPU op row (start "
+                      "after the previous row's"),
+            std::string::npos);
+  bad = t;
+  bad.gpu_ops[1].end_ns = 299;
+  EXPECT_NE(ErrorOf(OneTrace(bad)).find("traces[0].gpu_ops[1]"), std::string::npos);
+  bad = t;
+  bad.host_ops.push_back({10, 20, -1, 1, 1, HostOpKind::kCpuOp, 0});
+  EXPECT_NE(ErrorOf(OneTrace(bad)).find("traces[0].host_ops[0]: expected a host op row"),
+            std::string::npos);
+  bad = t;
+  bad.world_size = 1 << 25;
+  EXPECT_NE(ErrorOf(OneTrace(bad)).find("expected a rank (-1 to 2^24) and a world size"),
+            std::string::npos);
+}
+
 TEST(Summary, Base64CarriesAnyBytes) {
   std::string all;
   for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
