@@ -31,7 +31,8 @@ def main():
         return good.replace(old, new, 1)
     put("summary_v2.commdx-summary.json", replaced(b'"version":1', b'"version":2'))
     put("summary_cut.commdx-summary.json.gz", gzip.compress(good[: len(good) // 2], mtime=0))
-    put("summary_bad_row.commdx-summary.json", replaced(b'"gpu_ops":[[', b'"gpu_ops":[[1,2],['))
+    put("summary_bad_row.commdx-summary.json",
+        replaced(b'"gpu_ops":{"start_ns":[', b'"gpu_ops":{"start_ns":[0,'))
     put("summary_bad_index.commdx-summary.json",
         replaced(b'"main_thread":', b'"main_thread":9999,"was":'))
 

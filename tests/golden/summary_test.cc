@@ -89,7 +89,7 @@ void ExpectSameReport(const Case& c) {
   EXPECT_EQ(from, want);
   EXPECT_EQ(std::string_view(row["kind"]).substr(0, 8), "summary+");
   // Far smaller than the traces it holds (docs/summary-format.md, "Size"): under 5% of their
-  // JSON (3.1% on these runs).
+  // JSON (1.8% on these runs).
   uint64_t trace_bytes = 0;
   for (auto in : raw["inputs"].get_array())
     if (std::string_view(in["kind"]) == "kineto") trace_bytes += uint64_t(in["bytes"]);

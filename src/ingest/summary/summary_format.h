@@ -1,12 +1,13 @@
 // The commdx summary file (`commdx summarize`, docs/summary-format.md): one JSON document, plain
 // or gzip, that holds what `commdx diagnose` reads from a set of inputs, so that the inputs can be
 // reduced where they are and only the summaries gathered. Version 1 holds each trace as the model
-// the trace importers build (RankTrace, its event tables as rows of integers), the text of every
+// the trace importers build (RankTrace, its event tables as columns of integers), the text of every
 // other input it carries (NCCL logs, job logs, Flight Recorder dumps in JSON, nccl-tests output,
 // the Flight Recorder analyzer's text), read again by their importers, the input-quality notes of
 // the run that made it, and the files it left out.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,7 +24,41 @@ inline constexpr int kVersion = 1;
 // The name `commdx summarize` gives its files; the importer recognises content, not names.
 inline constexpr std::string_view kFileSuffix = ".commdx-summary.json";
 
-// Writes `t` as the summary's trace object (rows of integers; docs/summary-format.md "traces").
+// A column of an event table. A delta column holds each row's value minus the previous row's
+// (the first row's minus 0): sorted times and increasing ids become small numbers, which gzip
+// packs several times tighter than the values.
+struct Column {
+  const char* name;
+  bool delta;
+};
+
+// The columns of each table, in the order the writer and the reader pass a row's cells
+// (docs/summary-format.md, "traces"). `dur` is end - start.
+inline constexpr Column kStreamColumns[] = {{"device", false},  {"stream", false},
+                                            {"ops", false},     {"busy_ns", false},
+                                            {"comm_ns", false}, {"is_comm", false}};
+inline constexpr Column kGpuOpColumns[] = {
+    {"start_ns", true}, {"dur_ns", false}, {"correlation", true}, {"external_id", true},
+    {"bytes", false},   {"name", false},   {"stream", false},     {"collective", false},
+    {"launch", false},  {"grid_x", false}, {"device", false},     {"kind", false},
+    {"copy", false}};
+inline constexpr Column kHostOpColumns[] = {
+    {"start_ns", true}, {"dur_ns", false}, {"external_id", true}, {"name", false},
+    {"thread", false},  {"kind", false},   {"flags", false}};
+inline constexpr Column kRuntimeColumns[] = {
+    {"start_ns", true}, {"dur_ns", false}, {"correlation", true}, {"external_id", true},
+    {"name", false},    {"thread", false}, {"gpu_op", false},     {"flags", false}};
+inline constexpr Column kCollectiveColumns[] = {
+    {"start_ns", false},   {"end_ns", false},     {"issue_ns", false}, {"in_nelems", false},
+    {"out_nelems", false}, {"bytes", false},      {"seq", false},      {"gpu_op", false},
+    {"pg", false},         {"group_size", false}, {"peer", false},     {"grid_x", false},
+    {"name", false},       {"dtype", false},      {"type", false},     {"from_args", false},
+    {"launched", false}};
+inline constexpr Column kStepColumns[] = {{"number", false},     {"cpu_start_ns", false},
+                                          {"cpu_end_ns", false}, {"start_ns", false},
+                                          {"end_ns", false},     {"cut", false}};
+
+// Writes `t` as the summary's trace object (columns of integers; docs/summary-format.md "traces").
 void WriteTrace(const RankTrace& t, JsonWriter& w);
 
 }  // namespace commdx::ingest::summary

@@ -51,17 +51,4 @@ Result<simdjson::dom::object> AsObject(simdjson::dom::element e, const Place& p)
   return o;
 }
 
-Status ReadRow(simdjson::dom::element e, size_t n, int64_t* out, const Place& p) {
-  simdjson::dom::array a;
-  size_t i = 0;
-  if (e.get(a) == simdjson::SUCCESS) {
-    for (simdjson::dom::element c : a) {
-      if (i == n || c.get(out[i]) != simdjson::SUCCESS) break;
-      ++i;
-    }
-    if (i == n && a.size() == n) return Ok{};
-  }
-  return p.Expected("an array of " + std::to_string(n) + " integers");
-}
-
 }  // namespace commdx::ingest::summary

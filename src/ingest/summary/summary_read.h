@@ -1,7 +1,7 @@
 // Reading a summary back (summary_importer.cc, trace_read.cc): simdjson's DOM (a summary is small)
 // and errors that name the file and the field that is wrong, and what was expected there:
-//   run/rank0.commdx-summary.json.gz: error: summary field traces[0].gpu_ops[12]: expected an
-//   array of 13 integers
+//   run/rank0.commdx-summary.json.gz: error: summary field traces[0].gpu_ops.dur_ns[12]: expected
+//   an integer
 #pragma once
 
 #include <simdjson.h>
@@ -48,9 +48,6 @@ Status Objects(simdjson::dom::object o, std::string_view key, const Place& p, Fn
   }
   return Ok{};
 }
-
-// One row of a table: exactly `n` integers into `out`.
-Status ReadRow(simdjson::dom::element e, size_t n, int64_t* out, const Place& p);
 
 // A trace object as WriteTrace wrote it. Indexes between tables (a kernel's collective, an op's
 // name) are checked, so what the analyses index with is in range.

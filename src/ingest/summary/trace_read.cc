@@ -2,6 +2,9 @@
 // (docs/summary-format.md, "traces"). Every index one table holds into another is checked, and
 // every enum code, so a summary cut or edited by hand is an error, never an index out of range in
 // the analyses.
+#include <vector>
+
+#include "ingest/summary/summary_format.h"
 #include "ingest/summary/summary_read.h"
 
 namespace commdx::ingest::summary {
@@ -15,22 +18,44 @@ using simdjson::dom::object;
 // Ranks, world sizes and group sizes the trace importers accept (kineto/header.cc): below 2^24.
 constexpr int64_t kMaxRanks = int64_t{1} << 24;
 
+// start + dur without signed overflow (a summary edited by hand may hold anything).
+int64_t EndOf(int64_t start, int64_t dur) {
+  return static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(dur));
+}
+
 // An index into a table of `size` rows, or -1 where `none_ok`.
 bool InRange(int64_t v, size_t size, bool none_ok = true) {
   return (none_ok && v == -1) || (v >= 0 && static_cast<uint64_t>(v) < size);
 }
 
-// Calls row(cells, place) for each row of the table `key`: `n` integers each.
+// Calls row(cells, place) for each row of the table `key` (summary_format.h, Column): one array
+// of integers per column, all of one length; delta columns summed back to values.
 template <size_t n, class Fn>
-Status Rows(object o, std::string_view key, const Place& p, Fn row) {
-  COMMDX_ASSIGN_OR_RETURN(array a, GetArray(o, key, p));
-  Place table = p.Field(key);
-  size_t i = 0;
+Status Table(object o, const char* key, const Column (&cols)[n], const Place& p, Fn row) {
+  COMMDX_ASSIGN_OR_RETURN(element e, Member(o, key, p));
+  const Place table = p.Field(key);
+  COMMDX_ASSIGN_OR_RETURN(object columns, AsObject(e, table));
+  std::vector<std::vector<int64_t>> values(n);
+  for (size_t c = 0; c < n; ++c) {
+    COMMDX_ASSIGN_OR_RETURN(array a, GetArray(columns, cols[c].name, table));
+    const Place here = table.Field(cols[c].name);
+    values[c].reserve(a.size());
+    uint64_t sum = 0;
+    for (element cell : a) {
+      int64_t v = 0;
+      if (cell.get(v) != simdjson::SUCCESS)
+        return here.Index(values[c].size()).Expected("an integer");
+      sum = cols[c].delta ? sum + static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+      values[c].push_back(static_cast<int64_t>(sum));
+    }
+    if (values[c].size() != values[0].size())
+      return here.Expected("as many cells as " + std::string(cols[0].name) + " (" +
+                           std::to_string(values[0].size()) + ")");
+  }
   int64_t cells[n];
-  for (element e : a) {
-    Place here = table.Index(i++);
-    COMMDX_TRY(ReadRow(e, n, cells, here));
-    COMMDX_TRY(row(cells, here));
+  for (size_t i = 0; i < values[0].size(); ++i) {
+    for (size_t c = 0; c < n; ++c) cells[c] = values[c][i];
+    COMMDX_TRY(row(cells, table.Index(i)));
   }
   return Ok{};
 }
@@ -136,113 +161,113 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
   if (!InRange(main_thread, t.threads.size()))
     return p.Field("main_thread").Expected("-1 or a thread index");
   t.main_thread = static_cast<int32_t>(main_thread);
-  COMMDX_TRY(Rows<6>(o, "streams", p, [&](const int64_t* c, const Place&) -> Status {
+  COMMDX_TRY(Table(o, "streams", kStreamColumns, p, [&](const int64_t* c, const Place&) -> Status {
     t.streams.push_back({static_cast<int16_t>(c[0]), static_cast<int32_t>(c[1]),
                          static_cast<uint32_t>(c[2]), c[3], c[4], c[5] != 0});
     return Ok{};
   }));
   const size_t names = t.names.size(), threads = t.threads.size();
-  int64_t at = 0;
-  COMMDX_TRY(Rows<13>(o, "gpu_ops", p, [&](const int64_t* c, const Place& here) -> Status {
-    if ((!t.gpu_ops.empty() && c[0] < 0) || c[1] < 0 || !InRange(c[5], names, false) || c[11] < 0 ||
-        c[11] > 4 || c[12] < 0 || c[12] > 6)
-      return here.Expected(
-          "a GPU op row (start after the previous row's, duration 0 or more, name index, kind "
-          "0-4, copy kind 0-6)");
-    GpuOp g;
-    g.start_ns = at += c[0];
-    g.end_ns = g.start_ns + c[1];
-    g.correlation = c[2];
-    g.external_id = c[3];
-    g.bytes = static_cast<uint64_t>(c[4]);
-    g.name = static_cast<uint32_t>(c[5]);
-    g.stream = static_cast<int32_t>(c[6]);
-    g.collective = static_cast<int32_t>(c[7]);
-    g.launch = static_cast<int32_t>(c[8]);
-    g.grid_x = static_cast<int32_t>(c[9]);
-    g.device = static_cast<int16_t>(c[10]);
-    g.kind = static_cast<GpuOpKind>(c[11]);
-    g.copy = static_cast<CopyKind>(c[12]);
-    t.gpu_ops.push_back(g);
-    return Ok{};
-  }));
+  COMMDX_TRY(
+      Table(o, "gpu_ops", kGpuOpColumns, p, [&](const int64_t* c, const Place& here) -> Status {
+        if ((!t.gpu_ops.empty() && c[0] < t.gpu_ops.back().start_ns) || c[1] < 0 ||
+            !InRange(c[5], names, false) || c[11] < 0 || c[11] > 4 || c[12] < 0 || c[12] > 6)
+          return here.Expected(
+              "a GPU op row (start after the previous row's, duration 0 or more, name index, kind "
+              "0-4, copy kind 0-6)");
+        GpuOp g;
+        g.start_ns = c[0];
+        g.end_ns = EndOf(g.start_ns, c[1]);
+        g.correlation = c[2];
+        g.external_id = c[3];
+        g.bytes = static_cast<uint64_t>(c[4]);
+        g.name = static_cast<uint32_t>(c[5]);
+        g.stream = static_cast<int32_t>(c[6]);
+        g.collective = static_cast<int32_t>(c[7]);
+        g.launch = static_cast<int32_t>(c[8]);
+        g.grid_x = static_cast<int32_t>(c[9]);
+        g.device = static_cast<int16_t>(c[10]);
+        g.kind = static_cast<GpuOpKind>(c[11]);
+        g.copy = static_cast<CopyKind>(c[12]);
+        t.gpu_ops.push_back(g);
+        return Ok{};
+      }));
   for (auto* ops : {&t.host_ops, &t.gpu_annotations}) {
-    at = 0;
-    COMMDX_TRY(Rows<7>(o, ops == &t.host_ops ? "host_ops" : "gpu_annotations", p,
-                       [&](const int64_t* c, const Place& here) -> Status {
-                         if ((!ops->empty() && c[0] < 0) || c[1] < 0 ||
-                             !InRange(c[3], names, false) || !InRange(c[4], threads, false) ||
-                             c[5] < 0 || c[5] > 1 || c[6] < 0 || c[6] > 255)
-                           return here.Expected(
-                               "a host op row (sorted by start, duration 0 or more, name, "
-                               "thread, kind 0-1, flags)");
-                         HostOp h;
-                         h.start_ns = at += c[0];
-                         h.end_ns = h.start_ns + c[1];
-                         h.external_id = c[2];
-                         h.name = static_cast<uint32_t>(c[3]);
-                         h.thread = static_cast<uint32_t>(c[4]);
-                         h.kind = static_cast<HostOpKind>(c[5]);
-                         h.flags = static_cast<uint8_t>(c[6]);
-                         ops->push_back(h);
-                         return Ok{};
-                       }));
+    COMMDX_TRY(Table(o, ops == &t.host_ops ? "host_ops" : "gpu_annotations", kHostOpColumns, p,
+                     [&](const int64_t* c, const Place& here) -> Status {
+                       if ((!ops->empty() && c[0] < ops->back().start_ns) || c[1] < 0 ||
+                           !InRange(c[3], names, false) || !InRange(c[4], threads, false) ||
+                           c[5] < 0 || c[5] > 1 || c[6] < 0 || c[6] > 255)
+                         return here.Expected(
+                             "a host op row (sorted by start, duration 0 or more, name, "
+                             "thread, kind 0-1, flags)");
+                       HostOp h;
+                       h.start_ns = c[0];
+                       h.end_ns = EndOf(h.start_ns, c[1]);
+                       h.external_id = c[2];
+                       h.name = static_cast<uint32_t>(c[3]);
+                       h.thread = static_cast<uint32_t>(c[4]);
+                       h.kind = static_cast<HostOpKind>(c[5]);
+                       h.flags = static_cast<uint8_t>(c[6]);
+                       ops->push_back(h);
+                       return Ok{};
+                     }));
   }
-  at = 0;
-  COMMDX_TRY(Rows<8>(o, "runtime", p, [&](const int64_t* c, const Place& here) -> Status {
-    if ((!t.runtime.empty() && c[0] < 0) || c[1] < 0 || !InRange(c[4], names, false) ||
-        !InRange(c[5], threads, false) || !InRange(c[6], t.gpu_ops.size()) || c[7] < 0 ||
-        c[7] > 255)
-      return here.Expected(
-          "a runtime call row (sorted by start, duration 0 or more, name, thread, GPU op index "
-          "or -1, flags)");
-    RuntimeCall r;
-    r.start_ns = at += c[0];
-    r.end_ns = r.start_ns + c[1];
-    r.correlation = c[2];
-    r.external_id = c[3];
-    r.name = static_cast<uint32_t>(c[4]);
-    r.thread = static_cast<uint32_t>(c[5]);
-    r.gpu_op = static_cast<int32_t>(c[6]);
-    r.flags = static_cast<uint8_t>(c[7]);
-    t.runtime.push_back(r);
-    return Ok{};
-  }));
+  COMMDX_TRY(
+      Table(o, "runtime", kRuntimeColumns, p, [&](const int64_t* c, const Place& here) -> Status {
+        if ((!t.runtime.empty() && c[0] < t.runtime.back().start_ns) || c[1] < 0 ||
+            !InRange(c[4], names, false) || !InRange(c[5], threads, false) ||
+            !InRange(c[6], t.gpu_ops.size()) || c[7] < 0 || c[7] > 255)
+          return here.Expected(
+              "a runtime call row (sorted by start, duration 0 or more, name, thread, GPU op index "
+              "or -1, flags)");
+        RuntimeCall r;
+        r.start_ns = c[0];
+        r.end_ns = EndOf(r.start_ns, c[1]);
+        r.correlation = c[2];
+        r.external_id = c[3];
+        r.name = static_cast<uint32_t>(c[4]);
+        r.thread = static_cast<uint32_t>(c[5]);
+        r.gpu_op = static_cast<int32_t>(c[6]);
+        r.flags = static_cast<uint8_t>(c[7]);
+        t.runtime.push_back(r);
+        return Ok{};
+      }));
   COMMDX_TRY(Groups(o, p, t));
-  COMMDX_TRY(Rows<17>(o, "collectives", p, [&](const int64_t* c, const Place& here) -> Status {
-    if (!InRange(c[7], t.gpu_ops.size()) || !InRange(c[8], t.process_groups.size()) || c[9] < 0 ||
-        c[9] > kMaxRanks || c[10] < -1 || c[10] >= kMaxRanks || !InRange(c[12], names, false) ||
-        !InRange(c[13], names, false) || c[14] < 0 ||
-        c[14] > static_cast<int64_t>(CollectiveType::kBarrier))
-      return here.Expected(
-          "a collective row (GPU op, process group, group size, peer, name, dtype, type 0-12)");
-    Collective k;
-    k.start_ns = c[0];
-    k.end_ns = c[1];
-    k.issue_ns = c[2];
-    k.in_nelems = c[3];
-    k.out_nelems = c[4];
-    k.bytes = static_cast<uint64_t>(c[5]);
-    k.seq = c[6];
-    k.gpu_op = static_cast<int32_t>(c[7]);
-    k.pg = static_cast<int32_t>(c[8]);
-    k.group_size = static_cast<int32_t>(c[9]);
-    k.peer = static_cast<int32_t>(c[10]);
-    k.grid_x = static_cast<int32_t>(c[11]);
-    k.name = static_cast<uint32_t>(c[12]);
-    k.dtype = static_cast<uint32_t>(c[13]);
-    k.type = static_cast<CollectiveType>(c[14]);
-    k.from_args = c[15] != 0;
-    k.launched = c[16] != 0;
-    t.collectives.push_back(k);
-    return Ok{};
-  }));
+  COMMDX_TRY(Table(
+      o, "collectives", kCollectiveColumns, p, [&](const int64_t* c, const Place& here) -> Status {
+        if (!InRange(c[7], t.gpu_ops.size()) || !InRange(c[8], t.process_groups.size()) ||
+            c[9] < 0 || c[9] > kMaxRanks || c[10] < -1 || c[10] >= kMaxRanks ||
+            !InRange(c[12], names, false) || !InRange(c[13], names, false) || c[14] < 0 ||
+            c[14] > static_cast<int64_t>(CollectiveType::kBarrier))
+          return here.Expected(
+              "a collective row (GPU op, process group, group size, peer, name, dtype, type 0-12)");
+        Collective k;
+        k.start_ns = c[0];
+        k.end_ns = c[1];
+        k.issue_ns = c[2];
+        k.in_nelems = c[3];
+        k.out_nelems = c[4];
+        k.bytes = static_cast<uint64_t>(c[5]);
+        k.seq = c[6];
+        k.gpu_op = static_cast<int32_t>(c[7]);
+        k.pg = static_cast<int32_t>(c[8]);
+        k.group_size = static_cast<int32_t>(c[9]);
+        k.peer = static_cast<int32_t>(c[10]);
+        k.grid_x = static_cast<int32_t>(c[11]);
+        k.name = static_cast<uint32_t>(c[12]);
+        k.dtype = static_cast<uint32_t>(c[13]);
+        k.type = static_cast<CollectiveType>(c[14]);
+        k.from_args = c[15] != 0;
+        k.launched = c[16] != 0;
+        t.collectives.push_back(k);
+        return Ok{};
+      }));
   for (size_t i = 0; i < t.gpu_ops.size(); ++i)
     if (!InRange(t.gpu_ops[i].collective, t.collectives.size()) ||
         !InRange(t.gpu_ops[i].launch, t.runtime.size()))
       return p.Field("gpu_ops").Index(i).Expected(
           "a collective and a launch index in range, or -1");
-  COMMDX_TRY(Rows<6>(o, "steps", p, [&](const int64_t* c, const Place&) -> Status {
+  COMMDX_TRY(Table(o, "steps", kStepColumns, p, [&](const int64_t* c, const Place&) -> Status {
     t.steps.push_back({c[0], c[1], c[2], c[3], c[4], c[5] != 0});
     return Ok{};
   }));

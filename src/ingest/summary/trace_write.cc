@@ -1,61 +1,40 @@
 // A RankTrace as the summary holds it (docs/summary-format.md, "traces"): the rank's facts by
-// name, and each event table as rows of integers in a fixed column order, times of sorted tables
-// as the distance from the previous row's start (small numbers compress well).
+// name, and each event table as one array per column (summary_format.h), sorted times and
+// increasing ids as differences from the row before (small, alike numbers compress well).
+#include <vector>
+
 #include "ingest/summary/summary_format.h"
 
 namespace commdx::ingest::summary {
 
 namespace {
 
-void Row(JsonWriter& w, std::initializer_list<int64_t> cells) {
-  w.BeginArray();
-  for (int64_t c : cells) w.Int(c);
-  w.EndArray();
-}
-
-// host_ops and gpu_annotations: [start - previous start, end - start, external_id, name, thread,
-// kind, flags].
-void HostOps(const std::vector<HostOp>& ops, JsonWriter& w) {
-  w.BeginArray();
-  int64_t prev = 0;
-  for (const auto& o : ops) {
-    Row(w, {o.start_ns - prev, o.end_ns - o.start_ns, o.external_id, o.name, o.thread,
-            static_cast<int64_t>(o.kind), o.flags});
-    prev = o.start_ns;
+// Writes `key`: {column: [cells...], ...}; cells(row, out) fills a row's n cells.
+template <class T, size_t n, class Cells>
+void Table(JsonWriter& w, const char* key, const std::vector<T>& rows, const Column (&cols)[n],
+           Cells cells) {
+  std::vector<int64_t> all(rows.size() * n);
+  for (size_t i = 0; i < rows.size(); ++i) cells(rows[i], &all[i * n]);
+  w.Key(key).BeginObject();
+  for (size_t c = 0; c < n; ++c) {
+    w.Key(cols[c].name).BeginArray();
+    uint64_t prev = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto v = static_cast<uint64_t>(all[i * n + c]);
+      w.Int(cols[c].delta ? static_cast<int64_t>(v - prev) : static_cast<int64_t>(v));
+      prev = v;
+    }
+    w.EndArray();
   }
-  w.EndArray();
+  w.EndObject();
 }
 
-void GpuOps(const std::vector<GpuOp>& ops, JsonWriter& w) {
-  w.BeginArray();
-  int64_t prev = 0;
-  for (const auto& o : ops) {
-    Row(w, {o.start_ns - prev, o.end_ns - o.start_ns, o.correlation, o.external_id,
-            static_cast<int64_t>(o.bytes), o.name, o.stream, o.collective, o.launch, o.grid_x,
-            o.device, static_cast<int64_t>(o.kind), static_cast<int64_t>(o.copy)});
-    prev = o.start_ns;
-  }
-  w.EndArray();
-}
-
-void Runtime(const std::vector<RuntimeCall>& calls, JsonWriter& w) {
-  w.BeginArray();
-  int64_t prev = 0;
-  for (const auto& c : calls) {
-    Row(w, {c.start_ns - prev, c.end_ns - c.start_ns, c.correlation, c.external_id, c.name,
-            c.thread, c.gpu_op, c.flags});
-    prev = c.start_ns;
-  }
-  w.EndArray();
-}
-
-void Collectives(const std::vector<Collective>& cs, JsonWriter& w) {
-  w.BeginArray();
-  for (const auto& c : cs)
-    Row(w, {c.start_ns, c.end_ns, c.issue_ns, c.in_nelems, c.out_nelems,
-            static_cast<int64_t>(c.bytes), c.seq, c.gpu_op, c.pg, c.group_size, c.peer, c.grid_x,
-            c.name, c.dtype, static_cast<int64_t>(c.type), c.from_args, c.launched});
-  w.EndArray();
+void HostOps(const char* key, const std::vector<HostOp>& ops, JsonWriter& w) {
+  Table(w, key, ops, kHostOpColumns, [](const HostOp& o, int64_t* c) {
+    int64_t row[] = {o.start_ns, o.end_ns - o.start_ns,        o.external_id, o.name,
+                     o.thread,   static_cast<int64_t>(o.kind), o.flags};
+    std::copy(std::begin(row), std::end(row), c);
+  });
 }
 
 void Groups(const std::vector<ProcessGroupInfo>& groups, JsonWriter& w) {
@@ -118,26 +97,49 @@ void WriteTrace(const RankTrace& t, JsonWriter& w) {
     w.EndObject();
   }
   w.EndArray();
-  w.Key("streams").BeginArray();
-  for (const auto& s : t.streams)
-    Row(w, {s.device, s.stream, s.ops, s.busy_ns, s.comm_ns, s.is_comm});
-  w.EndArray();
-  w.Key("gpu_ops");
-  GpuOps(t.gpu_ops, w);
-  w.Key("host_ops");
-  HostOps(t.host_ops, w);
-  w.Key("gpu_annotations");
-  HostOps(t.gpu_annotations, w);
-  w.Key("runtime");
-  Runtime(t.runtime, w);
-  w.Key("collectives");
-  Collectives(t.collectives, w);
   w.Key("process_groups");
   Groups(t.process_groups, w);
-  w.Key("steps").BeginArray();
-  for (const auto& s : t.steps)
-    Row(w, {s.number, s.cpu_start_ns, s.cpu_end_ns, s.start_ns, s.end_ns, s.cut});
-  w.EndArray();
+  Table(w, "streams", t.streams, kStreamColumns, [](const StreamInfo& s, int64_t* c) {
+    int64_t row[] = {s.device, s.stream, s.ops, s.busy_ns, s.comm_ns, s.is_comm};
+    std::copy(std::begin(row), std::end(row), c);
+  });
+  Table(w, "gpu_ops", t.gpu_ops, kGpuOpColumns, [](const GpuOp& o, int64_t* c) {
+    int64_t row[] = {o.start_ns,
+                     o.end_ns - o.start_ns,
+                     o.correlation,
+                     o.external_id,
+                     static_cast<int64_t>(o.bytes),
+                     o.name,
+                     o.stream,
+                     o.collective,
+                     o.launch,
+                     o.grid_x,
+                     o.device,
+                     static_cast<int64_t>(o.kind),
+                     static_cast<int64_t>(o.copy)};
+    std::copy(std::begin(row), std::end(row), c);
+  });
+  HostOps("host_ops", t.host_ops, w);
+  HostOps("gpu_annotations", t.gpu_annotations, w);
+  Table(w, "runtime", t.runtime, kRuntimeColumns, [](const RuntimeCall& r, int64_t* c) {
+    int64_t row[] = {
+        r.start_ns, r.end_ns - r.start_ns, r.correlation, r.external_id, r.name, r.thread, r.gpu_op,
+        r.flags};
+    std::copy(std::begin(row), std::end(row), c);
+  });
+  Table(w, "collectives", t.collectives, kCollectiveColumns, [](const Collective& k, int64_t* c) {
+    int64_t row[] = {k.start_ns,   k.end_ns,     k.issue_ns,
+                     k.in_nelems,  k.out_nelems, static_cast<int64_t>(k.bytes),
+                     k.seq,        k.gpu_op,     k.pg,
+                     k.group_size, k.peer,       k.grid_x,
+                     k.name,       k.dtype,      static_cast<int64_t>(k.type),
+                     k.from_args,  k.launched};
+    std::copy(std::begin(row), std::end(row), c);
+  });
+  Table(w, "steps", t.steps, kStepColumns, [](const Step& s, int64_t* c) {
+    int64_t row[] = {s.number, s.cpu_start_ns, s.cpu_end_ns, s.start_ns, s.end_ns, s.cut};
+    std::copy(std::begin(row), std::end(row), c);
+  });
   w.EndObject();
 }
 

@@ -97,13 +97,13 @@ TEST(Summary, BadSummariesSayWhatWasExpected) {
             "s.json: summary field commdx_summary.format: expected \"commdx-summary\", got \"x\"");
   EXPECT_NE(ErrorOf(good.substr(0, good.size() / 2)).find("s.json: not a complete commdx summary"),
             std::string::npos);
-  // A row with a column missing; an index past the table it points into.
-  const size_t ops = good.find("\"gpu_ops\":[[");
-  ASSERT_NE(ops, std::string::npos);
-  std::string cut = good;
-  cut.insert(ops + 11, "[1,2],");
-  EXPECT_EQ(ErrorOf(cut),
-            "s.json: summary field traces[0].gpu_ops[0]: expected an array of 13 integers");
+  // A column longer than the others; an index past the table it points into.
+  EXPECT_NE(ErrorOf(Replaced(good, "\"gpu_ops\":{\"start_ns\":[", "\"gpu_ops\":{\"start_ns\":[0,"))
+                .find("s.json: summary field traces[0].gpu_ops.dur_ns: expected as many cells as "
+                      "start_ns ("),
+            std::string::npos);
+  EXPECT_EQ(ErrorOf(Replaced(good, "\"dur_ns\":[", "\"dur_ns\":[\"x\",")),
+            "s.json: summary field traces[0].gpu_ops.dur_ns[0]: expected an integer");
   EXPECT_NE(ErrorOf(Replaced(good, "\"main_thread\":", "\"main_thread\":9999,\"x\":"))
                 .find("summary field traces[0].main_thread: expected -1 or a thread index"),
             std::string::npos);
