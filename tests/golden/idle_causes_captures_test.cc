@@ -82,11 +82,12 @@ TEST(IdleCausesCaptures, HostWorkBetweenIterationsIsAHostGap) {
   EXPECT_NE(gap->title.find("between 'Optimizer.zero_grad#SGD.zero_grad' and 'aten::rand'"),
             std::string::npos)
       << gap->title;
+  // 53.8 ms of launch idle before host gaps were split; what is left, less the profiler's own
+  // cost, no longer makes the rank launch-bound.
   const Finding* lb = Find(findings, "trace.launch_bound");
-  ASSERT_NE(lb, nullptr);
-  EXPECT_LT(lb->saving_ns_per_step.value_or(0), 20e6);  // 53.8 ms before host gaps were split
-  EXPECT_LE(gap->saving_ns_per_step.value_or(0) + lb->saving_ns_per_step.value_or(0),
-            gap->step_ns.value_or(0));
+  const double lb_ns = lb ? lb->saving_ns_per_step.value_or(0) : 0;
+  EXPECT_LT(lb_ns, 20e6);
+  EXPECT_LE(gap->saving_ns_per_step.value_or(0) + lb_ns, gap->step_ns.value_or(0));
   const analysis::StepBreakdown& m = input.trace_facts().rank_means[0];
   EXPECT_EQ(m.idle_sync_ns + m.idle_queued_ns + m.idle_alloc_ns + m.idle_capture_ns +
                 m.idle_host_gap_ns + m.idle_launch_ns(),

@@ -1,5 +1,6 @@
 // The same training loop captured by Nsight Systems and by the PyTorch profiler gives the same
-// diagnosis: the same root cause and trace findings, and the same GPU work per step.
+// diagnosis: the same root cause and trace findings (trace.launch_bound aside: only the PyTorch
+// profiler's own cost is taken off it), and the same GPU work per step.
 // Pairs: examples/nsys_<style>/report.sqlite.gz beside the examples/<kineto_twin> its meta.json
 // names, and tests/data/nsys/<scenario>.sqlite.gz beside examples/<scenario> (two runs of the
 // same script: examples/README.md, tests/data/nsys/README.md).
@@ -138,7 +139,13 @@ TEST(NsysKinetoPairs, SameRootCauseFindingsAndStepBreakdown) {
     Seen k = Diagnose(kineto + "/trace_rank0.json.gz");
     ASSERT_EQ(n.facts.rank_means.size(), 1u);
     ASSERT_EQ(k.facts.rank_means.size(), 1u);
-    EXPECT_EQ(n.root_cause, k.root_cause);
+    // trace.launch_bound is compared only where both sides price it alike: in a PyTorch
+    // profiler trace its saving has the profiler's estimated own cost taken off
+    // (docs/trace-metrics.md, "The profiler's own cost"), in an Nsight Systems trace it has not
+    // (nsys's cost per event is not measured yet), so one side may raise it and the other not.
+    if (n.root_cause != "trace.launch_bound" && k.root_cause != "trace.launch_bound") {
+      EXPECT_EQ(n.root_cause, k.root_cause);
+    }
     // A capture without any mark (nsys -t cuda, no NVTX) has no step boundaries: its one "step"
     // is the whole capture of `profiled_steps` iterations, so its GPU work is compared per
     // iteration, and findings that depend on the step (launch gaps over a whole capture) are not.
@@ -149,7 +156,11 @@ TEST(NsysKinetoPairs, SameRootCauseFindingsAndStepBreakdown) {
                              : 1.0;
     ASSERT_GT(per, 0.0);
     if (!whole) {
-      EXPECT_EQ(n.findings, k.findings);
+      auto but_launch = [](std::set<std::string> ids) {
+        ids.erase("trace.launch_bound");
+        return ids;
+      };
+      EXPECT_EQ(but_launch(n.findings), but_launch(k.findings));
     }
     // The same collectives (DDP: NCCL calls, with or without kernels), where both ran the same
     // setup (tests/data's export ran without DDP, its twin with).
