@@ -25,6 +25,31 @@ std::string DefaultName(std::vector<int> ranks) {
   return "inputs";
 }
 
+// An existing file at `out` that is one of the inputs, or lies in a folder given as one: the
+// user's file (an input, or an older summary skipped as one). Never written over when named as an
+// input; in an input folder only with --force (rewriting last run's summary).
+Status NotAnInput(const std::string& out, const std::vector<std::string>& inputs, bool force) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(out, ec)) return Ok{};
+  const fs::path target = fs::weakly_canonical(out, ec);
+  if (ec) return Ok{};
+  for (const auto& in : inputs) {
+    const fs::path p = fs::weakly_canonical(in, ec);
+    if (ec) continue;
+    const bool inside = fs::is_directory(p, ec) &&
+                        std::mismatch(p.begin(), p.end(), target.begin(), target.end()).first ==
+                            p.end();
+    if (p == target || (inside && !force))
+      return MakeError(ErrorCode::kUsage,
+                       "refusing to write the summary over a file among the inputs (" + in +
+                           "), which stays untouched; choose another -o or --name" +
+                           (p == target ? "" : ", or --force to replace it"),
+                       {out});
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Result<SummarizeResult> RunSummarize(const SummarizeRequest& request) {
@@ -49,6 +74,7 @@ Result<SummarizeResult> RunSummarize(const SummarizeRequest& request) {
                  .string();
   std::string data = request.gzip ? ingest::summary::Gzip(summary.json) : std::move(summary.json);
   summary.json.clear();
+  COMMDX_TRY(NotAnInput(out.path, request.paths, request.force));
   WriteOptions write;
   write.force = request.force;
   COMMDX_TRY(WriteFileAtomically(out.path, data, write));

@@ -181,6 +181,17 @@ PY
     [ "$rc" -gt 128 ] && fail "killed by signal $((rc - 128))"
     [ "$rc" -le 1 ] && { echo "skip: read before it was cut"; exit 77; }
     [ "$rc" -eq 3 ] || fail "exit $rc"; has "changed while reading" ;;
+  summarize_over_input)  # summarize never writes over an input; last run's summary only with --force
+    job; run 0 summarize job -o job --name run1
+    [ -f job/run1.commdx-summary.json.gz ] || fail "no summary written"
+    cp job/run1.commdx-summary.json.gz keep
+    run 2 summarize job -o job --name run1; has "refusing to write the summary over a file among the inputs"
+    cmp -s keep job/run1.commdx-summary.json.gz || fail "summary replaced without --force"
+    run 0 summarize job -o job --name run1 --force
+    cp job/nccl.vm.653.log keep_log
+    run 2 summarize job/run1.commdx-summary.json.gz job/nccl.vm.653.log -o job --name run1 --force
+    has "choose another -o or --name$"
+    cmp -s keep_log job/nccl.vm.653.log || fail "input changed" ;;
   save_over_input)  # --save naming an input (also through a link) or the -o file: refused
     snap=$src/tests/data/snapshot
     cp "$snap"/h200x2-topo.json topo.json; cp "$snap"/h200x2-env.json env.json
