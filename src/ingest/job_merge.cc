@@ -48,6 +48,8 @@ void JobMerge::Add(Job&& part) {
   MoveAppend(part.flight, into_.flight);
   MoveAppend(part.bench, into_.bench);
   MoveAppend(part.skipped, into_.skipped);  // what a summary's run skipped (ingest/summary)
+  MoveAppend(part.inspector, into_.inspector);
+  MoveAppend(part.ras, into_.ras);
   part = Job{};
 }
 

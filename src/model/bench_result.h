@@ -25,6 +25,9 @@ struct BenchPoint {
   int iterations = 0;     // timed iterations per rank (0 = unknown)
   int slowest_rank = -1;  // rank whose median was largest (-1 = unknown)
   bool valid = false;     // false when this placement was not run
+  // nccl-tests -I (per-iteration timing): the 99th percentile; 0 = unknown. Last, so positional
+  // initialisers of the fields above keep their meaning.
+  double p99_us = 0;
 };
 
 struct BenchRow {

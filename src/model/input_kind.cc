@@ -32,6 +32,12 @@ const char* InputKindName(InputKind kind) {
       return "fr_analysis";
     case InputKind::kSummary:
       return "summary";
+    case InputKind::kInspector:
+      return "inspector";
+    case InputKind::kRas:
+      return "ras";
+    case InputKind::kNcclTestsJson:
+      return "nccl_tests_json";
   }
   return "unknown";
 }
@@ -45,8 +51,11 @@ Source InputKindSource(InputKind kind) {
     case InputKind::kFlightRecorder:
     case InputKind::kJobLog:
     case InputKind::kFrAnalysis:
+    case InputKind::kInspector:
+    case InputKind::kRas:
       return Source::kLogs;
     case InputKind::kNcclTests:
+    case InputKind::kNcclTestsJson:
       return Source::kBench;
     case InputKind::kSnapshot:
     case InputKind::kSmiTopo:

@@ -24,6 +24,9 @@ enum class InputKind {
   kJobLog,          // a job's stdout/stderr (torchrun, srun, mpirun): PyTorch watchdog lines
   kFrAnalysis,      // the text output of PyTorch's Flight Recorder analyzer (fr_trace)
   kSummary,         // a commdx summary (`commdx summarize`): what other inputs held, reduced
+  kInspector,       // NCCL Inspector profiler plugin JSONL, one file per process
+  kRas,             // NCCL RAS client (ncclras) report, text or JSON
+  kNcclTestsJson,   // nccl-tests -J JSON (with -I: per-iteration times)
 };
 
 // The stable key shown in reports and accepted on the command line, e.g. "nccl_log".

@@ -11,8 +11,10 @@
 #include "model/environment.h"
 #include "model/flight_recorder.h"
 #include "model/input_kind.h"
+#include "model/inspector.h"
 #include "model/job_log.h"
 #include "model/nccl_setup.h"
+#include "model/ras.h"
 #include "model/topology.h"
 #include "model/trace.h"
 
@@ -39,9 +41,11 @@ struct Job {
   TraceSet trace;   // from PyTorch profiler (Kineto) traces, one RankTrace per file
   Topology topo;    // GPUs, links, NUMA, NICs (live probe, nvidia-smi text, snapshot)
   EnvSnapshot env;  // environment of the node (live probe or snapshot)
-  std::vector<BenchResult> bench;  // live `commdx bench` runs and nccl-tests outputs
-  std::vector<FrDump> flight;      // PyTorch Flight Recorder dumps, one per rank
-  JobLogFacts job_log;             // the job's own stdout/stderr (watchdog timeouts)
+  std::vector<BenchResult> bench;          // live `commdx bench` runs and nccl-tests outputs
+  std::vector<FrDump> flight;              // PyTorch Flight Recorder dumps, one per rank
+  JobLogFacts job_log;                     // the job's own stdout/stderr (watchdog timeouts)
+  std::vector<InspectorRecord> inspector;  // NCCL Inspector JSONL, in file and line order
+  std::vector<RasReport> ras;              // NCCL RAS client reports, one per file
   Diagnostics quality;  // bad records skipped while reading, for the input-quality section
 };
 
