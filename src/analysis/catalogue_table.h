@@ -113,6 +113,13 @@ inline constexpr CatalogueEntry kEntries[] = {
      "Every rank entered the same collective and none finished it"},
     {"hang.watchdog_stuck", kLogs, kSymptom, kE, 2,
      "The NCCL watchdog got stuck: PyTorch's heartbeat monitor killed the job"},
+    // NCCL Inspector profiler plugin records
+    {"inspector.late_rank", kLogs, kSymptom, kW, 2,
+     "One rank reaches collectives late: the others wait for it (NCCL Inspector)"},
+    {"inspector.slow_collective_bw", kLogs, kSymptom, kW, 5,
+     "Collectives transfer slower than the link should allow (NCCL Inspector)"},
+    {"inspector.comm_summary", kLogs, kContext, kI, 1,
+     "A communicator as NCCL Inspector saw it: kind, collectives, bus bandwidth per size"},
     // live
     {"topo.pcie_only", kTopo, kCause, kW, 4, "GPUs are connected by PCIe only (no NVLink)"},
     {"topo.nvlink_degraded", kTopo, kCause, kE, 4, "NVLinks are down or fewer than on peer GPUs"},

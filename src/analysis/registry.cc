@@ -8,6 +8,7 @@
 #include "analysis/comm_analyzers.h"
 #include "analysis/env_analyzers.h"
 #include "analysis/hang_analyzers.h"
+#include "analysis/inspector_analyzers.h"
 #include "analysis/topo_analyzers.h"
 #include "analysis/trace_arrival_skew.h"
 #include "analysis/trace_findings.h"
@@ -113,6 +114,10 @@ const std::vector<Analyzer>& Analyzers() {
        kLogs, OnJob<&FindWatchdogStall>},
       {"hang_fr_analysis", "culprit / error type / sequence from Flight Recorder analyzer output",
        kLogs, OnJob<&FindFrAnalysisHang>},
+      {"inspector_late_rank", "the rank others wait for, from NCCL Inspector records", kLogs,
+       OnJob<&FindInspectorLateRank>},
+      {"inspector_bandwidth", "communicators and bus bandwidth per size from NCCL Inspector", kLogs,
+       OnJob<&FindInspectorBandwidth>},
       {"bench_low_busbw", "benchmark plateau busbw vs the link's line rate", kBench,
        &FindBenchLowBusbw},
       {"bench_high_latency", "benchmark small-message latency floor", kBench,

@@ -3,6 +3,7 @@
 #include "ingest/env_dump/env_dump_importer.h"
 #include "ingest/flight_recorder/analyzer_text.h"
 #include "ingest/flight_recorder/dump_reader.h"
+#include "ingest/inspector/inspector_importer.h"
 #include "ingest/job_log/job_log_importer.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/nccl_log/nccl_log_importer.h"
@@ -21,6 +22,9 @@ const std::vector<Importer>& Importers() {
        "commdx summary (`commdx summarize`): traces, logs and dumps reduced where they were "
        "written (docs/summary-format.md)",
        false, &SniffSummary, &ParseSummary, nullptr, &FinishTraceSet, true},
+      {K::kInspector,
+       "NCCL Inspector profiler plugin JSONL (one file per process, .log/.jsonl, .gz too)", false,
+       &SniffInspector, &ParseInspector, nullptr, &FinishInspector, true},
       {K::kFlightRecorder,
        "PyTorch Flight Recorder dump (pickle or JSON, one file per rank, name ending in the rank)",
        false, &SniffFlightRecorder, &ParseFlightRecorder, nullptr, nullptr, true},

@@ -24,7 +24,7 @@ struct InspectorRecord {
   int64_t dump_ns = 0;  // when the dump pass wrote it (host clock), not when the collective ran
   // coll_perf
   std::string coll;  // "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce"
-  uint64_t coll_sn = 0;
+  uint64_t coll_sn = 0;  // per communicator and function (comm->seqNumber[func])
   uint64_t msg_bytes = 0;     // count * sizeof(type): per rank for AllGather/ReduceScatter
   int64_t exec_ns = 0;        // a late peer's wait is inside it on the ranks that came early
   std::string timing_source;  // "kernel_gpu" | "kernel_cpu" | "collective_cpu"

@@ -1,0 +1,17 @@
+// The analyzers of NCCL Inspector records (inspector_*.cc). docs/findings/inspector.md says what
+// each finding means and how it is found.
+#pragma once
+
+#include <vector>
+
+#include "analysis/registry.h"
+
+namespace commdx::analysis {
+
+// inspector.late_rank: the rank the others wait for, per communicator.
+std::vector<Finding> FindInspectorLateRank(const Job& job, const Options& options);
+// inspector.comm_summary (each communicator: kind, collectives, bus bandwidth per size) and
+// inspector.slow_collective_bw (transfer bandwidth well under the link's, where it is known).
+std::vector<Finding> FindInspectorBandwidth(const Job& job, const Options& options);
+
+}  // namespace commdx::analysis

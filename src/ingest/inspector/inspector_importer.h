@@ -1,0 +1,22 @@
+// Importer for NCCL Inspector profiler plugin output (NVIDIA/nccl ext-profiler/inspector, NCCL
+// 2.23+, output format v4): JSONL, one file per process (<host>-pid<pid>.log, or .jsonl, .gz),
+// one record per completed collective. Recognised by its first line: a JSON object with
+// "header" and "metadata" holding "inspector_output_format_version".
+#pragma once
+
+#include <string_view>
+
+#include "base/file.h"
+#include "base/result.h"
+#include "model/job.h"
+
+namespace commdx::ingest {
+
+bool SniffInspector(std::string_view head);
+// Every record line into job.inspector; bad lines counted in job.quality and skipped. An error
+// only when no line of the file is a record.
+Status ParseInspector(const FileText& file, Job& job);
+// Once after every file: duplicates across files, communicators missing ranks, coll_sn gaps.
+void FinishInspector(Job& job);
+
+}  // namespace commdx::ingest

@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Writes the bad-input cases of NCCL's own outputs (issue 42: Inspector JSONL, RAS reports,
+nccl-tests JSON) into tests/badinput/cases/, from the real captures in tests/data/inspector,
+tests/data/ras and tests/data/nccl_tests_json. Rerun after a change:
+
+    python3 tests/badinput/make_nccl_output_cases.py
+"""
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, "tests", "badinput", "cases")
+
+
+def main():
+    with open(os.path.join(ROOT, "tests", "data", "inspector", "ddp_straggler",
+                           "vm-pid1138.log"), "rb") as f:
+        lines = f.read().splitlines(keepends=True)[:4]
+    cases = {
+        # line 2 broken in the middle (a partial write spliced with the next one)
+        "inspector_bad_line.log": lines[0] + lines[1][:120] + b"\n" + lines[2] + lines[3],
+        # the process killed while the plugin wrote: the last line ends mid-record
+        "inspector_cut.log": lines[0] + lines[1] + lines[2][:150],
+        # a format version this commdx does not read
+        "inspector_v5.log": b"".join(l.replace(b'"v4.0"', b'"v5.0"') for l in lines),
+    }
+    for name, data in cases.items():
+        with open(os.path.join(OUT, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()
