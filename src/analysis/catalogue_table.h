@@ -120,6 +120,13 @@ inline constexpr CatalogueEntry kEntries[] = {
      "Collectives transfer slower than the link should allow (NCCL Inspector)"},
     {"inspector.comm_summary", kLogs, kContext, kI, 1,
      "A communicator as NCCL Inspector saw it: kind, collectives, bus bandwidth per size"},
+    // NCCL RAS (ncclras) reports
+    {"ras.dead_rank", kLogs, kCause, kE, 2,
+     "NCCL's RAS considers a rank's process dead: its communicators cannot proceed"},
+    {"ras.missing_rank", kLogs, kCause, kW, 2,
+     "A rank does not answer NCCL's RAS: its communicator data is missing"},
+    {"ras.mismatch", kLogs, kSymptom, kW, 2,
+     "Ranks of one communicator differ in NCCL's RAS report (status or collective counts)"},
     // live
     {"topo.pcie_only", kTopo, kCause, kW, 4, "GPUs are connected by PCIe only (no NVLink)"},
     {"topo.nvlink_degraded", kTopo, kCause, kE, 4, "NVLinks are down or fewer than on peer GPUs"},

@@ -9,6 +9,7 @@
 #include "analysis/env_analyzers.h"
 #include "analysis/hang_analyzers.h"
 #include "analysis/inspector_analyzers.h"
+#include "analysis/ras_analyzers.h"
 #include "analysis/topo_analyzers.h"
 #include "analysis/trace_arrival_skew.h"
 #include "analysis/trace_findings.h"
@@ -118,6 +119,8 @@ const std::vector<Analyzer>& Analyzers() {
        OnJob<&FindInspectorLateRank>},
       {"inspector_bandwidth", "communicators and bus bandwidth per size from NCCL Inspector", kLogs,
        OnJob<&FindInspectorBandwidth>},
+      {"ras_ranks", "dead, missing and mismatched ranks from NCCL RAS reports", kLogs,
+       OnJob<&FindRasRanks>},
       {"bench_low_busbw", "benchmark plateau busbw vs the link's line rate", kBench,
        &FindBenchLowBusbw},
       {"bench_high_latency", "benchmark small-message latency floor", kBench,

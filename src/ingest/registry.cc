@@ -9,6 +9,7 @@
 #include "ingest/nccl_log/nccl_log_importer.h"
 #include "ingest/nccl_tests/nccl_tests_importer.h"
 #include "ingest/nsys/nsys_importer.h"
+#include "ingest/ras/ras_importer.h"
 #include "ingest/smi_topo/smi_topo.h"
 #include "ingest/snapshot/snapshot.h"
 #include "ingest/summary/summary_importer.h"
@@ -25,6 +26,8 @@ const std::vector<Importer>& Importers() {
       {K::kInspector,
        "NCCL Inspector profiler plugin JSONL (one file per process, .log/.jsonl, .gz too)", false,
        &SniffInspector, &ParseInspector, nullptr, &FinishInspector, true},
+      {K::kRas, "NCCL RAS client report (ncclras; text, or JSON with -f json)", false, &SniffRas,
+       &ParseRas, nullptr, nullptr, true},
       {K::kFlightRecorder,
        "PyTorch Flight Recorder dump (pickle or JSON, one file per rank, name ending in the rank)",
        false, &SniffFlightRecorder, &ParseFlightRecorder, nullptr, nullptr, true},

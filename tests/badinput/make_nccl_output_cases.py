@@ -23,6 +23,16 @@ def main():
         # a format version this commdx does not read
         "inspector_v5.log": b"".join(l.replace(b'"v4.0"', b'"v5.0"') for l in lines),
     }
+    def read(*parts):
+        with open(os.path.join(ROOT, "tests", "data", *parts), "rb") as f:
+            return f.read()
+
+    ras = read("ras", "stopped_90s_json.txt")
+    # a RAS JSON broken in another way than NCCL 2.28.9's missing comma: an error, not a guess
+    cases["ras_broken.json"] = ras.replace(b'"size": 2,', b'"size": 2,,', 1)
+    # the text report cut after its communicators table (the client killed): read as far as it goes
+    text = read("ras", "stopped_90s_text.txt")
+    cases["ras_cut.txt"] = text[: text.index(b"DEAD") + 60]
     for name, data in cases.items():
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(data)

@@ -12,11 +12,12 @@
 namespace commdx::analysis {
 namespace {
 
-// The findings page of an id: hang.* on hang.md, inspector.* on
-// inspector.md, the rest by the source that shows it.
+// The findings page of an id: hang.* on hang.md, inspector.* and ras.* on their
+// own pages, the rest by the source that shows it.
 std::string PageOf(const CatalogueEntry& e) {
   if (std::string_view(e.id).substr(0, 5) == "hang.") return "docs/findings/hang.md";
   if (std::string_view(e.id).substr(0, 10) == "inspector.") return "docs/findings/inspector.md";
+  if (std::string_view(e.id).substr(0, 4) == "ras.") return "docs/findings/ras.md";
   switch (e.source) {
     case Source::kTrace:
       return "docs/findings/trace.md";
@@ -54,7 +55,8 @@ TEST(CatalogueDocs, EveryIdAPageHeadsIsInTheCatalogue) {
   int seen = 0;
   for (const char* page : {"docs/findings/trace.md", "docs/findings/logs.md",
                            "docs/findings/hang.md", "docs/findings/live.md",
-                           "docs/findings/bench.md", "docs/findings/inspector.md"}) {
+                           "docs/findings/bench.md", "docs/findings/inspector.md",
+                           "docs/findings/ras.md"}) {
     const std::string text = RepoFile(page);
     for (auto it = std::sregex_iterator(text.begin(), text.end(), heading);
          it != std::sregex_iterator(); ++it, ++seen)

@@ -1,0 +1,15 @@
+// The analyzer of NCCL RAS reports (ras_ranks.cc). docs/findings/ras.md says what each finding
+// means and how it is found.
+#pragma once
+
+#include <vector>
+
+#include "analysis/registry.h"
+
+namespace commdx::analysis {
+
+// ras.dead_rank, ras.missing_rank (one per process, every communicator it is missing from) and
+// ras.mismatch (ranks of one communicator that launched different numbers of collectives).
+std::vector<Finding> FindRasRanks(const Job& job, const Options& options);
+
+}  // namespace commdx::analysis

@@ -1,0 +1,102 @@
+// The real NCCL RAS reports (tests/data/ras/, NCCL 2.28.9, rank 1 of two stopped with SIGSTOP;
+// README there): each is read as a RAS report (the text was read as an NCCL log before), the
+// JSON with a missing rank repaired, rank 1 named missing at 8 s and dead from 90 s on, nothing
+// named while healthy; and a summary of each matches tests/golden/ras/<file>.txt.
+// Regenerate after a reviewed change: COMMDX_REGEN_GOLDEN=1 ctest -R RasCaptures
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analysis/registry.h"
+#include "golden/golden_summary.h"
+#include "base/str_format.h"
+#include "ingest/load_inputs.h"
+
+namespace commdx {
+namespace {
+
+const std::string kData = std::string(COMMDX_SOURCE_DIR) + "/tests/data/ras/";
+const std::string kGolden = std::string(COMMDX_SOURCE_DIR) + "/tests/golden/ras/";
+
+const char* kFiles[] = {
+    "healthy_text",     "healthy_json",     "stopped_8s_text",  "stopped_8s_json",
+    "stopped_25s_text", "stopped_90s_text", "stopped_90s_json", "stopped_90s_verbose_text",
+    "resumed_text",     "resumed_json"};
+
+struct Loaded {
+  Job job;
+  std::vector<Finding> findings;
+};
+
+Loaded Load(const std::string& name) {
+  Loaded l;
+  auto job = ingest::LoadInputs({kData + name + ".txt"});
+  EXPECT_TRUE(job) << (job ? "" : job.error().ToString());
+  if (job) l.job = std::move(*job);
+  l.findings = analysis::RunAnalyzers(l.job, {}, {Source::kLogs});
+  return l;
+}
+
+std::string Summary(const Loaded& l) {
+  std::string s;
+  for (const auto& in : l.job.inputs) s += "read as " + InputKindsName(in.kinds) + "\n";
+  for (const auto& r : l.job.ras)
+    for (const auto& c : r.comms)
+      s += StrFormat("comm %s size %d status %s errors %s ranks %zu missing %zu\n",
+                     c.hash.empty() ? "-" : c.hash.c_str(), c.size, c.status.c_str(),
+                     c.errors.c_str(), c.ranks.size(), c.missing.size());
+  for (const auto& d : l.job.quality.entries())
+    s += StrFormat("quality %s x%llu\n", d.id.c_str(), static_cast<unsigned long long>(d.count));
+  for (const auto& f : l.findings)
+    s += f.id + (f.rank ? StrFormat(" rank %d", *f.rank) : "") + ": " + f.title + "\n";
+  return s;
+}
+
+const Finding* Find(const Loaded& l, const std::string& id) {
+  for (const auto& f : l.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+TEST(RasCaptures, StoppedRankNamedMissingThenDead) {
+  for (const char* healthy : {"healthy_text", "healthy_json"}) {
+    Loaded h = Load(healthy);
+    ASSERT_EQ(h.job.ras.size(), 1u) << healthy;
+    EXPECT_TRUE(h.findings.empty()) << Summary(h);
+  }
+  for (const char* early : {"stopped_8s_text", "stopped_8s_json", "stopped_25s_text"}) {
+    Loaded e = Load(early);
+    const Finding* f = Find(e, "ras.missing_rank");
+    ASSERT_NE(f, nullptr) << early << "\n" << Summary(e);
+    EXPECT_EQ(f->rank, 1);
+    EXPECT_NE(f->title.find("pid 1315 on 127.0.0.1"), std::string::npos) << f->title;
+    EXPECT_EQ(Find(e, "ras.dead_rank"), nullptr) << early;
+  }
+  for (const char* late : {"stopped_90s_text", "stopped_90s_json", "resumed_text"}) {
+    Loaded d = Load(late);
+    const Finding* f = Find(d, "ras.dead_rank");
+    ASSERT_NE(f, nullptr) << late << "\n" << Summary(d);
+    EXPECT_EQ(f->rank, 1);
+    EXPECT_NE(f->title.find("445d6303d77898d4"), std::string::npos) << f->title;
+  }
+  Loaded json = Load("stopped_90s_json");
+  EXPECT_EQ(json.job.quality.Count("ras.repaired_json"), 1u);
+  // The whole folder: one finding for the process, dead (dead outranks missing).
+  auto job = ingest::LoadInputs({kData});
+  ASSERT_TRUE(job);
+  auto all = analysis::RunAnalyzers(*job, {}, {Source::kLogs});
+  int dead = 0, missing = 0;
+  for (const auto& f : all) dead += f.id == "ras.dead_rank", missing += f.id == "ras.missing_rank";
+  EXPECT_EQ(dead, 1);
+  EXPECT_EQ(missing, 0);
+}
+
+TEST(RasCaptures, MatchGoldenSummaries) {
+  for (const char* name : kFiles) {
+    SCOPED_TRACE(name);
+    test_util::ExpectGoldenSummary(kGolden + name + ".txt", Summary(Load(name)));
+  }
+}
+
+}  // namespace
+}  // namespace commdx
