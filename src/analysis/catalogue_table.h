@@ -163,6 +163,8 @@ inline constexpr CatalogueEntry kEntries[] = {
     {"bench.asymmetric_pair", kBench, kCause, kW, 5, "One GPU pair is slower than its peers"},
     {"bench.wrong_results", kBench, kCause, kE, 5,
      "A benchmarked collective produced wrong values"},
+    {"bench.wide_tail", kBench, kSymptom, kW, 5,
+     "The 99th percentile at a fixed size is far above the mean: a disturbed link or node"},
     {"bench.shared_gpu", kBench, kCause, kE, 5, "Two ranks of the benchmark run on one GPU"},
 };
 

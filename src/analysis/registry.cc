@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/bench_analyzers.h"
+#include "analysis/bench_wide_tail.h"
 #include "analysis/calls_small_collectives.h"
 #include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
@@ -129,6 +130,8 @@ const std::vector<Analyzer>& Analyzers() {
        OnJob<&FindBenchAsymmetricPair>},
       {"bench_wrong_results", "collective results checked wrong", kBench,
        &FindBenchWrongResults},
+      {"bench_wide_tail", "p99 per size far above the mean (nccl-tests -I)", kBench,
+       OnJob<&FindBenchWideTail>},
       {"bench_shared_gpu", "ranks of a live run on one GPU (same CUDA UUID)", kBench,
        OnJob<&FindBenchSharedGpu>},
       {"topo_pcie_only", "GPU pairs without NVLink", kTopo, OnJob<&FindTopoPcieOnly>},

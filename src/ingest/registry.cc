@@ -8,6 +8,7 @@
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/nccl_log/nccl_log_importer.h"
 #include "ingest/nccl_tests/nccl_tests_importer.h"
+#include "ingest/nccl_tests/nccl_tests_json.h"
 #include "ingest/nsys/nsys_importer.h"
 #include "ingest/ras/ras_importer.h"
 #include "ingest/smi_topo/smi_topo.h"
@@ -26,6 +27,9 @@ const std::vector<Importer>& Importers() {
       {K::kInspector,
        "NCCL Inspector profiler plugin JSONL (one file per process, .log/.jsonl, .gz too)", false,
        &SniffInspector, &ParseInspector, nullptr, &FinishInspector, true},
+      {K::kNcclTestsJson,
+       "nccl-tests JSON (-J FILE; with -I 1 the per-iteration times: p99 per size)", false,
+       &SniffNcclTestsJson, &ParseNcclTestsJson, nullptr, nullptr, true},
       {K::kRas, "NCCL RAS client report (ncclras; text, or JSON with -f json)", false, &SniffRas,
        &ParseRas, nullptr, nullptr, true},
       {K::kFlightRecorder,

@@ -77,6 +77,14 @@ void AddSweep(const BenchResult& r, const std::string& key, Report& rep) {
     for (const char* c : {"oop_p10_us", "oop_p90_us", "oop_iters", "oop_slowest_rank"})
       t.column_keys.push_back(c);
   }
+  // nccl-tests -I (per-iteration timing): the 99th percentile of each placement.
+  bool tail = false;
+  for (const auto& row : r.rows)
+    tail = tail || row.out_of_place.p99_us > 0 || row.in_place.p99_us > 0;
+  if (tail) {
+    for (const char* c : {"oop p99(us)", "ip p99(us)"}) t.columns.push_back(c);
+    for (const char* c : {"oop_p99_us", "ip_p99_us"}) t.column_keys.push_back(c);
+  }
   for (const auto& row : r.rows) {
     std::vector<Cell> cells = {Cell::Int(static_cast<long long>(row.bytes)),
                                Cell::Int(static_cast<long long>(row.count)), Cell(row.dtype),
@@ -89,6 +97,10 @@ void AddSweep(const BenchResult& r, const std::string& key, Report& rep) {
       cells.push_back(Cell::Num(p.p90_us, 2));
       cells.push_back(Cell::Int(p.iterations));
       cells.push_back(Cell::Int(p.slowest_rank));
+    }
+    if (tail) {
+      cells.push_back(Cell::Num(row.out_of_place.p99_us, 2));
+      cells.push_back(Cell::Num(row.in_place.p99_us, 2));
     }
     t.AddRow(std::move(cells));
   }

@@ -33,6 +33,9 @@ def main():
     # the text report cut after its communicators table (the client killed): read as far as it goes
     text = read("ras", "stopped_90s_text.txt")
     cases["ras_cut.txt"] = text[: text.index(b"DEAD") + 60]
+    # nccl-tests -J JSON cut mid-results (the test killed while writing)
+    tests = read("nccl_tests_json", "all_reduce.json")
+    cases["nccl_tests_cut.json"] = tests[: len(tests) // 2]
     for name, data in cases.items():
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(data)
