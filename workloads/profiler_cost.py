@@ -30,9 +30,10 @@ import time
 os.environ["NCCL_NVLS_ENABLE"] = "0"  # mandatory on the shared GPU machines
 
 import torch  # noqa: E402
-import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.profiler import ProfilerActivity, profile, schedule  # noqa: E402
+
+from heldout import DeepMLP  # noqa: E402  (the deep MLP of the held-out runs)
 
 OPTIONS = {
     "plain": {},
@@ -61,53 +62,36 @@ def gz(path):
     os.remove(path)
 
 
-def loops(n):
-    """CPU time per call of each loop, with whatever records the process around it."""
+def loops(n, around=contextlib.nullcontext):
+    """CPU time per call of each loop, each loop inside `around()` (a profiler, or nothing: then
+    whatever records the process from outside, as nsys does)."""
     dev = torch.device("cuda", 0)
     x = torch.zeros(16, device=dev)
     res = {}
     for name, fn in (("add_", lambda: x.add_(1)), ("view", lambda: x.view(-1)),
                      ("python", lambda: None)):
-        for _ in range(200):
-            fn()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        res[name] = (time.perf_counter() - t0) / n * 1e6
-        torch.cuda.synchronize()
+        with around():
+            for _ in range(200):
+                fn()
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            res[name] = (time.perf_counter() - t0) / n * 1e6
+            torch.cuda.synchronize()
     return {"n": n, "per_call_us": res}
 
 
 def micro(out, n, quick):
     dev = torch.device("cuda", 0)
     x = torch.zeros(16, device=dev)
-    loops = {
-        "add_": lambda: x.add_(1),
-        "view": lambda: x.view(-1),
-        "python": lambda: None,
-    }
-
-    def per_call(fn):
-        for _ in range(200):
-            fn()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        t = time.perf_counter() - t0
-        torch.cuda.synchronize()
-        return t / n * 1e6
-
-    res = {"n": n, "unprofiled_us": {k: per_call(f) for k, f in loops.items()}, "profiled_us": {}}
+    res = {"n": n, "unprofiled_us": loops(n)["per_call_us"], "profiled_us": {}}
     acts = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
     for oname, opts in OPTIONS.items():
         if quick and oname not in ("plain", "all"):
             continue
-        res["profiled_us"][oname] = {}
-        for k, f in loops.items():
-            with profile(activities=acts, **opts):
-                res["profiled_us"][oname][k] = per_call(f)
+        res["profiled_us"][oname] = loops(
+            n, lambda: profile(activities=acts, **opts))["per_call_us"]
         # A small trace per option set: how many events one call of each op leaves.
         path = os.path.join(out, f"micro_{oname}.json")
         with profile(activities=acts, **opts) as prof:
@@ -119,20 +103,6 @@ def micro(out, n, quick):
         prof.export_chrome_trace(path)
         gz(path)
     return res
-
-
-class DeepMLP(nn.Module):
-    def __init__(self, width, layers):
-        super().__init__()
-        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(layers))
-        self.out = nn.Linear(width, 10)
-
-    def forward(self, x, mid=None):
-        for lin in self.layers:
-            x = F.relu(lin(x))
-            if mid is not None:
-                mid(x)
-        return self.out(x)
 
 
 def pair(out, name, width, layers, batch, syncs, steps, quick):
