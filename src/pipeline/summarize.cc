@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "base/input_path.h"
 #include "base/write_file.h"
 #include "ingest/summary/summary_format.h"
 
@@ -30,21 +31,22 @@ std::string DefaultName(std::vector<int> ranks) {
 // input; in an input folder only with --force (rewriting last run's summary).
 Status NotAnInput(const std::string& out, const std::vector<std::string>& inputs, bool force) {
   namespace fs = std::filesystem;
+  const auto out_stamp = StampOf(out);
+  if (!out_stamp) return Ok{};  // a new file
   std::error_code ec;
-  if (!fs::exists(out, ec)) return Ok{};
   const fs::path target = fs::weakly_canonical(out, ec);
-  if (ec) return Ok{};
   for (const auto& in : inputs) {
+    const auto in_stamp = StampOf(in);
+    const bool same = in_stamp && in_stamp->SameFile(*out_stamp);  // links included
     const fs::path p = fs::weakly_canonical(in, ec);
-    if (ec) continue;
-    const bool inside = fs::is_directory(p, ec) &&
+    const bool inside = !ec && fs::is_directory(p, ec) &&
                         std::mismatch(p.begin(), p.end(), target.begin(), target.end()).first ==
                             p.end();
-    if (p == target || (inside && !force))
+    if (same || (inside && !force))
       return MakeError(ErrorCode::kUsage,
                        "refusing to write the summary over a file among the inputs (" + in +
                            "), which stays untouched; choose another -o or --name" +
-                           (p == target ? "" : ", or --force to replace it"),
+                           (same ? "" : ", or --force to replace it"),
                        {out});
   }
   return Ok{};

@@ -191,7 +191,11 @@ PY
     cp job/nccl.vm.653.log keep_log
     run 2 summarize job/run1.commdx-summary.json.gz job/nccl.vm.653.log -o job --name run1 --force
     has "choose another -o or --name$"
-    cmp -s keep_log job/nccl.vm.653.log || fail "input changed" ;;
+    cmp -s keep_log job/nccl.vm.653.log || fail "input changed"
+    # An input that is the output under another name (a hard link): never replaced either.
+    mkdir other && ln job/run1.commdx-summary.json.gz other/in.json.gz && cp other/in.json.gz keep_in
+    run 2 summarize other/in.json.gz job/nccl.vm.653.log -o job --name run1 --force
+    cmp -s keep_in other/in.json.gz || fail "input changed through a hard link" ;;
   save_over_input)  # --save naming an input (also through a link) or the -o file: refused
     snap=$src/tests/data/snapshot
     cp "$snap"/h200x2-topo.json topo.json; cp "$snap"/h200x2-env.json env.json
