@@ -53,6 +53,9 @@ struct ReplayPlan {
   // What could not be replayed and why (calls of unknown size, kinds NCCL has no call for);
   // each line a sentence a user can read.
   std::vector<std::string> left_out;
+  // What the input did not say and the plan assumes (a reduction's operator, a datatype where
+  // only bytes are known); each line a sentence a user can read.
+  std::vector<std::string> assumed;
 };
 
 }  // namespace commdx
