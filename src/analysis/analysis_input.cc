@@ -1,6 +1,7 @@
 #include "analysis/analysis_input.h"
 
 #include "analysis/bench_summary.h"
+#include "analysis/replay_verdict.h"
 #include "analysis/trace_arrival_skew.h"
 #include "analysis/trace_pattern.h"
 
@@ -10,6 +11,7 @@ struct AnalysisInput::Derived {
   std::optional<std::vector<PatternRow>> pattern;
   std::optional<std::vector<LateStep>> late;
   std::optional<std::vector<BenchSummary>> bench;
+  std::optional<std::vector<ReplayVerdict>> replay;
 };
 
 AnalysisInput::AnalysisInput(const Job& job) : job_(job), derived_(std::make_unique<Derived>()) {}
@@ -43,6 +45,12 @@ const std::vector<BenchSummary>& AnalysisInput::bench_summaries() const {
     for (const BenchResult& r : job_.bench) b->push_back(SummarizeBench(r));
   }
   return *b;
+}
+
+const std::vector<ReplayVerdict>& AnalysisInput::replay_verdicts() const {
+  auto& r = derived_->replay;
+  if (!r) r = JudgeReplays(job_);
+  return *r;
 }
 
 }  // namespace commdx::analysis

@@ -14,9 +14,10 @@
 
 namespace commdx::analysis {
 
-struct BenchSummary;  // bench_summary.h
-struct LateStep;      // trace_arrival_skew.h
-struct PatternRow;    // trace_pattern.h
+struct BenchSummary;   // bench_summary.h
+struct LateStep;       // trace_arrival_skew.h
+struct PatternRow;     // trace_pattern.h
+struct ReplayVerdict;  // replay_verdict.h
 
 class AnalysisInput {
  public:
@@ -35,9 +36,11 @@ class AnalysisInput {
   const std::vector<LateStep>& late_ranks() const;
   // SummarizeBench of each job.bench entry, in the same order.
   const std::vector<BenchSummary>& bench_summaries() const;
+  // JudgeReplays(job): one verdict per replayed group of job.replay.
+  const std::vector<ReplayVerdict>& replay_verdicts() const;
 
  private:
-  struct Derived;  // what the three above hold once computed
+  struct Derived;  // what the four above hold once computed
   const Job& job_;
   mutable std::optional<TraceFacts> facts_;  // filled once, on first use
   std::unique_ptr<Derived> derived_;

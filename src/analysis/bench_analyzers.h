@@ -21,6 +21,10 @@ std::vector<Finding> FindBenchSharedGpu(const Job& job, const Options& options);
 // Wrong elements after a collective (#wrong, or nccl-tests' out-of-bounds count).
 std::vector<Finding> FindBenchWrongResults(const AnalysisInput& input, const Options& options);
 
+// One finding per replayed process group of `commdx bench replay` runs (replay_verdict.h):
+// replay.slow_in_job, replay.slow_alone or replay.as_alone.
+std::vector<Finding> FindReplayVerdicts(const AnalysisInput& input, const Options& options);
+
 // "all_reduce (nccl-tests, reference/allreduce.txt)" / "all_reduce (commdx bench, 2 ranks)"
 std::string BenchLabel(const BenchResult& result);
 // Evidence pointing at one row: its file:line for an nccl-tests file, words for a live run.

@@ -166,6 +166,13 @@ inline constexpr CatalogueEntry kEntries[] = {
     {"bench.wide_tail", kBench, kSymptom, kW, 5,
      "The 99th percentile at a fixed size is far above the mean: a disturbed link or node"},
     {"bench.shared_gpu", kBench, kCause, kE, 5, "Two ranks of the benchmark run on one GPU"},
+    // `commdx bench replay`: the job's own collectives run again alone
+    {"replay.slow_in_job", kBench, kSymptom, kW, 11,
+     "The job's collectives are fast replayed alone but slow in the job: the training loop"},
+    {"replay.slow_alone", kBench, kSymptom, kW, 11,
+     "The job's collectives are slow even replayed alone: NCCL settings, transport or links"},
+    {"replay.as_alone", kBench, kContext, kI, 11,
+     "The job's collectives run as fast in the job as replayed alone"},
 };
 
 }  // namespace catalogue_detail

@@ -134,6 +134,8 @@ const std::vector<Analyzer>& Analyzers() {
        OnJob<&FindBenchWideTail>},
       {"bench_shared_gpu", "ranks of a live run on one GPU (same CUDA UUID)", kBench,
        OnJob<&FindBenchSharedGpu>},
+      {"replay_verdicts", "the job's collectives replayed alone vs in the job", kBench,
+       &FindReplayVerdicts},
       {"topo_pcie_only", "GPU pairs without NVLink", kTopo, OnJob<&FindTopoPcieOnly>},
       {"topo_nvlink_degraded", "inactive NVLinks, fewer links than peers", kTopo,
        OnJob<&FindTopoNvlinkDegraded>},

@@ -91,6 +91,10 @@ class Backend {
   virtual Result<TimeMatrix> TimeCopy(const CopySpec& spec, int iters) = 0;
   // One repro step per iteration; times per iteration, ns, slowest rank.
   virtual Result<TimeMatrix> TimeRepro(const ReproSpec& spec, int iters) = 0;
+  // `iters` times the whole sequence, in order, back to back (bench replay). Times per call,
+  // ns: row r holds rank r's calls, iteration k's call c at k * seq.size() + c. Buffers must
+  // have been reserved for the largest call.
+  virtual Result<TimeMatrix> TimeSequence(const std::vector<CollSpec>& seq, int iters) = 0;
 
   // Called from the watchdog thread: which ranks are stuck, then abort every communicator.
   virtual std::string DescribeStuck() = 0;

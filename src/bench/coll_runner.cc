@@ -14,17 +14,19 @@ namespace {
 // Largest share of the smallest GPU's memory the default sweep may take.
 constexpr double kDefaultMemShare = 0.4;
 
+// The first point of a sweep is the communicators' first use after init: on 2xH200 its
+// iterations stayed slow after one warm-up (docs/measurements/bench-h200x2.md).
+constexpr int kFirstPointWarmup = 20;
+
 struct Placement {
   bool in_place;
   BenchPoint BenchRow::*field;
 };
 
-// The first point of a sweep is the communicators' first use after init: on 2xH200 its
-// iterations stayed slow after one warm-up (docs/measurements/bench-h200x2.md).
-constexpr int kFirstPointWarmup = 20;
+}  // namespace
 
-Result<BenchPoint> MeasurePoint(Backend& b, Watchdog* wd, const CollSpec& spec, uint64_t seed,
-                                const RunOptions& o, bool first_point) {
+Result<BenchPoint> MeasureCollPoint(Backend& b, Watchdog* wd, const CollSpec& spec, uint64_t seed,
+                                    const RunOptions& o, bool first_point) {
   bool graph = o.graph_iters > 0;
   std::string what = spec.Describe();
   COMMDX_TRY(b.Prepare(spec, seed));
@@ -62,8 +64,6 @@ Result<BenchPoint> MeasurePoint(Backend& b, Watchdog* wd, const CollSpec& spec, 
   }
   return p;
 }
-
-}  // namespace
 
 BenchResult NewLiveResult(const Backend& backend, const std::string& case_key) {
   const BackendInfo& info = backend.Info();
@@ -136,7 +136,7 @@ Result<BenchResult> RunCollective(Backend& b, Watchdog* wd, CollectiveType kind,
     for (const auto& pl : placements) {
       spec.in_place = pl.in_place;
       COMMDX_ASSIGN_OR_RETURN(row.*pl.field,
-                              MeasurePoint(b, wd, spec, i * 2 + pl.in_place, o, i == 0));
+                              MeasureCollPoint(b, wd, spec, i * 2 + pl.in_place, o, i == 0));
     }
     if (o.progress)
       o.progress(std::string(CollectiveTypeName(kind)) + " " +

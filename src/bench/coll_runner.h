@@ -13,6 +13,12 @@ namespace commdx::bench {
 Result<BenchResult> RunCollective(Backend& backend, Watchdog* watchdog, CollectiveType kind,
                                   const RunOptions& options);
 
+// One operation measured as nccl-tests does: warm-up (more on a sweep's first point, the
+// communicators' first use), adaptive timed iterations, then a correctness run when
+// options.check. The slowest rank's median and spread, algbw and busbw.
+Result<BenchPoint> MeasureCollPoint(Backend& backend, Watchdog* watchdog, const CollSpec& spec,
+                                    uint64_t seed, const RunOptions& options, bool first_point);
+
 // Fills the live-run header fields of a result (library, version, launch, topology).
 BenchResult NewLiveResult(const Backend& backend, const std::string& case_key);
 

@@ -20,8 +20,8 @@ FakeBackend::FakeBackend(FakeOptions options) : o_(std::move(options)) {
   for (int r = 0; r < o_.ranks; ++r) {
     // Ranks told to share a GPU get the first one's bus id and UUID.
     const int gpu = r < o_.shared_gpu_ranks ? 0 : r;
-    info_.ranks.push_back({r, r, o_.topology.gpu_name,
-                           "0000:00:0" + std::to_string(gpu) + ".0", o_.mem_bytes,
+    info_.ranks.push_back({r, r, o_.topology.gpu_name, "0000:00:0" + std::to_string(gpu) + ".0",
+                           o_.mem_bytes,
                            "GPU-fa4e0000-0000-0000-0000-00000000000" + std::to_string(gpu)});
   }
 }
@@ -63,11 +63,7 @@ Result<TimeMatrix> FakeBackend::Time(const CollSpec& spec, int iters, bool) {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return aborted_.load(); });
   }
-  if (aborted_) {
-    if (watchdog_) watchdog_->Acknowledge();
-    return MakeError(ErrorCode::kEnvironment,
-                     watchdog_ ? watchdog_->message() : std::string("aborted"));
-  }
+  COMMDX_TRY(CheckAborted());
   TimeMatrix t(static_cast<size_t>(o_.ranks));
   double base = CollNs(spec);
   for (int k = 0; k < iters; ++k) {
@@ -76,6 +72,27 @@ Result<TimeMatrix> FakeBackend::Time(const CollSpec& spec, int iters, bool) {
       t[static_cast<size_t>(r)].push_back(base * j * (r == o_.slow_rank ? o_.slow_factor : 1.0));
   }
   timed_ops_ += iters;
+  if (watchdog_) watchdog_->Beat();
+  return t;
+}
+
+Status FakeBackend::CheckAborted() {
+  if (!aborted_) return Ok{};
+  if (watchdog_) watchdog_->Acknowledge();
+  return MakeError(ErrorCode::kEnvironment,
+                   watchdog_ ? watchdog_->message() : std::string("aborted"));
+}
+
+Result<TimeMatrix> FakeBackend::TimeSequence(const std::vector<CollSpec>& seq, int iters) {
+  COMMDX_TRY(CheckAborted());
+  TimeMatrix t(static_cast<size_t>(o_.ranks));
+  for (int k = 0; k < iters; ++k)
+    for (const CollSpec& spec : seq) {
+      double ns = CollNs(spec) * Jitter();
+      for (int r = 0; r < o_.ranks; ++r)
+        t[static_cast<size_t>(r)].push_back(ns * (r == o_.slow_rank ? o_.slow_factor : 1.0));
+    }
+  timed_ops_ += iters * static_cast<int>(seq.size());
   if (watchdog_) watchdog_->Beat();
   return t;
 }

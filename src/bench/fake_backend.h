@@ -44,6 +44,7 @@ class FakeBackend : public Backend {
   Result<std::vector<int64_t>> Check(const CollSpec& spec, uint64_t seed) override;
   Result<TimeMatrix> TimeCopy(const CopySpec& spec, int iters) override;
   Result<TimeMatrix> TimeRepro(const ReproSpec& spec, int iters) override;
+  Result<TimeMatrix> TimeSequence(const std::vector<CollSpec>& seq, int iters) override;
   std::string DescribeStuck() override;
   void Abort() override;
 
@@ -53,6 +54,7 @@ class FakeBackend : public Backend {
 
  private:
   double Jitter();
+  Status CheckAborted();  // the watchdog's message once Abort() ran
   double CollNs(const CollSpec& spec) const;
 
   FakeOptions o_;

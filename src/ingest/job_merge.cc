@@ -47,6 +47,7 @@ void JobMerge::Add(Job&& part) {
   MoveAppend(part.trace.ranks, into_.trace.ranks);
   MoveAppend(part.flight, into_.flight);
   MoveAppend(part.bench, into_.bench);
+  MoveAppend(part.replay, into_.replay);
   MoveAppend(part.skipped, into_.skipped);  // what a summary's run skipped (ingest/summary)
   MoveAppend(part.inspector, into_.inspector);
   MoveAppend(part.ras, into_.ras);

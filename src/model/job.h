@@ -15,6 +15,7 @@
 #include "model/job_log.h"
 #include "model/nccl_setup.h"
 #include "model/ras.h"
+#include "model/replay_result.h"
 #include "model/topology.h"
 #include "model/trace.h"
 
@@ -46,6 +47,7 @@ struct Job {
   JobLogFacts job_log;                     // the job's own stdout/stderr (watchdog timeouts)
   std::vector<InspectorRecord> inspector;  // NCCL Inspector JSONL, in file and line order
   std::vector<RasReport> ras;              // NCCL RAS client reports, one per file
+  std::vector<ReplayResult> replay;        // `commdx bench replay` runs (live or saved)
   Diagnostics quality;  // bad records skipped while reading, for the input-quality section
 };
 

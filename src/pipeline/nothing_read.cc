@@ -44,6 +44,14 @@ Wanted WantedFor(Needs needs) {
     case Needs::kEnvironment:
       return {"an environment section (a snapshot from `commdx env --save`)",
               "expected a snapshot from `commdx env --save`", "no environment section in it"};
+    case Needs::kCollectives:
+      return {
+          "a record of the job's collectives (a PyTorch profiler trace, an Nsight Systems "
+          "report, a Flight Recorder dump, NCCL Inspector JSONL or an NCCL log with COLL "
+          "lines)",
+          "expected a profiler trace, Nsight Systems report, Flight Recorder dump, NCCL "
+          "Inspector JSONL or NCCL log with NCCL_DEBUG_SUBSYS=COLL lines",
+          "no collective calls in it"};
   }
   return {"", "", ""};
 }
@@ -60,6 +68,9 @@ bool Satisfied(Needs needs, const Job& job) {
       return !job.topo.empty();
     case Needs::kEnvironment:
       return job.env.captured;
+    case Needs::kCollectives:
+      return !job.trace.empty() || !job.flight.empty() || !job.inspector.empty() ||
+             !job.nccl.call_streams.empty();
   }
   return true;
 }

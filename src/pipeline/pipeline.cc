@@ -9,6 +9,7 @@
 #include "report/bench_tables.h"
 #include "report/inputs_table.h"
 #include "report/nccl_tables.h"
+#include "report/replay_tables.h"
 #include "report/topo_tables.h"
 #include "report/trace_tables.h"
 
@@ -26,6 +27,8 @@ bool Present(Part part, const Job& job, bool live) {
       return !job.trace.empty();
     case Part::kBench:
       return !job.bench.empty();
+    case Part::kReplay:
+      return !job.replay.empty();
     case Part::kTopology:
       return live || !job.topo.empty();
     case Part::kEnvironment:
@@ -65,6 +68,8 @@ void AddPart(Part part, const analysis::AnalysisInput& input, const analysis::Ta
       return report::AddTraceTables(job.trace, input.trace_facts(), data.trace, rep);
     case Part::kBench:  // nccl-tests output, saved results, a live run
       return report::AddBenchTables(job.bench, data.bench, rep);
+    case Part::kReplay:  // a live `bench replay`, or its saved snapshot
+      return report::AddReplayTables(job.replay, input.replay_verdicts(), rep);
     case Part::kTopology:  // nvidia-smi text, snapshots, a live probe
       return report::AddTopologyTables(job, data.topology, rep);
     case Part::kEnvironment:  // snapshots, per-rank env dumps, a live probe
@@ -91,13 +96,18 @@ report::Report ReportOn(const Request& request, const Job& job) {
 
 }  // namespace
 
+Result<Job> Load(const Request& request) {
+  COMMDX_ASSIGN_OR_RETURN(Job job, ingest::LoadInputs(request.paths, request.load));
+  COMMDX_TRY(CheckSomethingRead(request.needs, request.paths, job));
+  return job;
+}
+
 Result<Outcome> Run(Request request) {
   Outcome out;
   if (request.job) {
     out.job = std::move(*request.job);
   } else {
-    COMMDX_ASSIGN_OR_RETURN(out.job, ingest::LoadInputs(request.paths, request.load));
-    COMMDX_TRY(CheckSomethingRead(request.needs, request.paths, out.job));
+    COMMDX_ASSIGN_OR_RETURN(out.job, Load(request));
   }
   out.report = ReportOn(request, out.job);
   return out;

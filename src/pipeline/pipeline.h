@@ -13,4 +13,9 @@ namespace commdx::pipeline {
 // "nothing was read" error (exit 3) when the files gave nothing the request needs.
 Result<Outcome> Run(Request request);
 
+// The job a command acts on before it reports (bench replay reads the job's collectives, then
+// measures): request.paths read with request.load, then the "nothing was read" check for
+// request.needs.
+Result<Job> Load(const Request& request);
+
 }  // namespace commdx::pipeline

@@ -21,16 +21,17 @@ enum class Needs {
   kTrace,        // a profiler trace or Nsight Systems report (trace)
   kTopology,     // a topology (topo)
   kEnvironment,  // an environment section (env)
+  kCollectives,  // a record of the collectives the job issued (bench replay)
 };
 
 // A part of the report, shown when its source is present (the topology and environment of a
 // live probe always are: the probe looked, even where it found little).
-enum class Part { kInputs, kNccl, kTrace, kBench, kTopology, kEnvironment };
+enum class Part { kInputs, kNccl, kTrace, kBench, kReplay, kTopology, kEnvironment };
 
 // Every part, in the order `commdx diagnose` shows them.
 inline std::vector<Part> EveryPart() {
-  return {Part::kInputs, Part::kNccl,     Part::kTrace,
-          Part::kBench,  Part::kTopology, Part::kEnvironment};
+  return {Part::kInputs, Part::kNccl,     Part::kTrace,      Part::kBench,
+          Part::kReplay, Part::kTopology, Part::kEnvironment};
 }
 
 struct Request {

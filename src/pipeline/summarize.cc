@@ -39,9 +39,9 @@ Status NotAnInput(const std::string& out, const std::vector<std::string>& inputs
     const auto in_stamp = StampOf(in);
     const bool same = in_stamp && in_stamp->SameFile(*out_stamp);  // links included
     const fs::path p = fs::weakly_canonical(in, ec);
-    const bool inside = !ec && fs::is_directory(p, ec) &&
-                        std::mismatch(p.begin(), p.end(), target.begin(), target.end()).first ==
-                            p.end();
+    const bool inside =
+        !ec && fs::is_directory(p, ec) &&
+        std::mismatch(p.begin(), p.end(), target.begin(), target.end()).first == p.end();
     if (same || (inside && !force))
       return MakeError(ErrorCode::kUsage,
                        "refusing to write the summary over a file among the inputs (" + in +

@@ -36,6 +36,7 @@ class CudaBackend final : public Backend {
   Result<std::vector<int64_t>> Check(const CollSpec& spec, uint64_t seed) override;
   Result<TimeMatrix> TimeCopy(const CopySpec& spec, int iters) override;
   Result<TimeMatrix> TimeRepro(const ReproSpec& spec, int iters) override;
+  Result<TimeMatrix> TimeSequence(const std::vector<CollSpec>& seq, int iters) override;
   std::string DescribeStuck() override;
   void Abort() override;
 

@@ -295,6 +295,30 @@ Result<TimeMatrix> CudaBackend::Time(const CollSpec& spec, int iters, bool graph
   return Gather(local);
 }
 
+Result<TimeMatrix> CudaBackend::TimeSequence(const std::vector<CollSpec>& seq, int iters) {
+  if (aborting_) return MakeError(ErrorCode::kEnvironment, "communicators were aborted");
+  const int calls = iters * static_cast<int>(seq.size());
+  if (calls == 0) return TimeMatrix(devs_.size());
+  for (auto& d : devs_) COMMDX_TRY(EnsureEvents(d.ev, d, static_cast<size_t>(calls) + 1));
+  have_last_spec_ = false;  // the next Time() batch runs ungated
+  for (auto& d : devs_) COMMDX_CUDA(cudaEventRecord(d.ev[0], d.stream));
+  // An event after every call: each call's time is from the end of the one before it, as the
+  // calls of a training step follow each other on one stream.
+  int recorded = 0;
+  for (int k = 0; k < iters; ++k)
+    for (const CollSpec& spec : seq) {
+      COMMDX_TRY(LaunchColl(spec));
+      ++recorded;
+      for (auto& d : devs_)
+        COMMDX_CUDA(cudaEventRecord(d.ev[static_cast<size_t>(recorded)], d.stream));
+    }
+  std::vector<WaitItem> items;
+  for (size_t i = 0; i < devs_.size(); ++i) items.push_back({i, &devs_[i].ev, 1, recorded});
+  COMMDX_TRY(Wait(items));
+  COMMDX_ASSIGN_OR_RETURN(TimeMatrix local, Elapsed(items, recorded));
+  return Gather(local);
+}
+
 Result<std::vector<int64_t>> CudaBackend::Check(const CollSpec& spec, uint64_t seed) {
   TimeMatrix local;
   for (auto& d : devs_) {

@@ -4,6 +4,7 @@
 #include "base/text.h"
 #include "ingest/snapshot/snapshot.h"
 #include "ingest/snapshot/snapshot_fields.h"
+#include "ingest/snapshot/snapshot_replay_schema.h"
 #include "ingest/snapshot/snapshot_schema.h"
 
 namespace commdx::ingest {
@@ -99,6 +100,13 @@ Status ParseSnapshot(const FileText& file, Job& job) {
   if (doc["env"].get(section) == simdjson::SUCCESS &&
       section.type() == simdjson::dom::element_type::OBJECT)
     ReadEnv(section, file, job);
+  snapshot::Reader r(doc, file, job, "snapshot");
+  std::vector<ReplayResult> replay;
+  r.Objects("replay", "replay[]", replay, [](auto& x, auto& y) { snapshot::ReplaySchema(x, y); });
+  for (ReplayResult& one : replay) {
+    one.file = file.path;
+    job.replay.push_back(std::move(one));
+  }
   return Ok{};
 }
 

@@ -1,3 +1,4 @@
+#include "ingest/snapshot/snapshot_replay_schema.h"
 #include "ingest/snapshot/snapshot_schema.h"
 
 namespace commdx::ingest::snapshot {
@@ -26,6 +27,12 @@ TopoSource TopoSourceFrom(const std::string& s) {
 // library found on the loader path as far as this reader can tell.
 NcclOrigin NcclOriginFrom(const std::string& s) {
   return ParseNcclOrigin(s).value_or(NcclOrigin::kLoader);
+}
+
+BenchLink BenchLinkFrom(const std::string& s) {
+  for (BenchLink l : {BenchLink::kNvLink, BenchLink::kPcie, BenchLink::kHost})
+    if (s == BenchLinkName(l)) return l;
+  return BenchLink::kUnknown;
 }
 
 }  // namespace commdx::ingest::snapshot

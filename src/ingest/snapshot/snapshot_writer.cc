@@ -4,6 +4,7 @@
 #include "base/json_writer.h"
 #include "base/write_file.h"
 #include "ingest/snapshot/snapshot.h"
+#include "ingest/snapshot/snapshot_replay_schema.h"
 #include "ingest/snapshot/snapshot_schema.h"
 
 namespace commdx::ingest {
@@ -77,7 +78,8 @@ class Writer {
 
 }  // namespace
 
-std::string WriteSnapshot(const SnapshotMeta& meta, const Topology* topo, const EnvSnapshot* env) {
+std::string WriteSnapshot(const SnapshotMeta& meta, const Topology* topo, const EnvSnapshot* env,
+                          const std::vector<ReplayResult>* replay) {
   JsonWriter w(1);
   Writer v(w);
   w.BeginObject();
@@ -89,6 +91,8 @@ std::string WriteSnapshot(const SnapshotMeta& meta, const Topology* topo, const 
     v.Object("topology", "topology", *topo,
              [](auto& x, auto& t) { snapshot::TopologySchema(x, t); });
   if (env) v.Object("env", "env", *env, [](auto& x, auto& e) { snapshot::EnvSchema(x, e); });
+  if (replay)
+    v.Objects("replay", "replay[]", *replay, [](auto& x, auto& r) { snapshot::ReplaySchema(x, r); });
   w.EndObject();
   return w.str() + "\n";
 }
@@ -100,6 +104,16 @@ Status WriteSnapshotFile(const std::string& path, const Topology* topo, const En
   meta.host = topo && !topo->host.empty() ? topo->host : (env ? env->host : "");
   meta.created_unix_s = static_cast<int64_t>(std::time(nullptr));
   return WriteFileAtomically(path, WriteSnapshot(meta, topo, env), options);
+}
+
+Status WriteReplaySnapshotFile(const std::string& path, const ReplayResult& replay,
+                               const WriteOptions& options) {
+  SnapshotMeta meta;
+  meta.tool_version = COMMDX_VERSION;
+  meta.host = replay.rank_gpus.empty() ? "" : replay.rank_gpus.front().host;
+  meta.created_unix_s = static_cast<int64_t>(std::time(nullptr));
+  std::vector<ReplayResult> one = {replay};
+  return WriteFileAtomically(path, WriteSnapshot(meta, nullptr, nullptr, &one), options);
 }
 
 }  // namespace commdx::ingest

@@ -1,0 +1,145 @@
+// Findings from `commdx bench replay` runs: the verdict per replayed process group
+// (replay_verdict.h), priced per step where the replayed sequence is one step of the job.
+#include "analysis/bench_analyzers.h"
+#include "analysis/catalogue.h"
+#include "analysis/replay_verdict.h"
+#include "base/str_format.h"
+#include "base/text.h"
+
+namespace commdx::analysis {
+
+namespace {
+
+std::string Ms(double us) { return FormatFixed(us / 1e3, 2) + " ms"; }
+
+std::string GroupName(const ReplayGroupResult& g) {
+  return "group " + g.name + (g.desc.empty() ? "" : " (" + g.desc + ")");
+}
+
+EvidenceRef ReplayRef(const ReplayResult& r, const ReplayGroupResult& g) {
+  std::string what = GroupName(g) + ": " + std::to_string(g.sequence_calls) + " calls";
+  what += g.steps > 0 ? " of one step" : " in issue order";
+  if (g.job_sequence_us > 0) what += ", " + Ms(g.job_sequence_us) + " in the job";
+  what += ", " + Ms(g.replay_sequence_us) + " replayed on " + std::to_string(g.replay_ranks) +
+          " ranks (NCCL " + r.nccl_version + ")";
+  return {{r.file.empty() ? "commdx bench replay" : r.file}, what};
+}
+
+// "The 33 calls of one step" / "The 120 calls replayed"
+std::string CallsWord(const ReplayGroupResult& g) {
+  return "The " + std::to_string(g.sequence_calls) + " calls" +
+         (g.steps > 0 ? " of one step" : " replayed");
+}
+
+void Price(Finding& f, const ReplayVerdict& v, const ReplayGroupResult& g) {
+  f.metrics.push_back({"job_sequence", g.job_sequence_us * 1e3, Unit::kNs});
+  f.metrics.push_back({"replay_sequence", g.replay_sequence_us * 1e3, Unit::kNs});
+  if (v.ratio > 0) f.metrics.push_back({"job_over_replay", v.ratio, Unit::kRatio});
+  if (v.alone_busbw_gbps > 0) f.metrics.push_back({"alone_busbw", v.alone_busbw_gbps, Unit::kGBps});
+  if (v.alone_efficiency > 0)
+    f.metrics.push_back({"alone_efficiency", 100 * v.alone_efficiency, Unit::kPercent});
+  // A saving per step only where the sequence is one step; the step itself is not known here.
+  if (v.per_step && v.saving_us > 0) f.saving_ns_per_step = v.saving_us * 1e3;
+}
+
+Finding SlowInJob(const ReplayResult& r, const ReplayGroupResult& g, const ReplayVerdict& v) {
+  Finding f = NewFinding("replay.slow_in_job");
+  f.title = GroupName(g) + ": collectives take " + FormatFixed(v.ratio, 1) +
+            "x longer in the job than replayed alone";
+  f.detail = CallsWord(g) + " took " + Ms(g.job_sequence_us) + " in the job and " +
+             Ms(g.replay_sequence_us) + " replayed back to back with NCCL on " +
+             std::to_string(g.replay_ranks) + " ranks.";
+  if (g.job_wait_sequence_us >= 0)
+    f.detail += " Of the job's time, " + Ms(g.job_wait_sequence_us) +
+                " was waiting for the last rank to arrive.";
+  f.detail +=
+      " The communication itself is fast here: the extra time comes from the training loop — "
+      "ranks arriving late (stragglers, data loading, host syncs), communication kernels "
+      "competing with compute for SMs and memory bandwidth, or collectives queued behind "
+      "compute. The trace findings say which.";
+  f.fix =
+      "Look at the trace findings (arrival skew, exposed communication, data stalls, host "
+      "syncs) rather than NCCL settings; profile the job with every rank's trace if only one "
+      "was read.";
+  Price(f, v, g);
+  f.refs.push_back(ReplayRef(r, g));
+  return f;
+}
+
+Finding SlowAlone(const ReplayResult& r, const ReplayGroupResult& g, const ReplayVerdict& v) {
+  Finding f = NewFinding("replay.slow_alone");
+  f.title = GroupName(g) + ": replayed alone, its collectives reach " +
+            FormatFixed(v.alone_busbw_gbps, 1) + " GB/s, " +
+            FormatFixed(100 * v.alone_efficiency, 0) + "% of the link's " +
+            FormatFixed(v.link.line_rate_gbps, 0) + " GB/s";
+  f.detail = "The job's own calls of 1 MiB or more, replayed with NCCL alone on the fabric, move " +
+             FormatFixed(v.alone_busbw_gbps, 1) + " GB/s of bus bandwidth; the link is " +
+             v.link.basis + ".";
+  if (v.ratio > 0 && v.ratio < 1 / kSlowInJobRatio)
+    f.detail += " In the job they took only " + FormatFixed(v.ratio, 2) +
+                "x their replayed time: the replay ran on other hardware or with other NCCL "
+                "settings than the job (compare the environments); the saving is bounded by "
+                "the job's own communication time.";
+  else if (v.ratio > 0)
+    f.detail += " In the job they took " + FormatFixed(v.ratio, 2) +
+                "x their replayed time: the job is not what slows them.";
+  f.detail +=
+      " Communication is slow before any training code runs: the transport NCCL picked, its "
+      "settings, or the links. The NCCL log, environment and topology findings say which.";
+  f.fix =
+      "Check the transport and channels NCCL chose (NCCL_DEBUG=INFO), NCCL_* settings that "
+      "restrict them (NCCL_P2P_DISABLE, NCCL_MAX_NCHANNELS, NCCL_ALGO/NCCL_PROTO), and "
+      "`commdx topo` for inactive NVLinks; rerun the replay after each change.";
+  f.confidence = v.link.confidence;
+  Price(f, v, g);
+  f.refs.push_back(ReplayRef(r, g));
+  return f;
+}
+
+Finding AsAlone(const ReplayResult& r, const ReplayGroupResult& g, const ReplayVerdict& v) {
+  Finding f = NewFinding("replay.as_alone");
+  if (v.kind == ReplayVerdictKind::kAsAlone) {
+    f.title = GroupName(g) + ": collectives run as fast in the job as replayed alone (" +
+              FormatFixed(v.ratio, 2) + "x)";
+    f.detail = CallsWord(g) + " took " + Ms(g.job_sequence_us) + " in the job and " +
+               Ms(g.replay_sequence_us) + " replayed alone: what they cost in the job is what " +
+               "this NCCL setup and fabric give.";
+  } else {
+    f.title =
+        GroupName(g) + ": the job's collectives replayed alone in " + Ms(g.replay_sequence_us);
+    f.detail =
+        "The input holds no time for the job's calls (NCCL COLL lines), so only the "
+        "replay is measured.";
+  }
+  if (v.alone_efficiency > 0)
+    f.detail += " Alone they reach " + FormatFixed(100 * v.alone_efficiency, 0) +
+                "% of the link's line rate.";
+  Price(f, v, g);
+  f.refs.push_back(ReplayRef(r, g));
+  return f;
+}
+
+}  // namespace
+
+std::vector<Finding> FindReplayVerdicts(const AnalysisInput& input, const Options&) {
+  std::vector<Finding> out;
+  const Job& job = input.job();
+  for (const ReplayVerdict& v : input.replay_verdicts()) {
+    const ReplayResult& r = job.replay[v.result];
+    const ReplayGroupResult& g = r.groups[v.group];
+    switch (v.kind) {
+      case ReplayVerdictKind::kSlowInJob:
+        out.push_back(SlowInJob(r, g, v));
+        break;
+      case ReplayVerdictKind::kSlowAlone:
+        out.push_back(SlowAlone(r, g, v));
+        break;
+      default:
+        out.push_back(AsAlone(r, g, v));
+        break;
+    }
+  }
+  return out;
+}
+
+}  // namespace commdx::analysis

@@ -1,0 +1,55 @@
+// The verdict of a `commdx bench replay` run, per process group: is the job's communication
+// slow because communication is slow on this fabric and NCCL setup (slow alone), or only inside
+// the job (fast alone: overlap, stragglers, syncs, contention with compute)? Computed once
+// (AnalysisInput::replay_verdicts) for the replay findings and the replay table alike.
+// Thresholds and method: docs/replay.md.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "analysis/bench_expected.h"
+#include "model/job.h"
+
+namespace commdx::analysis {
+
+enum class ReplayVerdictKind {
+  kSlowInJob,    // the job's calls took >= kSlowInJobRatio x their replay
+  kSlowAlone,    // as fast in the job as alone, and alone well below the link
+  kAsAlone,      // as fast in the job as alone, and alone healthy or not judged
+  kNoJobTiming,  // the input had no call times (NCCL COLL lines): alone only
+};
+const char* ReplayVerdictName(ReplayVerdictKind k);  // "slow_in_job", ...
+
+// The job's calls must take this many times their replayed time to count as slow in the job.
+inline constexpr double kSlowInJobRatio = 1.5;
+// Alone below this share of the link's line rate (bandwidth-bound shapes) is slow alone, as
+// bench.low_busbw judges a sweep's plateau.
+inline constexpr double kSlowAloneEfficiency = 0.5;
+// What a healthy NCCL ring reaches on NVLink (docs/bench-method.md: 60-80% of the line rate):
+// the time a slow-alone shape would take if it were healthy, for its saving.
+inline constexpr double kHealthyEfficiency = 0.7;
+// Shapes at least this large are bandwidth-bound: only they are judged against the link.
+inline constexpr uint64_t kBandwidthBoundBytes = 1ull << 20;
+
+struct ReplayVerdict {
+  size_t result = 0;  // index into job.replay
+  size_t group = 0;   // index into its groups
+  ReplayVerdictKind kind = ReplayVerdictKind::kNoJobTiming;
+  const char* verdict = "";  // ReplayVerdictName(kind), for the report
+  double ratio = 0;          // job sequence / replayed sequence; 0 when either is unknown
+  // Alone, bandwidth-bound shapes together: sum(bytes x bus factor) / sum(time) against the
+  // link's line rate (0 = not judged: no such shape, or the link is not known).
+  double alone_busbw_gbps = 0;
+  double alone_efficiency = 0;
+  ExpectedLink link;
+  // What the verdict says fixing it saves per replayed sequence (one step where the calls
+  // carry steps): slow in job: job - replay; slow alone: replay - the same at
+  // kHealthyEfficiency. 0 for the other kinds.
+  double saving_us = 0;
+  bool per_step = false;  // the sequence is one training step of the job
+};
+
+std::vector<ReplayVerdict> JudgeReplays(const Job& job);
+
+}  // namespace commdx::analysis

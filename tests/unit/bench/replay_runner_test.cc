@@ -1,0 +1,187 @@
+// bench replay's runner and verdict on the fake backend (a link of set bus bandwidth and
+// latency): which groups are replayed, what is left out, the sequence of one step, and the
+// verdict the analysis draws from the job's times against the replay's.
+#include "bench/replay_runner.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/replay_verdict.h"
+#include "bench/fake_backend.h"
+
+namespace commdx::bench {
+namespace {
+
+constexpr int kFloat = 7;
+
+ReplayCall AllReduce(uint64_t count, int step, int64_t in_job_ns, int64_t wait_ns = -1) {
+  ReplayCall c;
+  c.type = CollectiveType::kAllReduce;
+  c.dtype = kFloat;
+  c.red_op = 0;
+  c.count = count;
+  c.bytes = count * 4;
+  c.in_job_ns = in_job_ns;
+  c.wait_ns = wait_ns;
+  c.step = step;
+  return c;
+}
+
+// A DDP-like group over `ranks`: per step two 8 MiB buckets and one 1 KiB all-reduce, steps
+// 0..2, every call taking `job_ns` in the job of which `wait_ns` waiting.
+ReplayPlan DdpPlan(int ranks, int64_t job_ns, int64_t wait_ns) {
+  ReplayPlan p;
+  p.source = "trace";
+  p.world_size = ranks;
+  ReplayGroup g;
+  g.name = "0";
+  g.desc = "default_pg";
+  g.size = ranks;
+  g.steps = 3;
+  for (int s = 0; s < 3; ++s) {
+    g.calls.push_back(AllReduce(2u << 20, s, job_ns, wait_ns));
+    g.calls.push_back(AllReduce(2u << 20, s, job_ns, wait_ns));
+    g.calls.push_back(AllReduce(256, s, 20000, 0));
+  }
+  p.groups.push_back(g);
+  return p;
+}
+
+ReplayOptions Quick() {
+  ReplayOptions o;
+  o.run.iters = 20;
+  o.run.check = false;
+  return o;
+}
+
+// The fake link: 10 us latency, 100 GB/s bus bandwidth, no jitter.
+FakeOptions Link(int ranks) {
+  FakeOptions f;
+  f.ranks = ranks;
+  f.latency_us = 10;
+  f.busbw_gbps = 100;
+  f.jitter = 0;
+  f.topology.gpu_name = "NVIDIA H100 80GB HBM3";
+  f.topology.link = BenchLink::kNvLink;
+  f.topology.nvlink_version = 4;
+  f.topology.nvlinks_per_gpu = 18;
+  return f;
+}
+
+TEST(BenchReplay, ShapesAloneAndTheSequenceOfOneStep) {
+  FakeBackend b(Link(2));
+  ASSERT_TRUE(b.Connect());
+  auto r = RunReplay(b, nullptr, DdpPlan(2, 400000, 0), Quick());
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->groups.size(), 1u);
+  const ReplayGroupResult& g = r->groups[0];
+  ASSERT_EQ(g.shapes.size(), 2u);  // the 8 MiB bucket and the 1 KiB call
+  EXPECT_EQ(g.shapes[0].job_calls, 6);
+  EXPECT_EQ(g.shapes[0].bytes, 8u << 20);
+  EXPECT_EQ(g.shapes[0].dtype, "float");
+  EXPECT_EQ(g.shapes[0].redop, "sum");
+  EXPECT_DOUBLE_EQ(g.shapes[0].job_us, 400);
+  // 8 MiB all_reduce on 2 ranks: 10 us + 8 MiB x 1 (bus factor) / 100 GB/s = 93.9 us.
+  const double bucket_us = 10 + (8u << 20) / 100e3;
+  EXPECT_NEAR(g.shapes[0].alone.time_us, bucket_us, 0.01);
+  EXPECT_NEAR(g.shapes[0].sequence_us, bucket_us, 0.01);
+  EXPECT_NEAR(g.shapes[0].alone.busbw_gbps, (8u << 20) / (bucket_us * 1e3), 0.01);
+  // One step: two buckets and the small call, in the job and replayed.
+  EXPECT_EQ(g.sequence_calls, 3);
+  EXPECT_DOUBLE_EQ(g.job_sequence_us, 400 + 400 + 20);
+  EXPECT_NEAR(g.replay_sequence_us, 2 * bucket_us + 10 + 1024 / 100e3, 0.01);
+  EXPECT_TRUE(r->left_out.empty());
+}
+
+TEST(BenchReplay, VerdictTellsTheLoopFromTheFabric) {
+  // Fast alone, the job's calls 4x slower, mostly waiting: the training loop.
+  {
+    FakeBackend b(Link(2));
+    ASSERT_TRUE(b.Connect());
+    Job job;
+    auto r = RunReplay(b, nullptr, DdpPlan(2, 400000, 300000), Quick());
+    ASSERT_TRUE(r);
+    job.replay.push_back(*r);
+    auto v = analysis::JudgeReplays(job);
+    ASSERT_EQ(v.size(), 1u);
+    EXPECT_EQ(v[0].kind, analysis::ReplayVerdictKind::kSlowInJob);
+    EXPECT_GT(v[0].ratio, analysis::kSlowInJobRatio);
+    EXPECT_NEAR(
+        v[0].saving_us,
+        job.replay[0].groups[0].job_sequence_us - job.replay[0].groups[0].replay_sequence_us, 1e-6);
+    EXPECT_TRUE(v[0].per_step);
+  }
+  // The same times in the job as alone, on a link far below an H100's NVLink: the fabric.
+  {
+    FakeOptions slow = Link(2);
+    slow.busbw_gbps = 20;
+    FakeBackend b(slow);
+    ASSERT_TRUE(b.Connect());
+    const int64_t alone_ns = static_cast<int64_t>((10 + (8u << 20) / 20e3) * 1e3);
+    Job job;
+    auto r = RunReplay(b, nullptr, DdpPlan(2, alone_ns, 0), Quick());
+    ASSERT_TRUE(r);
+    job.replay.push_back(*r);
+    auto v = analysis::JudgeReplays(job);
+    ASSERT_EQ(v.size(), 1u);
+    EXPECT_EQ(v[0].kind, analysis::ReplayVerdictKind::kSlowAlone);
+    EXPECT_LT(v[0].alone_efficiency, analysis::kSlowAloneEfficiency);
+    EXPECT_GT(v[0].saving_us, 0);
+    EXPECT_LE(v[0].saving_us, job.replay[0].groups[0].job_sequence_us);
+  }
+}
+
+TEST(BenchReplay, GroupsThatCannotBeFormedAreNamed) {
+  // A job of 8 ranks: the world group is replayed on this run's 2 ranks (said in notes), a
+  // group of 4 cannot be formed, and a barrier and a send have no replay.
+  ReplayPlan p = DdpPlan(8, 400000, 0);
+  p.groups[0].size = 8;
+  ReplayGroup tp = p.groups[0];
+  tp.name = "1";
+  tp.desc = "";
+  tp.size = 4;
+  p.groups.push_back(tp);
+  ReplayCall barrier;
+  barrier.type = CollectiveType::kBarrier;
+  p.groups[0].calls.push_back(barrier);
+  ReplayCall send = AllReduce(16, 0, 1000);
+  send.type = CollectiveType::kSend;
+  p.groups[0].calls.push_back(send);
+  FakeBackend b(Link(2));
+  ASSERT_TRUE(b.Connect());
+  auto r = RunReplay(b, nullptr, p, Quick());
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->groups.size(), 1u);
+  EXPECT_EQ(r->groups[0].job_ranks, 8);
+  EXPECT_EQ(r->groups[0].replay_ranks, 2);
+  ASSERT_EQ(r->left_out.size(), 3u);
+  std::string all = r->left_out[0] + "|" + r->left_out[1] + "|" + r->left_out[2];
+  EXPECT_NE(all.find("group 1 (4 of the job's 8 ranks)"), std::string::npos) << all;
+  EXPECT_NE(all.find("1 call of group 0 (default_pg): barrier has no NCCL call"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("1 call of group 0 (default_pg): point-to-point"), std::string::npos) << all;
+  ASSERT_EQ(r->notes.size(), 1u);
+  EXPECT_NE(r->notes[0].find("has 8 ranks in the job and was replayed on 2"), std::string::npos);
+  // Only the group of 4: nothing can be replayed here, and the error says why.
+  p.groups.erase(p.groups.begin());
+  auto none = RunReplay(b, nullptr, p, Quick());
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("run the replay with 4 processes"), std::string::npos)
+      << none.error().message;
+}
+
+TEST(BenchReplay, ScaleShrinksEveryCallAndIsSaid) {
+  FakeBackend b(Link(2));
+  ASSERT_TRUE(b.Connect());
+  ReplayOptions o = Quick();
+  o.scale = 0.25;
+  auto r = RunReplay(b, nullptr, DdpPlan(2, 400000, 0), o);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->groups[0].shapes[0].bytes, 2u << 20);
+  ASSERT_FALSE(r->notes.empty());
+  EXPECT_NE(r->notes.back().find("scaled by 0.25"), std::string::npos) << r->notes.back();
+  o.scale = 0;
+  EXPECT_FALSE(RunReplay(b, nullptr, DdpPlan(2, 400000, 0), o));
+}
+
+}  // namespace
+}  // namespace commdx::bench
