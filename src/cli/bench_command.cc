@@ -1,5 +1,6 @@
 // `commdx bench CASE`: NCCL collective, P2P and repro benchmarks (bench/), judged by the
-// bench analyzers and shown with nccl-tests' columns.
+// bench analyzers and shown with nccl-tests' columns; `commdx bench replay INPUT...`: the job's
+// own collectives (analysis/replay_plan.h) replayed (bench/replay_runner.h).
 #include <unistd.h>
 
 #include <cstdio>
@@ -7,12 +8,16 @@
 #include <iostream>
 #include <memory>
 
+#include "analysis/replay_plan.h"
 #include "base/text.h"
 #include "bench/cases.h"
 #include "bench/create_backend.h"
+#include "bench/replay_runner.h"
 #include "bench/watchdog.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "ingest/snapshot/snapshot.h"
+#include "pipeline/pipeline.h"
 
 namespace commdx::cli {
 
@@ -28,6 +33,9 @@ struct BenchCliOptions {
   double timeout_s = 60;
   int fault_exit_rank = -1;  // test hook: this rank exits right after init, like a crash
   std::string p2p_size = "256M", grad_size = "256M", buckets = "1M,4M,25M,100M";
+  std::vector<std::string> inputs;  // replay: the job's files or folders
+  double scale = 1;                 // replay: sizes multiplied by this
+  std::string save_path;            // replay: snapshot of the result
   bench::RunOptions run;
   bench::BackendOptions backend;
   OutputOptions output;
@@ -66,39 +74,39 @@ Status Resolve(BenchCliOptions& o, CLI::App& cmd) {
   return Ok{};
 }
 
+constexpr const char* kReplayDescription =
+    "the job's own collectives (from its traces, Flight Recorder dumps, NCCL COLL lines or "
+    "Inspector JSONL) replayed alone: is it NCCL or the training loop? (bench replay INPUT...)";
+
 int ListCases() {
   for (const auto& c : bench::Cases()) std::printf("%-15s %s\n", c.key, c.description);
+  std::printf("%-15s %s\n", "replay", kReplayDescription);
   return 0;
 }
 
-int RunBench(CLI::App& cmd, BenchCliOptions& o) {
-  if (o.list || o.case_key.empty()) return ListCases();
-  const bench::Case* c = bench::FindCase(o.case_key);
-  if (!c) {
-    std::cerr << "commdx: error: unknown benchmark '" << o.case_key << "'; known:\n";
-    ListCases();
-    return 2;
-  }
-  if (Status s = Resolve(o, cmd); !s) return ReportError(s.error());
+// Creates the backend, connects it under the watchdog when `needs_nccl`, and runs `body` on it.
+// `reports` tells whether this process prints the report (rank 0 of a multi-process run).
+template <class T, class Body>
+Result<T> OnBackend(BenchCliOptions& o, bool needs_nccl, bool& reports, Body body) {
   auto backend = bench::CreateBackend(o.backend);
-  if (!backend) return ReportError(backend.error());
+  if (!backend) return backend.error();
   bench::Backend& b = **backend;
   const bench::BackendInfo& info = b.Info();
-  bool show = info.reports;
-  if (show && !o.output.quiet)
+  reports = info.reports;
+  if (reports && !o.output.quiet)
     std::fprintf(stderr, "commdx: NCCL %s from %s\n", info.nccl_version.c_str(),
                  info.nccl_library.c_str());
-  if (show && isatty(STDERR_FILENO))
+  if (reports && isatty(STDERR_FILENO))
     o.run.progress = [](const std::string& line) {
       std::fprintf(stderr, "\r\x1b[2K  %s", line.c_str());
       std::fflush(stderr);
     };
-  Result<BenchResult> result = MakeError(ErrorCode::kInternal, "not run");
+  Result<T> result = MakeError(ErrorCode::kInternal, "not run");
   {
     bench::Watchdog wd(o.timeout_s, &b);
     b.SetWatchdog(&wd);
     Status connected = Ok{};
-    if (c->needs_nccl) {
+    if (needs_nccl) {
       // One process per GPU: the backend arms the watchdog itself once the NCCL id exchange is
       // done, so a rank that never starts is named by the exchange's own timeout (seen on the
       // GPU machine: a watchdog armed here fired first and blamed ncclCommInitRank).
@@ -111,13 +119,75 @@ int RunBench(CLI::App& cmd, BenchCliOptions& o) {
         std::_Exit(0);
       }
     }
-    if (connected)
-      result = c->run(b, &wd, o.run);
-    else
-      result = connected.error();
+    result = connected ? body(b, &wd) : Result<T>(connected.error());
     b.SetWatchdog(nullptr);
   }
   if (o.run.progress) std::fprintf(stderr, "\r\x1b[2K");
+  return result;
+}
+
+// `bench replay INPUT...`: reads the job's collectives, replays them, reports (and --save).
+int RunReplay(BenchCliOptions& o) {
+  if (o.inputs.empty())
+    return ReportError(MakeError(ErrorCode::kUsage,
+                                 "bench replay needs the job's files: traces, Flight Recorder "
+                                 "dumps, NCCL logs with COLL lines or Inspector JSONL"));
+  pipeline::Request load;
+  load.paths = o.inputs;
+  load.needs = pipeline::Needs::kCollectives;
+  auto job = pipeline::Load(load);
+  if (!job) return ReportError(job.error());
+  const std::vector<std::string> inputs = ProtectedInputs(job->inputs, job->skipped);
+  if (!o.save_path.empty())
+    if (Status s = CheckSaveTarget(o.save_path, inputs, o.output); !s)
+      return ReportError(s.error());
+  const ReplayPlan plan = analysis::BuildReplayPlan(*job);
+  bench::ReplayOptions ro;
+  ro.scale = o.scale;
+  bool reports = true;
+  auto result =
+      OnBackend<ReplayResult>(o, true, reports, [&](bench::Backend& b, bench::Watchdog* wd) {
+        ro.run = o.run;
+        return bench::RunReplay(b, wd, plan, ro);
+      });
+  if (!result) return ReportError(result.error());
+  if (!reports) return 0;
+  if (!o.save_path.empty())
+    if (Status s = ingest::WriteReplaySnapshotFile(o.save_path, *result, {o.output.force}); !s)
+      return ReportError(s.error());
+  pipeline::Request request;
+  request.command = "bench replay";
+  Job& shown = request.job.emplace();
+  shown.inputs = std::move(job->inputs);
+  shown.skipped = std::move(job->skipped);
+  shown.replay.push_back(std::move(result).value());
+  request.diagnose = diagnose::DiagnoseOptions::Only({Source::kBench});
+  request.parts = {pipeline::Part::kInputs, pipeline::Part::kReplay};
+  return RunAndEmit(std::move(request), o.output);
+}
+
+int RunBench(CLI::App& cmd, BenchCliOptions& o) {
+  if (o.list || o.case_key.empty()) return ListCases();
+  if (o.case_key == "replay") {
+    if (Status s = Resolve(o, cmd); !s) return ReportError(s.error());
+    return RunReplay(o);
+  }
+  const bench::Case* c = bench::FindCase(o.case_key);
+  if (!c) {
+    std::cerr << "commdx: error: unknown benchmark '" << o.case_key << "'; known:\n";
+    ListCases();
+    return 2;
+  }
+  if (!o.inputs.empty())
+    return ReportError(MakeError(ErrorCode::kUsage, "bench " + o.case_key +
+                                                        " takes no input files (only bench "
+                                                        "replay does): " +
+                                                        o.inputs.front()));
+  if (Status s = Resolve(o, cmd); !s) return ReportError(s.error());
+  bool show = true;
+  Result<BenchResult> result = OnBackend<BenchResult>(
+      o, c->needs_nccl, show,
+      [&](bench::Backend& b, bench::Watchdog* wd) { return c->run(b, wd, o.run); });
   if (!result) return ReportError(result.error());
   if (!show) return 0;  // other ranks of a multi-process run: rank 0 reports
   pipeline::Request request;
@@ -139,7 +209,16 @@ void AddBenchCommand(CLI::App& app, Action& run) {
       "P2P copies per GPU pair, and the bucketed all_reduce repro; judged against the link");
   cmd->add_option("case", o->case_key,
                   "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, "
-                  "p2p, repro (--list)");
+                  "p2p, repro, replay (--list)");
+  cmd->add_option("inputs", o->inputs,
+                  "replay: the job's traces, Flight Recorder dumps, NCCL logs or Inspector "
+                  "JSONL (files or folders)");
+  cmd->add_option("--scale", o->scale,
+                  "replay: multiply every call's size by this (0 < F <= 1), e.g. to fit fewer "
+                  "or smaller GPUs")
+      ->capture_default_str();
+  cmd->add_option("--save", o->save_path,
+                  "replay: write the result as a snapshot `commdx diagnose` reads back");
   cmd->add_flag("--list", o->list, "List the benchmark cases");
   cmd->add_option("-b,--minbytes", o->min_bytes, "Smallest size (8, 64K, 8M, 1G)")
       ->capture_default_str();

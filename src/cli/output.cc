@@ -125,8 +125,8 @@ bool SameOutput(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-Status SaveSnapshot(const std::string& save_path, const Topology* topo, const EnvSnapshot* env,
-                    const std::vector<std::string>& inputs, const OutputOptions& output) {
+Status CheckSaveTarget(const std::string& save_path, const std::vector<std::string>& inputs,
+                       const OutputOptions& output) {
   const bool report_to_stdout = output.output_path.empty() || output.output_path == "-";
   if (save_path == "-" && report_to_stdout)
     return MakeError(ErrorCode::kUsage,
@@ -139,6 +139,12 @@ Status SaveSnapshot(const std::string& save_path, const Topology* topo, const En
                      {save_path});
   COMMDX_TRY(CheckNotAnInput(save_path, inputs, "--save"));
   if (!report_to_stdout) COMMDX_TRY(CheckNotAnInput(output.output_path, inputs, "-o"));
+  return Ok{};
+}
+
+Status SaveSnapshot(const std::string& save_path, const Topology* topo, const EnvSnapshot* env,
+                    const std::vector<std::string>& inputs, const OutputOptions& output) {
+  COMMDX_TRY(CheckSaveTarget(save_path, inputs, output));
   return ingest::WriteSnapshotFile(save_path, topo, env, {output.force});
 }
 

@@ -46,6 +46,11 @@ std::vector<std::string> ProtectedInputs(const std::vector<InputFile>& inputs,
 Status CheckNotAnInput(const std::string& output_path, const std::vector<std::string>& inputs,
                        const std::string& flag);
 
+// Whether `--save FILE` may be written: not one of `inputs`, nor the file -o writes, nor standard
+// output when the report goes there too (exit 2, naming it).
+Status CheckSaveTarget(const std::string& save_path, const std::vector<std::string>& inputs,
+                       const OutputOptions& output);
+
 // `--save FILE` of topo, env and doctor: checked before anything is written, like -o (FILE may
 // not be one of `inputs`, nor the file -o writes: exit 2, naming it), then written as -o writes
 // (write_file.h; --force for a read-only file). Either section may be null.

@@ -2,6 +2,7 @@
 // and the watchdog ending a hung run.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -96,6 +97,37 @@ TEST(BenchCli, UsageErrors) {
   ExecResult list = Exec("bench --list");
   EXPECT_EQ(list.code, 0);
   EXPECT_NE(list.out.find("repro"), std::string::npos);
+  EXPECT_NE(list.out.find("replay"), std::string::npos);
+}
+
+TEST(BenchCli, ReplayOfAStragglerRunSavesAVerdictDiagnoseReadsBack) {
+  // ddp_straggler (2xH200): rank 1 runs extra matmuls before each forward, so rank 0's
+  // all-reduces wait for it; replayed alone on the fake link they take a fraction of that.
+  char dir[] = "/tmp/commdx_replay_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string saved = std::string(dir) + "/replay.json";
+  ExecResult r = Exec("bench replay " COMMDX_SOURCE_DIR
+                      "/examples/ddp_straggler --backend fake -n 10 -c 0 --save " +
+                      saved);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("Replay of group 0 (default_pg): 2 ranks in the job, replayed on 2"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("slow_in_job"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("launched before the trace began"), std::string::npos) << r.out;
+  ExecResult d = Exec("diagnose " + saved);
+  EXPECT_NE(d.out.find("replay.slow_in_job"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("The 11 calls of one step took"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find(saved), std::string::npos) << d.out;  // the evidence names the file
+  // --save never replaces an input; a replay without inputs, or with none holding
+  // collectives, is refused with what was expected.
+  ExecResult over = Exec("bench replay " + saved + " --backend fake --save " + saved);
+  EXPECT_EQ(over.code, 3) << over.out;  // a snapshot holds no collective calls
+  EXPECT_NE(over.out.find("no collective calls in it"), std::string::npos) << over.out;
+  EXPECT_EQ(Exec("bench replay --backend fake").code, 2);
+  EXPECT_EQ(Exec("bench all_reduce " + saved + " --backend fake").code, 2);
+  std::remove(saved.c_str());
+  rmdir(dir);
 }
 
 }  // namespace
