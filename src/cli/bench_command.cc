@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "analysis/replay_plan.h"
+#include "analysis/replay_settings.h"
 #include "base/text.h"
 #include "bench/cases.h"
 #include "bench/create_backend.h"
@@ -36,6 +37,7 @@ struct BenchCliOptions {
   std::vector<std::string> inputs;  // replay: the job's files or folders
   double scale = 1;                 // replay: sizes multiplied by this
   std::string save_path;            // replay: snapshot of the result
+  bool no_job_settings = false;     // replay: run with this environment's NCCL settings only
   bench::RunOptions run;
   bench::BackendOptions backend;
   OutputOptions output;
@@ -126,6 +128,26 @@ Result<T> OnBackend(BenchCliOptions& o, bool needs_nccl, bool& reports, Body bod
   return result;
 }
 
+// Puts the job's NCCL settings into this process's environment before NCCL is loaded, unless the
+// environment already sets them; returns what was done, one note each.
+std::vector<std::string> ApplyJobSettings(const std::vector<ReplaySetting>& settings) {
+  std::vector<std::string> notes;
+  for (const ReplaySetting& s : settings) {
+    const std::string job = s.name + "=" + s.value + " (" + s.where + ")";
+    const char* here = std::getenv(s.name.c_str());
+    if (!here) {
+      setenv(s.name.c_str(), s.value.c_str(), 1);
+      notes.push_back("replayed with the job's " + job + " (--no-job-settings leaves it out)");
+    } else if (s.value != here) {
+      notes.push_back(s.name + " is " + here + " here; the job ran with " + job +
+                      ": the replay keeps this environment's value");
+    } else {
+      notes.push_back("replayed with " + job + ", as the job ran");
+    }
+  }
+  return notes;
+}
+
 // `bench replay INPUT...`: reads the job's collectives, replays them, reports (and --save).
 int RunReplay(BenchCliOptions& o) {
   if (o.inputs.empty())
@@ -142,6 +164,9 @@ int RunReplay(BenchCliOptions& o) {
     if (Status s = CheckSaveTarget(o.save_path, inputs, o.output); !s)
       return ReportError(s.error());
   const ReplayPlan plan = analysis::BuildReplayPlan(*job);
+  const std::vector<std::string> applied =
+      o.no_job_settings ? std::vector<std::string>{}
+                        : ApplyJobSettings(analysis::JobNcclSettings(*job));
   bench::ReplayOptions ro;
   ro.scale = o.scale;
   bool reports = true;
@@ -152,6 +177,7 @@ int RunReplay(BenchCliOptions& o) {
       });
   if (!result) return ReportError(result.error());
   if (!reports) return 0;
+  result->notes.insert(result->notes.begin(), applied.begin(), applied.end());
   if (!o.save_path.empty())
     if (Status s = ingest::WriteReplaySnapshotFile(o.save_path, *result, {o.output.force}); !s)
       return ReportError(s.error());
@@ -217,6 +243,9 @@ void AddBenchCommand(CLI::App& app, Action& run) {
                   "replay: multiply every call's size by this (0 < F <= 1), e.g. to fit fewer "
                   "or smaller GPUs")
       ->capture_default_str();
+  cmd->add_flag("--no-job-settings", o->no_job_settings,
+                "replay: do not take the job's NCCL settings (NCCL_ALGO, NCCL_PROTO, channels, "
+                "buffers, transports turned off) from its logs and environment dumps");
   cmd->add_option("--save", o->save_path,
                   "replay: write the result as a snapshot `commdx diagnose` reads back");
   cmd->add_flag("--list", o->list, "List the benchmark cases");

@@ -45,6 +45,14 @@ struct ReplayGroup {
   std::vector<ReplayCall> calls;  // issue order
 };
 
+// An NCCL setting the job ran with that changes how NCCL moves data (not where: interfaces and
+// devices are the machine's), so that the replay runs as the job's communication did.
+struct ReplaySetting {
+  std::string name;   // "NCCL_MAX_NCHANNELS"
+  std::string value;  // "1"
+  std::string where;  // "nccl.node0.123.log:41", the line that showed it
+};
+
 struct ReplayPlan {
   std::string source;  // the input kind the calls came from: "trace", "flight_recorder", ...
   std::vector<std::string> files;  // the files read for it
@@ -56,6 +64,8 @@ struct ReplayPlan {
   // What the input did not say and the plan assumes (a reduction's operator, a datatype where
   // only bytes are known); each line a sentence a user can read.
   std::vector<std::string> assumed;
+  // The job's NCCL settings (analysis/replay_settings.h) for the replay to run with.
+  std::vector<ReplaySetting> settings;
 };
 
 }  // namespace commdx

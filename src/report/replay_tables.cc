@@ -56,6 +56,7 @@ void AddReplayTables(const std::vector<ReplayResult>& results,
   v.column_keys = {"group",     "sequence_calls",  "job_ms",           "job_wait_ms",
                    "replay_ms", "job_over_replay", "alone_busbw_gbps", "alone_link_percent",
                    "verdict"};
+  std::string left_out, notes;
   for (size_t i = 0; i < results.size(); ++i) {
     const ReplayResult& r = results[i];
     for (size_t k = 0; k < r.groups.size(); ++k) {
@@ -63,8 +64,8 @@ void AddReplayTables(const std::vector<ReplayResult>& results,
       if (results.size() > 1) key += "_" + std::to_string(i);
       AddShapes(r, r.groups[k], key, rep);
     }
-    for (const auto& line : r.left_out) v.note += (v.note.empty() ? "left out: " : "; ") + line;
-    for (const auto& line : r.notes) v.note += (v.note.empty() ? "" : "; ") + line;
+    for (const auto& line : r.left_out) left_out += (left_out.empty() ? "" : "; ") + line;
+    for (const auto& line : r.notes) notes += (notes.empty() ? "" : "; ") + line;
   }
   for (const analysis::ReplayVerdict& x : verdicts) {
     const ReplayGroupResult& g = results[x.result].groups[x.group];
@@ -77,6 +78,8 @@ void AddReplayTables(const std::vector<ReplayResult>& results,
          x.alone_efficiency > 0 ? Cell::Num(100 * x.alone_efficiency, 0) : Cell("-"),
          Cell(x.verdict)});
   }
+  if (!left_out.empty()) v.note = "left out: " + left_out;
+  if (!notes.empty()) v.note += (v.note.empty() ? "notes: " : ". Notes: ") + notes;
   rep.tables.push_back(std::move(v));
 }
 
