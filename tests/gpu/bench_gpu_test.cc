@@ -10,6 +10,7 @@
 #include "bench/coll_runner.h"
 #include "bench/create_backend.h"
 #include "bench/p2p_runner.h"
+#include "bench/replay_runner.h"
 #include "bench/watchdog.h"
 
 namespace commdx::bench {
@@ -90,6 +91,58 @@ TEST(BenchGpu, CudaGraphMode) {
     EXPECT_EQ(row.out_of_place.iterations % 10, 0);
     EXPECT_EQ(row.out_of_place.wrong, 0);
   }
+}
+
+TEST(BenchGpu, ReplayOfAMixedSequenceMatchesTheSweep) {
+  // A step of three kinds and sizes on every visible GPU: each shape alone must give the
+  // busbw the sweep gives at that size (the same measurement), and the sequence its sum.
+  BACKEND_OR_SKIP(b);
+  const int n = b->Info().world_size;
+  ReplayPlan plan;
+  plan.world_size = n;
+  ReplayGroup& g = plan.groups.emplace_back();
+  g.name = "0";
+  g.size = n;
+  g.steps = 1;
+  auto call = [](CollectiveType t, uint64_t count) {
+    ReplayCall c;
+    c.type = t;
+    c.dtype = 7;  // float
+    c.red_op = HasRedOp(t) ? 0 : -1;
+    c.count = count;
+    c.step = 0;
+    c.in_job_ns = 1000000;
+    return c;
+  };
+  for (int k = 0; k < 4; ++k) g.calls.push_back(call(CollectiveType::kAllReduce, 8u << 20));
+  g.calls.push_back(call(CollectiveType::kAllGather, 1u << 20));
+  g.calls.push_back(call(CollectiveType::kBroadcast, 1u << 10));
+  ReplayOptions o;
+  o.run.check = true;
+  auto r = RunReplay(*b, nullptr, plan, o);
+  ASSERT_TRUE(r) << r.error().ToString();
+  ASSERT_EQ(r->groups.size(), 1u);
+  const ReplayGroupResult& out = r->groups[0];
+  ASSERT_EQ(out.shapes.size(), 3u);
+  double sum_us = 0;
+  for (const ReplayShape& s : out.shapes) {
+    EXPECT_EQ(s.alone.wrong, 0) << CollectiveTypeName(s.type);
+    EXPECT_GT(s.sequence_us, 0);
+    sum_us += s.sequence_us * s.job_calls;
+  }
+  EXPECT_NEAR(out.replay_sequence_us, sum_us, 0.25 * sum_us);
+  RunOptions sweep = Quick(32u << 20);
+  sweep.min_bytes = sweep.max_bytes = 32u << 20;
+  sweep.iters = 0;
+  sweep.in_place = false;
+  auto swept = RunCollective(*b, nullptr, CollectiveType::kAllReduce, sweep);
+  ASSERT_TRUE(swept) << swept.error().ToString();
+  const double swept_busbw = swept->rows[0].out_of_place.busbw_gbps;
+  if (n > 1) {
+    EXPECT_NEAR(out.shapes[0].alone.busbw_gbps, swept_busbw, 0.05 * swept_busbw);
+  }
+  std::printf("replay 32 MiB all_reduce alone %.1f GB/s busbw, sweep %.1f GB/s\n",
+              out.shapes[0].alone.busbw_gbps, swept_busbw);
 }
 
 TEST(BenchGpu, PeerCopies) {
