@@ -31,7 +31,7 @@ std::string CallsWord(const ReplayGroupResult& g) {
          (g.steps > 0 ? " of one step" : " replayed");
 }
 
-void Price(Finding& f, const ReplayVerdict& v, const ReplayGroupResult& g) {
+void Price(Finding& f, const ReplayVerdict& v, const ReplayGroupResult& g, double saving_us) {
   f.metrics.push_back({"job_sequence", g.job_sequence_us * 1e3, Unit::kNs});
   f.metrics.push_back({"replay_sequence", g.replay_sequence_us * 1e3, Unit::kNs});
   if (v.ratio > 0) f.metrics.push_back({"job_over_replay", v.ratio, Unit::kRatio});
@@ -39,7 +39,7 @@ void Price(Finding& f, const ReplayVerdict& v, const ReplayGroupResult& g) {
   if (v.alone_efficiency > 0)
     f.metrics.push_back({"alone_efficiency", 100 * v.alone_efficiency, Unit::kPercent});
   // A saving per step only where the sequence is one step; the step itself is not known here.
-  if (v.per_step && v.saving_us > 0) f.saving_ns_per_step = v.saving_us * 1e3;
+  if (v.per_step && saving_us > 0) f.saving_ns_per_step = saving_us * 1e3;
 }
 
 Finding SlowInJob(const ReplayResult& r, const ReplayGroupResult& g, const ReplayVerdict& v) {
@@ -61,7 +61,7 @@ Finding SlowInJob(const ReplayResult& r, const ReplayGroupResult& g, const Repla
       "Look at the trace findings (arrival skew, exposed communication, data stalls, host "
       "syncs) rather than NCCL settings; profile the job with every rank's trace if only one "
       "was read.";
-  Price(f, v, g);
+  Price(f, v, g, v.saving_us);
   f.refs.push_back(ReplayRef(r, g));
   return f;
 }
@@ -80,9 +80,12 @@ Finding SlowAlone(const ReplayResult& r, const ReplayGroupResult& g, const Repla
                 "x their replayed time: the replay ran on other hardware or with other NCCL "
                 "settings than the job (compare the environments); the saving is bounded by "
                 "the job's own communication time.";
-  else if (v.ratio > 0)
+  else if (v.ratio > 0 && v.ratio < kSlowInJobRatio)
     f.detail += " In the job they took " + FormatFixed(v.ratio, 2) +
                 "x their replayed time: the job is not what slows them.";
+  else if (v.ratio > 0)
+    f.detail += " The job adds more on top: they took " + FormatFixed(v.ratio, 2) +
+                "x their replayed time in it (replay.slow_in_job).";
   f.detail +=
       " Communication is slow before any training code runs: the transport NCCL picked, its "
       "settings, or the links. The NCCL log, environment and topology findings say which.";
@@ -91,7 +94,7 @@ Finding SlowAlone(const ReplayResult& r, const ReplayGroupResult& g, const Repla
       "restrict them (NCCL_P2P_DISABLE, NCCL_MAX_NCHANNELS, NCCL_ALGO/NCCL_PROTO), and "
       "`commdx topo` for inactive NVLinks; rerun the replay after each change.";
   f.confidence = v.link.confidence;
-  Price(f, v, g);
+  Price(f, v, g, v.slow_alone_saving_us);
   f.refs.push_back(ReplayRef(r, g));
   return f;
 }
@@ -114,7 +117,7 @@ Finding AsAlone(const ReplayResult& r, const ReplayGroupResult& g, const ReplayV
   if (v.alone_efficiency > 0)
     f.detail += " Alone they reach " + FormatFixed(100 * v.alone_efficiency, 0) +
                 "% of the link's line rate.";
-  Price(f, v, g);
+  Price(f, v, g, 0);
   f.refs.push_back(ReplayRef(r, g));
   return f;
 }
@@ -130,6 +133,7 @@ std::vector<Finding> FindReplayVerdicts(const AnalysisInput& input, const Option
     switch (v.kind) {
       case ReplayVerdictKind::kSlowInJob:
         out.push_back(SlowInJob(r, g, v));
+        if (v.also_slow_alone) out.push_back(SlowAlone(r, g, v));
         break;
       case ReplayVerdictKind::kSlowAlone:
         out.push_back(SlowAlone(r, g, v));

@@ -43,14 +43,19 @@ ReplayVerdict Judge(const ReplayResult& r, const ReplayGroupResult& g) {
   JudgeAlone(g, g.replay_ranks > 0 ? g.replay_ranks : r.nranks, v);
   const bool timed = g.job_sequence_us > 0 && g.replay_sequence_us > 0;
   if (timed) v.ratio = g.job_sequence_us / g.replay_sequence_us;
+  const bool slow_alone = v.alone_efficiency > 0 && v.alone_efficiency < kSlowAloneEfficiency;
+  if (slow_alone) {
+    v.slow_alone_saving_us = g.replay_sequence_us * (1 - v.alone_efficiency / kHealthyEfficiency);
+    // Fixing the setup cannot save the job more than its communication took.
+    if (timed) v.slow_alone_saving_us = std::min(v.slow_alone_saving_us, g.job_sequence_us);
+  }
   if (timed && v.ratio >= kSlowInJobRatio) {
     v.kind = ReplayVerdictKind::kSlowInJob;
     v.saving_us = g.job_sequence_us - g.replay_sequence_us;
-  } else if (v.alone_efficiency > 0 && v.alone_efficiency < kSlowAloneEfficiency) {
+    v.also_slow_alone = slow_alone;
+  } else if (slow_alone) {
     v.kind = ReplayVerdictKind::kSlowAlone;
-    v.saving_us = g.replay_sequence_us * (1 - v.alone_efficiency / kHealthyEfficiency);
-    // Fixing the setup cannot save the job more than its communication took.
-    if (timed) v.saving_us = std::min(v.saving_us, g.job_sequence_us);
+    v.saving_us = v.slow_alone_saving_us;
   } else {
     v.kind = timed ? ReplayVerdictKind::kAsAlone : ReplayVerdictKind::kNoJobTiming;
   }

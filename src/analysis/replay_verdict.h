@@ -48,6 +48,10 @@ struct ReplayVerdict {
   // kHealthyEfficiency. 0 for the other kinds.
   double saving_us = 0;
   bool per_step = false;  // the sequence is one training step of the job
+  // Slow in the job and slow alone too (both can hold: a straggler on a slow transport): the
+  // slow-alone saving, beside the slow-in-job one.
+  bool also_slow_alone = false;
+  double slow_alone_saving_us = 0;
 };
 
 std::vector<ReplayVerdict> JudgeReplays(const Job& job);

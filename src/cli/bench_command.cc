@@ -164,9 +164,9 @@ int RunReplay(BenchCliOptions& o) {
     if (Status s = CheckSaveTarget(o.save_path, inputs, o.output); !s)
       return ReportError(s.error());
   const ReplayPlan plan = analysis::BuildReplayPlan(*job);
-  const std::vector<std::string> applied =
-      o.no_job_settings ? std::vector<std::string>{}
-                        : ApplyJobSettings(analysis::JobNcclSettings(*job));
+  const std::vector<std::string> applied = o.no_job_settings
+                                               ? std::vector<std::string>{}
+                                               : ApplyJobSettings(analysis::JobNcclSettings(*job));
   bench::ReplayOptions ro;
   ro.scale = o.scale;
   bool reports = true;

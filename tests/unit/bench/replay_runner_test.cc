@@ -127,6 +127,24 @@ TEST(BenchReplay, VerdictTellsTheLoopFromTheFabric) {
     EXPECT_LT(v[0].alone_efficiency, analysis::kSlowAloneEfficiency);
     EXPECT_GT(v[0].saving_us, 0);
     EXPECT_LE(v[0].saving_us, job.replay[0].groups[0].job_sequence_us);
+    EXPECT_FALSE(v[0].also_slow_alone);
+  }
+  // Slow alone and, on top, 3x slower in the job (a straggler on a slow link): both verdicts.
+  {
+    FakeOptions slow = Link(2);
+    slow.busbw_gbps = 20;
+    FakeBackend b(slow);
+    ASSERT_TRUE(b.Connect());
+    const int64_t job_ns = static_cast<int64_t>(3 * (10 + (8u << 20) / 20e3) * 1e3);
+    Job job;
+    auto r = RunReplay(b, nullptr, DdpPlan(2, job_ns, job_ns / 2), Quick());
+    ASSERT_TRUE(r);
+    job.replay.push_back(*r);
+    auto v = analysis::JudgeReplays(job);
+    ASSERT_EQ(v.size(), 1u);
+    EXPECT_EQ(v[0].kind, analysis::ReplayVerdictKind::kSlowInJob);
+    EXPECT_TRUE(v[0].also_slow_alone);
+    EXPECT_GT(v[0].slow_alone_saving_us, 0);
   }
 }
 
