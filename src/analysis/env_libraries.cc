@@ -32,7 +32,13 @@ Finding NcclLib(const EnvSnapshot& e) {
   f.severity = Severity::kInfo;
   const NcclLibrary* chosen = nullptr;
   const NcclLibrary* torch = nullptr;
+  std::vector<NcclPluginLib> plugins = e.nccl_plugins;
   for (const auto& l : e.nccl_libs) {
+    // A snapshot written before plugins were told apart may list one as a library.
+    if (auto kind = NcclPluginKindOf(l.path)) {
+      plugins.push_back({l.path, *kind});
+      continue;
+    }
     if (l.chosen) chosen = &l;
     if (l.origin == NcclOrigin::kPytorch) torch = &l;
     std::string text =
@@ -42,6 +48,9 @@ Finding NcclLib(const EnvSnapshot& e) {
     if (l.chosen) text += "  <- dlopen(\"libnccl.so.2\") gets this";
     f.refs.push_back(Ref({}, text));
   }
+  for (const auto& p : plugins)
+    f.refs.push_back(Ref({}, std::string(NcclPluginKindName(p.kind)) +
+                                 " plugin (loaded by NCCL, not NCCL): " + p.path));
   if (!chosen && !torch) {
     f.title = "No libnccl.so.2 found (loader path or PyTorch)";
     f.detail =

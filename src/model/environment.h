@@ -40,6 +40,25 @@ struct NcclLibrary {
   bool chosen = false;  // the one a plain dlopen("libnccl.so.2") (or --nccl-lib) gives
 };
 
+// NCCL's plugin libraries, which NCCL itself dlopens beside libnccl.so.2 (NCCL_NET_PLUGIN,
+// NCCL_PROFILER_PLUGIN, NCCL_TUNER_PLUGIN, NCCL_ENV_PLUGIN, NCCL_GIN_PLUGIN): libnccl-net.so,
+// libnccl-net-ofi.so, libnccl-profiler-inspector.so, libnccl-ofi-tuner.so, libnccl-env.so, ...
+// A process's list of loaded libraries names them beside NCCL; none of them is NCCL.
+enum class NcclPluginKind : uint8_t { kNet, kProfiler, kTuner, kEnv, kGin, kRma, kOther };
+// "net", "profiler", "tuner", "env", "gin", "rma", "plugin".
+const char* NcclPluginKindName(NcclPluginKind k);
+// The plugin kind of a library by its file name: "libnccl-<kind>[-name].so" (the names NCCL
+// tries) or a name that says "tuner"/"profiler" ("libnccl-ofi-tuner.so"); any other
+// "libnccl-*"/"libnccl_*" file is kOther. nullopt for NCCL itself ("libnccl.so", "libnccl.so.2",
+// "libnccl.so.2.28.9") and for files that are not libnccl-something.
+std::optional<NcclPluginKind> NcclPluginKindOf(std::string_view path);
+
+// A plugin library a process had loaded (its environment dump's list of loaded libraries).
+struct NcclPluginLib {
+  std::string path;
+  NcclPluginKind kind = NcclPluginKind::kOther;
+};
+
 struct ContainerSign {
   std::string what;      // "docker", "kubernetes", "ipc namespace", "cgroup cpuset"
   std::string evidence;  // "/.dockerenv exists", "/proc/1/cgroup: .../kubepods/..."
@@ -78,6 +97,7 @@ struct EnvSnapshot {
   std::string torch_path;            // site-packages/torch
 
   std::vector<NcclLibrary> nccl_libs;
+  std::vector<NcclPluginLib> nccl_plugins;  // loaded beside NCCL, never "the NCCL library"
 
   bool ib_present = false;
   std::vector<std::string> ib_devices;  // mlx5_0, ...

@@ -164,7 +164,8 @@ void AddPairs(const Topology& t, const analysis::TopologyTableData& d, Report& r
                 e.nccl_model_gbps > 0 ? Cell::Num(e.nccl_model_gbps, 1) : Cell("-"), busbw});
   }
   tab.note =
-      "Per direction. busbw: typical NCCL all_reduce bus bandwidth at large messages (docs/bench-method.md "
+      "Per direction. busbw: typical NCCL all_reduce bus bandwidth at large messages "
+      "(docs/bench-method.md "
       "section 6); "
       "P2P: OK, CNS chipset / GNS GPU / TNS topology / NS not supported, DR disabled by regkey, U "
       "unknown.";
@@ -352,8 +353,12 @@ void AddEnvironmentTables(const Job& job, const std::vector<analysis::VariableRo
   for (const auto& l : e.nccl_libs)
     libs.AddRow({NcclOriginName(l.origin), l.path.empty() ? "-" : l.path,
                  l.version.empty() ? "-" : l.version,
-                 l.chosen ? "dlopen(\"libnccl.so.2\") loads this"
-                          : (l.origin == NcclOrigin::kPytorch ? "PyTorch jobs load this" : l.error)});
+                 l.chosen
+                     ? "dlopen(\"libnccl.so.2\") loads this"
+                     : (l.origin == NcclOrigin::kPytorch ? "PyTorch jobs load this" : l.error)});
+  for (const auto& p : e.nccl_plugins)
+    libs.AddRow({NcclOriginName(NcclOrigin::kProcess), p.path, "-",
+                 std::string(NcclPluginKindName(p.kind)) + " plugin, not NCCL"});
   if (e.nccl_libs.empty())
     libs.note = e.nccl_libs_checked ? "No NCCL found on the loader path or in an installed PyTorch."
                                     : "This input does not list NCCL libraries: not checked.";

@@ -122,6 +122,14 @@ Status ParseEnvDump(const FileText& file, Job& job) {
     for (auto l : libs) {
       std::string_view path;
       if (l.get(path) != simdjson::SUCCESS) continue;
+      // The list is every mapped file whose name holds "libnccl": NCCL's plugins too
+      // (NCCL_PROFILER_PLUGIN=.../libnccl-profiler-inspector.so). They are not NCCL.
+      if (auto kind = NcclPluginKindOf(path)) {
+        bool known = std::any_of(env.nccl_plugins.begin(), env.nccl_plugins.end(),
+                                 [&](const NcclPluginLib& x) { return x.path == path; });
+        if (!known) env.nccl_plugins.push_back({std::string(path), *kind});
+        continue;
+      }
       bool known = std::any_of(env.nccl_libs.begin(), env.nccl_libs.end(),
                                [&](const NcclLibrary& x) { return x.path == path; });
       if (!known)

@@ -35,4 +35,11 @@ BenchLink BenchLinkFrom(const std::string& s) {
   return BenchLink::kUnknown;
 }
 
+NcclPluginKind NcclPluginKindFrom(const std::string& s) {
+  for (auto k : {NcclPluginKind::kNet, NcclPluginKind::kProfiler, NcclPluginKind::kTuner,
+                 NcclPluginKind::kEnv, NcclPluginKind::kGin, NcclPluginKind::kRma})
+    if (s == NcclPluginKindName(k)) return k;
+  return NcclPluginKind::kOther;
+}
+
 }  // namespace commdx::ingest::snapshot

@@ -23,6 +23,7 @@ PathType PathFrom(const std::string& s);
 P2PStatus P2PFrom(const std::string& s);
 NicKind NicKindFrom(const std::string& s);
 NcclOrigin NcclOriginFrom(const std::string& s);
+NcclPluginKind NcclPluginKindFrom(const std::string& s);
 TopoSource TopoSourceFrom(const std::string& s);
 inline std::string P2PName(P2PStatus s) { return P2PStatusCode(s); }
 
@@ -154,6 +155,12 @@ void NcclLibSchema(V& v, T& l) {
   v.Field("chosen", l.chosen);
 }
 
+template <class V, class T>
+void NcclPluginSchema(V& v, T& p) {
+  v.Field("path", p.path);
+  v.Enum("kind", p.kind, NcclPluginKindName, NcclPluginKindFrom);
+}
+
 // The "env" section. The reader drops variables without a name.
 template <class V, class T>
 void EnvSchema(V& v, T& e) {
@@ -182,6 +189,8 @@ void EnvSchema(V& v, T& e) {
   v.Field("torch_path", e.torch_path);
   v.Objects("nccl_libs", "env.nccl_libs[]", e.nccl_libs,
             [](auto& w, auto& x) { NcclLibSchema(w, x); });
+  v.Objects("nccl_plugins", "env.nccl_plugins[]", e.nccl_plugins,
+            [](auto& w, auto& x) { NcclPluginSchema(w, x); });
   v.Field("ib_present", e.ib_present);
   v.Field("ib_devices", e.ib_devices);
   v.Field("peermem_loaded", e.peermem_loaded);
