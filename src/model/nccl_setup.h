@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "model/environment.h"
 #include "model/nccl_calls.h"
 
 namespace commdx {
@@ -21,6 +22,16 @@ namespace commdx {
 struct NcclLineRef {
   SourceLoc loc;
   std::string line;
+};
+
+// An external plugin library NCCL loaded in one process, from its log:
+//   "Successfully loaded external profiler plugin /x/libnccl-profiler-inspector.so" (the path)
+//   "PROFILER/Plugin: Loaded Inspector (v5)", "TUNER/Plugin: Using nccl_ofi_tuner (v3)" (the name)
+struct NcclLoadedPlugin {
+  NcclPluginKind kind = NcclPluginKind::kOther;
+  std::string name;  // as the plugin names itself, "" if not logged
+  std::string path;  // the library NCCL opened, "" if not logged
+  NcclLineRef ref;   // the first line that showed it
 };
 
 // A process that wrote NCCL lines, identified by (host, pid). Lines whose prefix was stripped
@@ -32,9 +43,12 @@ struct NcclProcess {
   std::string version_full;  // "2.28.9+cuda13.0"
   SourceLoc version_loc;
   std::string version_line;
-  int cuda_driver = 0;       // "cudaDriverVersion 12040" -> 12040
-  std::string file;          // log file it was read from (first)
-  std::vector<int> devices;  // [dev] values seen, sorted
+  // "NCCL git version HEAD 1933fdd-dirty" (2.29+): the branch and commit NCCL was built from.
+  std::string git_version;
+  int cuda_driver = 0;                    // "cudaDriverVersion 12040" -> 12040
+  std::string file;                       // log file it was read from (first)
+  std::vector<int> devices;               // [dev] values seen, sorted
+  std::vector<NcclLoadedPlugin> plugins;  // external plugins NCCL loaded, one per kind
 };
 
 // An "NCCL version X" banner that could not be tied to one process (bare stdout line in a file
@@ -187,9 +201,9 @@ struct NcclWarning {
 // Any other line worth keeping as evidence. Kinds: "nvls_unavailable", "nvls_available",
 // "p2p_disabled_connected" (P2P is disabled between connected GPUs), "p2p_enable_failed",
 // "max_shared_mem", "error_return" (text "-> N"), "teardown_error_return" (the same, printed
-// after the process's "Abort START" / "Destroy START": sockets closing), "nccl_error_code" (framework
-// "ncclSystemError: ..."), "graph_fallback", "acs_srcvalid" (pasted lspci ACSCtl: SrcValid+),
-// "connect_retry", "topology_unreadable".
+// after the process's "Abort START" / "Destroy START": sockets closing), "nccl_error_code"
+// (framework "ncclSystemError: ..."), "graph_fallback", "acs_srcvalid" (pasted lspci ACSCtl:
+// SrcValid+), "connect_retry", "topology_unreadable".
 struct NcclNote {
   std::string kind;
   std::string text;

@@ -169,9 +169,12 @@ void AddNetworks(const NcclSetup& nccl, Report& report) {
              ""};
   for (const auto& n : nccl.nets) {
     const NcclProcess* p = nccl.FindProcess(n.host, n.pid);
-    nets.AddRow({HostPid(n.host, n.pid), p && !p->version.empty() ? p->version : "-",
-                 n.network.empty() ? "-" : n.network, n.plugin.empty() ? "-" : n.plugin,
-                 GdrSummary(n), n.ofi_provider.empty() ? "-" : n.ofi_provider});
+    std::string version = p && !p->version.empty() ? p->version : "-";
+    // 2.29+ name the build: two processes of one version from different commits are told apart.
+    if (p && !p->git_version.empty()) version += " (git " + p->git_version + ")";
+    nets.AddRow({HostPid(n.host, n.pid), version, n.network.empty() ? "-" : n.network,
+                 n.plugin.empty() ? "-" : n.plugin, GdrSummary(n),
+                 n.ofi_provider.empty() ? "-" : n.ofi_provider});
     for (const auto& nic : n.nics)
       nics.AddRow({HostPid(n.host, n.pid), nic.role,
                    nic.index >= 0 ? Cell::Int(nic.index) : Cell("-"), nic.name,
@@ -180,6 +183,22 @@ void AddNetworks(const NcclSetup& nccl, Report& report) {
   }
   if (!nets.rows.empty()) report.tables.push_back(std::move(nets));
   if (!nics.rows.empty()) report.tables.push_back(std::move(nics));
+}
+
+// External plugins each process loaded (profiler, tuner, env, GIN; a network plugin by path):
+// libraries that run inside NCCL and are not NCCL.
+void AddPlugins(const NcclSetup& nccl, Report& report) {
+  Table t{"nccl_plugins",
+          "NCCL plugins loaded",
+          {"host:pid", "kind", "name", "library", "first at"},
+          {"process", "kind", "name", "path", "first_at"},
+          {},
+          ""};
+  for (const auto& p : nccl.processes)
+    for (const auto& x : p.plugins)
+      t.AddRow({HostPid(p.host, p.pid), NcclPluginKindName(x.kind), x.name.empty() ? "-" : x.name,
+                x.path.empty() ? "-" : x.path, x.ref.loc.ToString()});
+  if (!t.rows.empty()) report.tables.push_back(std::move(t));
 }
 
 void AddOverrides(const NcclSetup& nccl, Report& report) {
@@ -222,6 +241,7 @@ void AddNcclTables(const NcclSetup& nccl, Report& report) {
   AddTransportMatrix(nccl, report);
   AddTransportSummary(nccl, report);
   AddNetworks(nccl, report);
+  AddPlugins(nccl, report);
   AddOverrides(nccl, report);
   AddWarnings(nccl, report);
 }

@@ -3,6 +3,7 @@
 // in the input-quality table meaningful (it then means: a newer NCCL, or a garbled line).
 //
 //   vm:656:656 [0] NCCL INFO ENV/Plugin: Could not find: libnccl-env.so
+//   ubuntu2:321050:321050 [1] NCCL INFO ncclOsDlopen(libnccl-gin.so) failed: libnccl-gin.so: ...
 //   vm:656:667 [0] NCCL INFO === System : maxBw 370.8 totalBw 370.8 ===
 //   vm:656:668 [1] NCCL INFO  0 : GPU/0-60 GPU/0-70
 //   vm:656:667 [0] NCCL INFO     AllReduce |     8.0/  61.1 |    16.5/ 180.6 | ...
@@ -93,6 +94,18 @@ constexpr std::string_view kHeads[] = {
     "NET/Socket",
     "Nvls",
     "NVLS",
+    // 2.29 / 2.30: every dlopen failure is logged before the "Could not find" line; the GIN and
+    // RMA plugins (GPU-initiated networking) get the NET plugin's lines.
+    "ncclOsDlopen(",
+    "GIN/Plugin",
+    "RMA/Plugin",
+    "Assigned GIN plugin",
+    "Assigned RMA plugin",
+    "Loaded NVML",
+    "RAS failed",
+    // The Inspector profiler plugin logs through NCCL's logger: "NCCL Inspector Stopping Dump
+    // thread" (ext-profiler/inspector, v2.28.9-1).
+    "NCCL Inspector",
 };
 
 // Tuning-table rows ("    AllReduce |  8.0/ 61.1 | ...", "  Max NThreads |"). COLL and TUNING

@@ -239,6 +239,21 @@ void Builder::SetVersion(const LineInfo& li, std::string_view full) {
       NcclVersionSeen{std::string(number), std::string(li.host), li.pid, Ref(li)});
 }
 
+void Builder::AddPlugin(const LineInfo& li, NcclPluginKind kind, std::string_view name,
+                        std::string_view path) {
+  NcclProcess& p = Process(li);
+  NcclLoadedPlugin* plugin = nullptr;
+  for (auto& x : p.plugins)
+    if (x.kind == kind) plugin = &x;
+  if (!plugin) {
+    plugin = &p.plugins.emplace_back();
+    plugin->kind = kind;
+    plugin->ref = Ref(li);
+  }
+  if (plugin->name.empty()) plugin->name = std::string(name);
+  if (plugin->path.empty()) plugin->path = std::string(path);
+}
+
 void Builder::AddOverride(const LineInfo& li, std::string_view name, std::string_view value,
                           bool from_command_line) {
   std::string key = "E\n" + std::string(li.host) + '\n' + std::to_string(li.pid) + '\n' +

@@ -86,6 +86,10 @@ class Builder {
                    bool from_command_line);
   void AddWarning(const LineInfo& li, std::string_view text, bool from_framework);
   void AddNote(const LineInfo& li, std::string_view kind, std::string_view text, int code = -1);
+  // An external plugin of `kind` this process loaded: its name or its library path (either may
+  // be empty; the two come on separate lines and fill one entry per kind).
+  void AddPlugin(const LineInfo& li, NcclPluginKind kind, std::string_view name,
+                 std::string_view path);
   // "comm 0x.. - Abort START" / "Destroy START": this process is tearing its communicators down.
   void MarkTeardown(const LineInfo& li);
   bool InTeardown(const LineInfo& li) const;

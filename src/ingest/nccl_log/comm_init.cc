@@ -7,6 +7,11 @@
 //       nvmlDev 7 busId d7000 commId 0x151891d39ece6192 - Init COMPLETE           (2.18 - 2.20)
 //   vm:656:667 [0] NCCL INFO ncclCommInitRankConfig comm 0x55fa4b963350 rank 0 nranks 2 cudaDev 0
 //       nvmlDev 0 busId 60 commId 0x88a86db28df0013a - Init START                 (2.21+)
+//   ubuntu2:321050:321050 [1] NCCL INFO [Rank 1] ncclCommInitRank comm 0x5563e3b79140 rank 1
+//       nranks 4 cudaDev 1 nvmlDev 1 busId b1000 commId 0xef3a13f82ff54f6a - Init START
+//                                                     (2.29+: the rank first, START only)
+//   ncclCommShrink comm 0x.. rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId b1000 parent 0x..
+//       childCount 0 color 0 key 3- Init START      (2.29+: childCount for splitCount)
 //   ncclCommSplit comm 0x.. rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 1a000 commId 0x.. parent
 //       0x.. color 0 key 0 - Init COMPLETE
 //   vm:656:668 [1] NCCL INFO comm 0x55fa4ba6b9b0 rank 1 nRanks 2 nNodes 1 localRanks 2
@@ -29,9 +34,23 @@ std::string_view CommPart(std::string_view msg) {
   return StartsWith(rest, "comm 0x") ? rest : std::string_view();
 }
 
+// "[Rank 1] " before the call name (2.29+): the rank, and the message after it; -1 and the
+// message unchanged when there is none.
+int RankPrefix(std::string_view& msg) {
+  if (!StartsWith(msg, "[Rank ")) return -1;
+  size_t close = msg.find(']');
+  if (close == std::string_view::npos) return -1;
+  auto rank = ParseInt(msg.substr(6, close - 6));
+  if (!rank || *rank < 0) return -1;
+  msg = TrimLeft(msg.substr(close + 1));
+  return static_cast<int>(*rank);
+}
+
 }  // namespace
 
 Parsed ParseCommInit(const LineInfo& li, Builder& b) {
+  std::string_view msg = li.msg;
+  const int prefix_rank = RankPrefix(msg);
   // "comm 0x352ef030 rank 0 nRanks 2 cudaDev 0 busId 60 - Abort START" (NCCL 2.28.9 on a
   // normal destroy_process_group; "Destroy START" likewise).
   std::string_view tail = TrimRight(li.msg);
@@ -39,7 +58,7 @@ Parsed ParseCommInit(const LineInfo& li, Builder& b) {
     b.MarkTeardown(li);
     if (StartsWith(li.msg, "comm 0x")) return Parsed::kYes;
   }
-  std::string_view part = CommPart(li.msg);
+  std::string_view part = CommPart(msg);
   if (part.empty()) return Parsed::kNo;
   std::string_view ptr = WordAfter(part, "comm");
   if (EndsWith(part, "Destroy COMPLETE") || EndsWith(part, "Abort COMPLETE") ||
@@ -68,6 +87,7 @@ Parsed ParseCommInit(const LineInfo& li, Builder& b) {
   c.start = EndsWith(TrimRight(part), "Init START");
   c.complete = EndsWith(TrimRight(part), "Init COMPLETE");
   if (ptr.empty() || c.rank < 0 || c.nranks <= 0 || c.rank >= c.nranks) return Parsed::kMalformed;
+  if (prefix_rank >= 0 && prefix_rank != c.rank) return Parsed::kMalformed;
   b.AddCommInit(li, c);
   return Parsed::kYes;
 }

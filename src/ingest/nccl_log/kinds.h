@@ -28,6 +28,7 @@ Parsed ParseNvls(const LineInfo& li, Builder& b);             // nvls.cc
 Parsed ParseP2p(const LineInfo& li, Builder& b);              // p2p.cc
 Parsed ParseGraph(const LineInfo& li, Builder& b);            // graph.cc
 Parsed ParseColl(const LineInfo& li, Builder& b);             // coll.cc: COLL and TUNING
+Parsed ParsePlugins(const LineInfo& li, Builder& b);          // plugins.cc
 Parsed ParseBenign(const LineInfo& li);                       // benign.cc: known, nothing to keep
 
 // Lines that are not NCCL output but carry NCCL evidence (foreign.cc): a framework's

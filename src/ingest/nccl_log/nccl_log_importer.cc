@@ -33,13 +33,14 @@ struct Kind {
 };
 
 // In order of how often they occur in real logs. Messages are routed by their first character
-// so that a line costs a few comparisons, not one per kind (parse speed, docs/measurements/nccl-log-parse.md).
+// so that a line costs a few comparisons, not one per kind (parse speed,
+// docs/measurements/nccl-log-parse.md).
 constexpr Kind kKinds[] = {
     {nccl_log::ParseColl, "coll", "ABGRS0123456789"},
     {nccl_log::ParseNicContinuation, "nic_list", "["},
     {nccl_log::ParseConnection, "connection", "CR"},
     {nccl_log::ParseRingsTrees, "ring_tree", "CRT"},
-    {nccl_log::ParseCommInit, "comm_init", "cnb"},
+    {nccl_log::ParseCommInit, "comm_init", "cnb["},
     {nccl_log::ParseChannelCounts, "channel_counts", "0123456789"},
     {nccl_log::ParseEnv, "env", "N"},
     {nccl_log::ParseNicList, "nic_list", "NB"},
@@ -50,6 +51,7 @@ constexpr Kind kKinds[] = {
     {nccl_log::ParseNvls, "nvls", "NC"},
     {nccl_log::ParseP2p, "p2p", "PCn"},
     {nccl_log::ParseGraph, "graph", "CT"},
+    {nccl_log::ParsePlugins, "plugins", "SPTEGR"},
 };
 constexpr size_t kNumKinds = sizeof(kKinds) / sizeof(kKinds[0]);
 

@@ -144,6 +144,8 @@ void SetupMerge::Add(NcclSetup&& part) {
     }
     NcclProcess& q = into_.processes[it->second];
     if (q.version.empty()) q.version = p.version, q.version_loc = p.version_loc;
+    if (q.git_version.empty()) q.git_version = std::move(p.git_version);
+    if (q.plugins.empty()) q.plugins = std::move(p.plugins);
   }
   MoveAppend(part.loose_versions, into_.loose_versions);
   MoveAppend(part.nets, into_.nets);
