@@ -76,7 +76,7 @@ void ReadTimeouts(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
          at = l.squeezed.find(kSqTimeout, at + kSqTimeout.size())) {
       std::string_view work = std::string_view(l.squeezed).substr(at + kSqTimeout.size());
       WatchdogTimeout t;
-      t.rank = job_log::SqRankOf(std::string_view(l.squeezed).substr(0, at), false);
+      t.rank = job_log::SqRankOf(std::string_view(l.squeezed).substr(0, at), true);
       t.seq = NumberAfter(work, "SeqNum=");
       t.op = SqField(work, "OpType=");
       t.numel_in = NumberAfter(work, "NumelIn=");
@@ -109,7 +109,7 @@ void ReadStatuses(const FileText& f, JobLogFacts& out) {
         sq.find("watchdog") == std::string_view::npos)
       continue;
     WatchdogStatus s;
-    s.rank = job_log::SqRankOf(sq, false);
+    s.rank = job_log::SqRankOf(sq, true);
     s.failed_seq = NumberAfter(sq, "worksequenceid:");
     if (s.failed_seq < 0) s.failed_seq = NumberAfter(sq, "watchdogatwork:");
     if (s.failed_seq < 0) s.failed_seq = NumberAfter(sq, "TimeoutatNCCLwork:");

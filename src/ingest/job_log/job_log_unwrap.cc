@@ -54,6 +54,7 @@ std::string Squeeze(std::string_view s) {
 //   [rank3]:[E1229 ...]    [E ProcessGroupNCCL.cpp:458]    [80746] [rank0]:    3: [rank3]:
 //   W0216 13:04:08.104644 139999514572608 torch/distributed/elastic/...
 //   18:11:06.680 [rank4]:...    node1:2045:2101 [0] NCCL INFO ...
+//   2025-02-18 12:54 [rank13]:...
 //   Traceback (most recent call last):   File "x.py", line 3   frame #0:   what():
 bool StartsRecord(std::string_view line) {
   line = TrimCr(line);
@@ -69,6 +70,11 @@ bool StartsRecord(std::string_view line) {
       Digits(s, 1) <= 4 && s.size() > 1 + Digits(s, 1) && s[1 + Digits(s, 1)] == ' ')
     return true;
   size_t d = Digits(s, 0);
+  // A date stamp a collector put before the record: "2025-02-18 12:54 [rank13]:...",
+  // "2025/02/18 ...".
+  if (d == 4 && s.size() >= 10 && (s[4] == '-' || s[4] == '/') && Digits(s, 5) == 2 &&
+      s[7] == s[4] && Digits(s, 8) == 2)
+    return true;
   if (d > 0 && d < s.size()) {
     if (s[d] == ':' && d + 1 < s.size() && s[d + 1] == ' ') return true;  // "3: "
     if (s[d] == ':' && Digits(s, d + 1) == 2 && s.size() > d + 3 && s[d + 3] == ':')

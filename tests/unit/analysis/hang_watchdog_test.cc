@@ -95,6 +95,27 @@ TEST(JobLog, PublicThreadsEveryEra) {
   EXPECT_EQ(lf.job_log.timeouts[1].rank, 4);
 }
 
+TEST(JobLog, DateStampedLinesOfSubGroupsKeepTheirGlobalRanks) {
+  // NCCL issue 1610: a collector's date stamp starts every line (so no line continues another),
+  // and "[Rank 1]" is the rank in a sub-group while "[rank13]:" is the global one.
+  Job job = Parse("public/watchdog_nccl1610_subgroups_dated.log");
+  ASSERT_EQ(job.job_log.timeouts.size(), 2u);
+  EXPECT_EQ(job.job_log.timeouts[0].rank, 13);
+  EXPECT_EQ(job.job_log.timeouts[0].op, "ALLTOALL_BASE");
+  EXPECT_EQ(job.job_log.timeouts[0].seq, 216);
+  EXPECT_EQ(job.job_log.timeouts[0].loc.line, 1u);
+  EXPECT_EQ(job.job_log.timeouts[1].rank, 15);
+  EXPECT_EQ(job.job_log.timeouts[1].seq, 57);
+  ASSERT_EQ(job.job_log.statuses.size(), 2u);
+  EXPECT_EQ(job.job_log.statuses[0].rank, 13);
+  EXPECT_EQ(job.job_log.statuses[0].pg, "11");
+  EXPECT_EQ(job.job_log.statuses[0].last_enqueued, 220);
+  auto fs = FindWatchdogHang(job, {});
+  const Finding* t = Find(fs, "hang.watchdog_timeout");
+  ASSERT_NE(t, nullptr);
+  EXPECT_NE(t->detail.find("2 distinct timed-out collective"), std::string::npos) << t->detail;
+}
+
 TEST(JobLog, RankThatNeverEnqueuedIsBehind) {
   FileText f = Data("public/watchdog_llamafactory7396.log");
   // A third rank's status line as PyTorch prints it, stopped two works earlier.
