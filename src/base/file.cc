@@ -48,8 +48,8 @@ uint64_t DefaultMaxBytes() {
   return std::clamp<uint64_t>(mem / 4, 256ull << 20, 4ull << 30);
 }
 
-Result<std::string> Gunzip(std::string_view compressed, const std::string& name,
-                           uint64_t max_bytes) {
+Result<std::string> Gunzip(std::string_view compressed, const std::string& name, uint64_t max_bytes,
+                           bool* cut) {
   std::string out;
   out.reserve(std::min<uint64_t>(compressed.size() * 4, std::min<uint64_t>(max_bytes, 1ull << 30)));
   size_t pos = 0;
@@ -76,6 +76,10 @@ Result<std::string> Gunzip(std::string_view compressed, const std::string& name,
                            " for a file read whole (a quarter of memory or of `ulimit -v`; "
                            "docs/inputs.md): a gzip bomb, or a log too large to hold",
                        {name});
+  }
+  if (gz.cut_short() && cut) {
+    *cut = true;
+    return out;
   }
   if (gz.cut_short())
     return GzipError(name,
@@ -146,7 +150,7 @@ Result<FileText> TextFromBytes(const std::string& path, std::string raw,
   file.path = path;
   file.compressed_bytes = raw.size();
   if (LooksGzip(raw)) {
-    COMMDX_ASSIGN_OR_RETURN(file.data, Gunzip(raw, path, limit));
+    COMMDX_ASSIGN_OR_RETURN(file.data, Gunzip(raw, path, limit, &file.gzip_cut));
     file.was_gzip = true;
   } else {
     file.data = std::move(raw);

@@ -21,6 +21,10 @@ struct FileText {
   // last line of what was read (`dropped_tail_bytes`, no newline yet) is left out.
   uint64_t grew_bytes = 0;
   uint64_t dropped_tail_bytes = 0;
+  // A gzip stream that ended before its end mark (the job died while it wrote the file, or a
+  // pipe was cut): all it inflated to is read; its last line or event may be unfinished, which
+  // each format's reader handles as it handles a file cut short.
+  bool gzip_cut = false;
   const char* converted_from = nullptr;  // "UTF-16LE"/"UTF-16BE": converted (text_input.h)
 };
 
@@ -39,8 +43,8 @@ struct ReadOptions {
 // bytes, not by name), as text (text_input.h: UTF-16 converted). A regular file that grows while
 // read is read as it was when opened (FileText::grew_bytes). Errors, each naming the OS reason:
 // missing or unreadable file, a device or FIFO (input_path.h), over the limit, a regular file
-// that shrank while it was read ("changed while reading"), truncated or corrupt gzip (line:col
-// in the decompressed text).
+// that shrank while it was read ("changed while reading"), corrupt gzip (line:col in the
+// decompressed text). A gzip stream cut short is read up to the cut (FileText::gzip_cut).
 Result<FileText> ReadFile(const std::string& path, const ReadOptions& options = {});
 
 // The text of bytes already read (a pipe read once): inflated if gzip.
@@ -64,9 +68,11 @@ Result<std::string> ReadHead(const std::string& path, size_t bytes,
 // a file no longer than `bytes` (its head held all of it), a gzip file or a pipe.
 Result<std::string> ReadTail(const std::string& path, size_t bytes);
 
-// Inflates an in-memory gzip stream (all members). Exposed for tests and fuzzers.
+// Inflates an in-memory gzip stream (all members). A stream cut short is an error, unless `cut`
+// is given: then what it inflated to is returned and *cut says it was cut. Exposed for tests and
+// fuzzers.
 Result<std::string> Gunzip(std::string_view compressed, const std::string& name_for_errors,
-                           uint64_t max_bytes = 0);
+                           uint64_t max_bytes = 0, bool* cut = nullptr);
 
 bool LooksGzip(std::string_view data);
 

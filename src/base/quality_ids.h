@@ -20,6 +20,8 @@ inline constexpr QualityIdEntry kQualityIds[] = {
     {"load.broken_input", "a file that failed to read among others: named, the rest diagnosed"},
     {"load.converted_text", "UTF-16 text (a PowerShell redirect) converted to UTF-8 and read"},
     {"load.growing", "a file still being written: read as it was when opened"},
+    {"load.gzip_cut",
+     "a gzip file or pipe cut short (the job died while writing it): read up to the cut"},
     {"load.partial_",
      "part of a file looked like a further format (named after the '_') and did "
      "not parse as it; the rest was read"},

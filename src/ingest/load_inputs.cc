@@ -52,8 +52,7 @@ void Digest(Slot& s) {
 }
 
 bool Allowed(const LoadOptions& options, InputKind kind) {
-  if (std::find(options.skip.begin(), options.skip.end(), kind) != options.skip.end())
-    return false;
+  if (std::find(options.skip.begin(), options.skip.end(), kind) != options.skip.end()) return false;
   return options.only.empty() ||
          std::find(options.only.begin(), options.only.end(), kind) != options.only.end();
 }
@@ -89,7 +88,10 @@ std::string PackedHint(std::string_view head) {
   if (at(257, "ustar")) return "a tar archive: unpack it (tar xf) and pass the folder";
   if (at(0, "PK\x03\x04")) return "a zip archive: unpack it (unzip) and pass the folder";
   if (at(0, "\x28\xB5\x2F\xFD")) return "zstd-compressed: decompress it (zstd -d) first";
-  if (at(0, "\xFD" "7zXZ")) return "xz-compressed: decompress it (xz -d) first";
+  if (at(0,
+         "\xFD"
+         "7zXZ"))
+    return "xz-compressed: decompress it (xz -d) first";
   if (at(0, "BZh")) return "bzip2-compressed: decompress it (bunzip2) first";
   if (at(0, "7z\xBC\xAF\x27\x1C")) return "a 7-Zip archive: unpack it (7z x) first";
   return "";
@@ -137,6 +139,11 @@ void NoteText(const FileText& t, Job& job) {
                              ? " (as Windows PowerShell's `>` writes it)"
                              : "") +
                         ", converted to UTF-8",
+                    {t.path});
+  if (t.gzip_cut)
+    job.quality.Add("load.gzip_cut", DiagSeverity::kWarning,
+                    "the gzip stream ends before its end (cut short while written or sent): read "
+                    "up to the cut",
                     {t.path});
   if (t.grew_bytes > 0)
     job.quality.Add("load.growing", DiagSeverity::kNote,

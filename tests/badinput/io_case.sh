@@ -89,6 +89,16 @@ case $case_name in
     [ $rc -le 1 ] || fail "logs - exit $rc"; has "commdx logs"
     cat "$ex"/trace_rank0.json.gz | timeout 60 "$commdx" trace - >"$out" 2>"$err"; rc=$?
     [ $rc -le 1 ] || fail "trace - exit $rc" ;;
+  gzip_cut_whole)  # a cut .gz read whole (a log, any pipe): read up to the cut, and said
+    gzip -c "$ex"/nccl.vm.653.log > full.log.gz
+    head -c $(( $(stat -c %s full.log.gz) * 7 / 10 )) full.log.gz > cut.log.gz
+    run 0,1 logs cut.log.gz; has "load.gzip_cut"; has "0xbb4fa72d159634ea"
+    cat cut.log.gz | timeout 60 "$commdx" logs - >"$out" 2>"$err"; rc=$?
+    [ $rc -le 1 ] || fail "logs - of a cut .gz: exit $rc"; has "load.gzip_cut"
+    gzip -c -d < "$ex"/trace_rank0.json.gz | gzip -c > t.json.gz
+    head -c $(( $(stat -c %s t.json.gz) / 2 )) t.json.gz > cut_trace.json.gz
+    cat cut_trace.json.gz | timeout 60 "$commdx" trace - >"$out" 2>"$err"; rc=$?
+    [ $rc -le 1 ] || fail "trace - of a cut .gz: exit $rc"; has "kineto.trace_cut_short" ;;
   fifo_refused)  # a named FIFO never blocks: refused at once; inside a folder skipped
     mkfifo f; for c in diagnose logs trace; do run 3 $c f; has "named pipe"; done
     run 3 topo --from f; has "named pipe"
