@@ -32,9 +32,15 @@ void AddFrames(Finding& f, const Job& job, int rank, int64_t seq) {
 }
 
 void FindBehind(const Job& job, int64_t seq, std::vector<Finding>& out) {
+  // Sequence numbers count per process group: where the statuses of the timed-out work name its
+  // group, only that group's statuses are compared with it.
+  std::set<std::string> pgs;
+  for (const auto& s : job.job_log.statuses)
+    if (s.failed_seq == seq && !s.pg.empty()) pgs.insert(s.pg);
   const WatchdogStatus* first = nullptr;
   for (const auto& s : job.job_log.statuses)
     if (s.last_enqueued >= 0 && s.last_enqueued < seq &&
+        (pgs.empty() || s.pg.empty() || pgs.count(s.pg)) &&
         (!first || s.last_enqueued < first->last_enqueued))
       first = &s;
   if (!first) return;

@@ -131,6 +131,19 @@ TEST(JobLog, RankThatNeverEnqueuedIsBehind) {
   EXPECT_EQ(b->rank, 5);
 }
 
+TEST(JobLog, AnotherGroupsStatusIsNotBehind) {
+  // Rank 6's status belongs to process group 2, whose sequence numbers are its own: its last
+  // enqueued work (12) says nothing about PG 1's #1580.
+  FileText f = Data("public/watchdog_llamafactory7396.log");
+  f.data +=
+      "[80751] [rank6]:[E321 02:07:08.465224069 ProcessGroupNCCL.cpp:1664] [PG 2 Rank 0] "
+      "Exception (either an error or timeout) detected by watchdog at work: 12, last "
+      "enqueued NCCL work: 12, last completed NCCL work: 11.\n";
+  Job job;
+  ASSERT_TRUE(ingest::ParseJobLog(f, job).has_value());
+  EXPECT_EQ(Find(FindWatchdogHang(job, {}), "hang.rank_behind"), nullptr);
+}
+
 TEST(JobLog, CutLinesAreIgnoredNotMisread) {
   FileText f{"t.log",
              "[rank0]:[E1 ProcessGroupNCCL.cpp:1] [Rank 0] Watchdog caught collective "
