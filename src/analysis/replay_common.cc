@@ -10,13 +10,6 @@ namespace commdx::analysis::replay {
 
 namespace {
 
-// all_gather and reduce_scatter count per rank, alltoall per peer: nccl-tests' size is the
-// count times the ranks.
-bool CountsPerRank(CollectiveType type) {
-  return type == CollectiveType::kAllGather || type == CollectiveType::kReduceScatter ||
-         type == CollectiveType::kAllToAll;
-}
-
 bool Reduces(CollectiveType type) {
   return type == CollectiveType::kAllReduce || type == CollectiveType::kReduce ||
          type == CollectiveType::kReduceScatter;
@@ -49,22 +42,6 @@ int NcclDtypeOfTorch(std::string_view dtype) {
   for (const auto& [name, nccl] : kTypes)
     if (name == dtype) return nccl;
   return -1;
-}
-
-uint64_t SizeBytesOf(CollectiveType type, uint64_t count, int dtype_bytes, int nranks) {
-  uint64_t bytes = count * static_cast<uint64_t>(dtype_bytes > 0 ? dtype_bytes : 0);
-  if (CountsPerRank(type)) bytes *= static_cast<uint64_t>(nranks > 0 ? nranks : 0);
-  return bytes;
-}
-
-uint64_t CountOfSize(CollectiveType type, uint64_t bytes, int dtype_bytes, int nranks) {
-  if (dtype_bytes <= 0) return 0;
-  uint64_t per = static_cast<uint64_t>(dtype_bytes);
-  if (CountsPerRank(type)) {
-    if (nranks <= 0) return 0;
-    per *= static_cast<uint64_t>(nranks);
-  }
-  return bytes / per;
 }
 
 void Notes::LeaveOut(const std::string& group, CollectiveType type, const std::string& why,
@@ -131,7 +108,7 @@ bool Admit(ReplayCall& call, int nranks, const std::string& group, Notes& notes)
     notes.LeaveOut(group, call.type, "its datatype is not known");
     return false;
   }
-  if (CountsPerRank(call.type) && nranks <= 0) {
+  if (CountIsPerRank(call.type) && nranks <= 0) {
     notes.LeaveOut(group, call.type, "the ranks of its group are not known");
     return false;
   }
@@ -160,7 +137,8 @@ bool Admit(ReplayCall& call, int nranks, const std::string& group, Notes& notes)
         "The input does not record the root of broadcast and reduce calls: rank 0 is "
         "assumed.");
   }
-  call.bytes = SizeBytesOf(call.type, call.count, dtype_bytes, nranks);
+  call.bytes = NcclTestsBytes(call.type, call.count,
+                              static_cast<uint64_t>(std::max(dtype_bytes, 0)), nranks);
   return true;
 }
 

@@ -109,9 +109,11 @@ ReplayPlan FromTrace(const TraceSet& set) {
       const int nranks = c.group_size > 0 ? c.group_size : g.size;
       // Nsight Systems' NCCL payloads give one rank's bytes and no datatype.
       if (c.dtype == 0 && c.bytes > 0 && NoNcclCall(c.type).empty()) {
-        call.dtype = ByteExactDtype(c.type, CountOfSize(c.type, c.bytes, 1, nranks), notes);
+        call.dtype = ByteExactDtype(c.type, NcclTestsCount(c.type, c.bytes, 1, nranks), notes);
       }
-      call.count = CountOfSize(c.type, c.bytes, NcclDataTypeBytes(call.dtype), nranks);
+      call.count =
+          NcclTestsCount(c.type, c.bytes,
+                         static_cast<uint64_t>(std::max(NcclDataTypeBytes(call.dtype), 0)), nranks);
       call.root = c.peer;
       if (!Admit(call, nranks, name, notes)) continue;
       if (c.gpu_op >= 0) {

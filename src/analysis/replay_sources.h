@@ -26,13 +26,6 @@ ReplayPlan FromNcclLog(const NcclSetup& nccl);
 // as uint8); -1 for one NCCL has no type for (complex, quantized) or an unknown name.
 int NcclDtypeOfTorch(std::string_view dtype);
 
-// nccl-tests' size of one call: count x element bytes, x ranks for all_gather, reduce_scatter
-// and alltoall (whose count is per rank or per peer).
-uint64_t SizeBytesOf(CollectiveType type, uint64_t count, int dtype_bytes, int nranks);
-// The inverse: NCCL's count for nccl-tests' size (rounded down); 0 where the rank count a
-// per-rank type needs is unknown.
-uint64_t CountOfSize(CollectiveType type, uint64_t bytes, int dtype_bytes, int nranks);
-
 // What a builder could not replay and what it assumed, for the plan's left_out and assumed.
 class Notes {
  public:

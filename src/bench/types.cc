@@ -107,15 +107,7 @@ uint64_t CollSpec::RecvElems() const {
 }
 
 uint64_t CollSpec::SizeBytes() const {
-  uint64_t ts = DataTypeBytes(dtype);
-  switch (kind) {
-    case CollectiveType::kAllGather:
-    case CollectiveType::kReduceScatter:
-    case CollectiveType::kAllToAll:
-      return count * static_cast<uint64_t>(nranks) * ts;
-    default:
-      return count * ts;
-  }
+  return NcclTestsBytes(kind, count, DataTypeBytes(dtype), nranks);
 }
 
 std::string CollSpec::Describe() const {
@@ -128,11 +120,7 @@ std::string CollSpec::Describe() const {
 }
 
 uint64_t CountForBytes(CollectiveType kind, DataType dtype, int nranks, uint64_t bytes) {
-  uint64_t ts = DataTypeBytes(dtype);
-  bool per_rank_split = kind == CollectiveType::kAllGather ||
-                        kind == CollectiveType::kReduceScatter || kind == CollectiveType::kAllToAll;
-  uint64_t div = ts * (per_rank_split ? static_cast<uint64_t>(nranks) : 1);
-  return bytes / div;
+  return NcclTestsCount(kind, bytes, DataTypeBytes(dtype), nranks);
 }
 
 Result<uint64_t> ParseSize(std::string_view text) {

@@ -81,4 +81,20 @@ double BusBwFactor(CollectiveType t, int nranks) {
   return 0;
 }
 
+bool CountIsPerRank(CollectiveType t) {
+  return t == CollectiveType::kAllGather || t == CollectiveType::kReduceScatter ||
+         t == CollectiveType::kAllToAll;
+}
+
+uint64_t NcclTestsBytes(CollectiveType t, uint64_t count, uint64_t elem_bytes, int nranks) {
+  if (!CountIsPerRank(t)) return count * elem_bytes;
+  return nranks > 0 ? count * elem_bytes * static_cast<uint64_t>(nranks) : 0;
+}
+
+uint64_t NcclTestsCount(CollectiveType t, uint64_t bytes, uint64_t elem_bytes, int nranks) {
+  uint64_t per = elem_bytes;
+  if (CountIsPerRank(t)) per *= nranks > 0 ? static_cast<uint64_t>(nranks) : 0;
+  return per > 0 ? bytes / per : 0;
+}
+
 }  // namespace commdx
