@@ -27,7 +27,7 @@ for c in nodes2_ddp_healthy nodes2_ddp_straggler nodes2_ddp_healthy_twin_sched \
          nodes2_ddp_few_channels_buffsize_sched; do
   two_nodes "replay_$c" 240 bench replay "examples/$c" -c 0 --save "$out/$c.replay.json" \
     --format json -o "$out/$c.report.json"
-  devbin/commdx diagnose "$out/$c.replay.json" >>"$log" 2>&1
+  devbin/commdx diagnose "examples/$c" "$out/$c.replay.json" >>"$log" 2>&1
 done
 # The slowed run replayed without its settings: fast alone, so the job looks slow in the job.
 two_nodes replay_few_channels_without_settings 240 bench replay \
