@@ -15,6 +15,10 @@ struct Context {
   bool ib = false;
   bool nvlink = false;
   int gpus = 0;
+  // The NCCL the job ran, "2.28.9": the library a plain dlopen gives (env probe), else the
+  // version NCCL's own log printed; empty when neither says.
+  std::string nccl_loaded;
+  std::string nccl_loaded_from;  // "the library found here", "the NCCL log"
 };
 
 bool Off(std::string_view v) { return v == "0" || ToLower(v) == "false" || v.empty(); }
@@ -116,6 +120,18 @@ VarVerdict MaxConnections(std::string_view v, const Context&) {
              "(set on purpose by Megatron-style tensor parallelism)");
   return V(VarRisk::kNeutral, "hardware work queues per device");
 }
+// NCCL_VERSION is not read by NCCL: container images (NGC's) set it to the NCCL they ship. A
+// process that loads another NCCL (a pip wheel's, PyTorch's bundled one) runs that one.
+VarVerdict ImageVersion(std::string_view v, const Context& c) {
+  if (c.nccl_loaded.empty() || v.empty() || StartsWith(v, c.nccl_loaded) ||
+      StartsWith(c.nccl_loaded, v))
+    return V(VarRisk::kNeutral, "not read by NCCL: the container image's record of its NCCL");
+  return V(VarRisk::kNeutral, "not read by NCCL: the image ships NCCL " + std::string(v) +
+                                  ", but NCCL " + c.nccl_loaded + " is what runs (" +
+                                  c.nccl_loaded_from +
+                                  "): another libnccl.so.2 is found first (a pip wheel's, "
+                                  "PyTorch's bundled one or LD_LIBRARY_PATH)");
+}
 VarVerdict TorchOn(std::string_view v, const Context&) {
   return Off(v) ? V(VarRisk::kNeutral, "off") : V(VarRisk::kRisky, "");
 }
@@ -169,7 +185,15 @@ const Entry kTable[] = {
     {"NCCL_CHECKS_DISABLE", Neutral},
     {"NCCL_SET_THREAD_NAME", Neutral},
     {"NCCL_HOSTID", Neutral},
-    {"NCCL_VERSION", Neutral},
+    {"NCCL_VERSION", ImageVersion},
+    {"NCCL_PROFILER_PLUGIN", Neutral},
+    {"NCCL_ENV_PLUGIN", Neutral},
+    {"NCCL_GIN_PLUGIN", Neutral},
+    {"NCCL_RMA_PLUGIN", Neutral},
+    {"NCCL_TUNER_CONFIG_FILE", Risky},
+    {"NCCL_RAS_ENABLE", Neutral},
+    {"NCCL_RAS_ADDR", Neutral},
+    {"NCCL_RAS_TIMEOUT_FACTOR", Neutral},
     {"TORCH_NCCL_BLOCKING_WAIT", TorchOn},
     {"TORCH_NCCL_ASYNC_ERROR_HANDLING", Neutral},
     {"TORCH_NCCL_ENABLE_MONITORING", Neutral},
@@ -191,6 +215,19 @@ const Entry kTable[] = {
     {"CUDA_DEVICE_ORDER", Neutral},
 };
 
+// Variables read by NCCL's plugins rather than NCCL itself, by prefix: misspellings of NCCL's own
+// names are not among them, so no "did you mean" is tried.
+struct Family {
+  const char* prefix;
+  const char* what;
+};
+const Family kFamilies[] = {
+    {"NCCL_INSPECTOR_",
+     "read by the NCCL Inspector profiler plugin (its output folder, dump interval, verbosity)"},
+    {"NCCL_PROFILE_", "read by NCCL's example profiler plugin (event mask, pools, dump file)"},
+    {"NCCL_PROFILER_", "read by an NCCL profiler plugin"},
+};
+
 // Default explanations for entries whose rule returns no text.
 const char* DefaultWhat(std::string_view name) {
   if (name == "NCCL_ALGO")
@@ -201,6 +238,16 @@ const char* DefaultWhat(std::string_view name) {
   if (name == "NCCL_TOPO_FILE") return "NCCL reads the topology from a file instead of the machine";
   if (name == "NCCL_GRAPH_FILE") return "NCCL takes rings/trees from a file instead of searching";
   if (name == "NCCL_TUNER_PLUGIN") return "a tuner plugin picks algorithms and channels";
+  if (name == "NCCL_TUNER_CONFIG_FILE")
+    return "a tuner plugin's table of algorithms, protocols and channels per size";
+  if (name == "NCCL_PROFILER_PLUGIN")
+    return "loads a profiler plugin (the Inspector writes one record per collective)";
+  if (name == "NCCL_ENV_PLUGIN") return "loads a plugin that sets NCCL's variables";
+  if (name == "NCCL_GIN_PLUGIN" || name == "NCCL_RMA_PLUGIN")
+    return "loads a plugin for device-initiated or one-sided communication";
+  if (name == "NCCL_RAS_ENABLE") return "NCCL's RAS health monitor (on by default; ncclras)";
+  if (name == "NCCL_RAS_ADDR") return "where NCCL's RAS listens for ncclras";
+  if (name == "NCCL_RAS_TIMEOUT_FACTOR") return "scales RAS's keep-alive and dead timeouts";
   if (name == "NCCL_IGNORE_CPU_AFFINITY")
     return "NCCL ignores the GPU's CPU affinity for its threads";
   if (name == "NCCL_P2P_USE_CUDA_MEMCPY") return "P2P through copy engines; can be slower";
@@ -257,6 +304,21 @@ bool WithinTypo(std::string_view a, std::string_view b) {
   return prev[lb - la + kMaxTypo] <= kMaxTypo;
 }
 
+void LoadedNccl(const Job& job, Context& c) {
+  for (const NcclLibrary& lib : job.env.nccl_libs)
+    if (lib.chosen && !lib.version.empty()) {
+      c.nccl_loaded = lib.version;
+      c.nccl_loaded_from = "the library found here";
+      return;
+    }
+  for (const NcclProcess& p : job.nccl.processes)
+    if (!p.version.empty()) {
+      c.nccl_loaded = p.version;
+      c.nccl_loaded_from = "the NCCL log";
+      return;
+    }
+}
+
 }  // namespace
 
 const char* VarRiskName(VarRisk r) {
@@ -287,6 +349,7 @@ VarVerdict ClassifyVariable(std::string_view name, std::string_view value, const
   c.nvlink = std::any_of(job.topo.pairs.begin(), job.topo.pairs.end(),
                          [](const GpuPair& p) { return p.nvlinks > 0; });
   c.gpus = static_cast<int>(job.topo.gpus.size());
+  if (name == "NCCL_VERSION") LoadedNccl(job, c);
   for (const auto& e : kTable) {
     if (name != e.name) continue;
     VarVerdict v = e.rule(value, c);
@@ -295,6 +358,8 @@ VarVerdict ClassifyVariable(std::string_view name, std::string_view value, const
       v.what = v.risk == VarRisk::kNeutral ? "does not change performance" : "overrides a default";
     return v;
   }
+  for (const auto& f : kFamilies)
+    if (StartsWith(name, f.prefix)) return V(VarRisk::kNeutral, f.what);
   VarVerdict v;
   v.known = false;
   v.what =

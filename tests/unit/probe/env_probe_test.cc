@@ -225,5 +225,41 @@ TEST(EnvAnalyzers, VariablesAndOmp) {
             analysis::VarRisk::kNeutral);
 }
 
+// Variables of NCCL's plugins and of container images are known, not "check the spelling"; the
+// image's NCCL_VERSION is compared with the NCCL the job ran.
+TEST(EnvVariables, PluginVariablesAndTheImagesNcclVersion) {
+  Job job;
+  for (const char* name : {"NCCL_PROFILER_PLUGIN", "NCCL_INSPECTOR_ENABLE",
+                           "NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS",
+                           "NCCL_PROFILE_EVENT_MASK", "NCCL_RAS_ENABLE", "NCCL_GIN_PLUGIN"}) {
+    auto v = analysis::ClassifyVariable(name, "1", job);
+    EXPECT_TRUE(v.known) << name;
+    EXPECT_EQ(v.risk, analysis::VarRisk::kNeutral) << name;
+    EXPECT_EQ(v.what.find("spelling"), std::string::npos) << name << ": " << v.what;
+  }
+  EXPECT_EQ(analysis::ClassifyVariable("NCCL_TUNER_CONFIG_FILE", "/x.conf", job).risk,
+            analysis::VarRisk::kRisky);
+  // Nothing says which NCCL ran: no comparison.
+  auto plain = analysis::ClassifyVariable("NCCL_VERSION", "2.21.5", job);
+  EXPECT_TRUE(plain.known);
+  EXPECT_EQ(plain.what.find("is what runs"), std::string::npos) << plain.what;
+  NcclProcess p;
+  p.version = "2.28.9";
+  job.nccl.processes.push_back(p);
+  auto other = analysis::ClassifyVariable("NCCL_VERSION", "2.21.5", job);
+  EXPECT_NE(other.what.find("ships NCCL 2.21.5, but NCCL 2.28.9 is what runs (the NCCL log)"),
+            std::string::npos)
+      << other.what;
+  EXPECT_EQ(analysis::ClassifyVariable("NCCL_VERSION", "2.28.9", job).what.find("is what runs"),
+            std::string::npos);
+  NcclLibrary lib;
+  lib.version = "2.27.3";
+  lib.chosen = true;
+  job.env.nccl_libs.push_back(lib);
+  EXPECT_NE(analysis::ClassifyVariable("NCCL_VERSION", "2.28.9", job)
+                .what.find("NCCL 2.27.3 is what runs (the library found here)"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace commdx
