@@ -63,12 +63,81 @@ void FindBehind(const Job& job, int64_t seq, std::vector<Finding>& out) {
   out.push_back(std::move(f));
 }
 
+// The log holds no "Watchdog caught ... WorkNCCL(...)" line, only the work status the watchdog
+// printed with it ("Timeout at NCCL work: N, last enqueued ...", "failure detected by watchdog
+// at work sequence id: N PG status: ..."): which work failed, on which ranks, is known; its
+// operation and size are not.
+void FromStatuses(const Job& job, std::vector<Finding>& out) {
+  std::map<std::pair<std::string, int64_t>, std::vector<const WatchdogStatus*>> by_work;
+  for (const auto& s : job.job_log.statuses)
+    if (s.failed_seq >= 0) by_work[{s.pg, s.failed_seq}].push_back(&s);
+  if (by_work.empty()) return;
+  // The work most ranks failed in (the lowest sequence number on a tie).
+  auto top = by_work.begin();
+  for (auto it = by_work.begin(); it != by_work.end(); ++it)
+    if (it->second.size() > top->second.size()) top = it;
+  const auto& [key, statuses] = *top;
+  std::set<int> ranks;
+  bool timed_out = false;
+  int64_t enqueued_after = -1;
+  for (const WatchdogStatus* s : statuses) {
+    ranks.insert(s->rank);
+    timed_out = timed_out || s->timed_out;
+    if (s->last_enqueued >= key.second)
+      enqueued_after = std::max(enqueued_after, s->last_enqueued - key.second);
+  }
+  Finding f = NewFinding("hang.watchdog_timeout");
+  if (ranks.size() == 1 && *ranks.begin() >= 0) f.rank = *ranks.begin();
+  const std::string pg = key.first.empty() ? std::string()
+                                           : " of process group " + key.first;
+  f.title = StrFormat("Watchdog on %s: work #%lld%s %s", RankList(ranks).c_str(),
+                      static_cast<long long>(key.second), pg.c_str(),
+                      timed_out ? "timed out" : "failed or timed out");
+  f.title += " (which collective: unknown, no 'Watchdog caught' line in the log)";
+  f.detail =
+      "PyTorch's ProcessGroupNCCL watchdog found this work unfinished after its timeout" +
+      std::string(timed_out ? "" : " or failed with an NCCL error") +
+      " and took the process down; the log gives its work status, not the collective's "
+      "operation and size.";
+  if (enqueued_after > 0)
+    f.detail += StrFormat(" %lld more collective(s) were enqueued after it: the rank went on "
+                          "issuing work while this one did not finish.",
+                          static_cast<long long>(enqueued_after));
+  f.detail +=
+      " A timeout is a symptom: a rank that never issued the collective, ranks out of step, a "
+      "stuck transfer, or work queued before it on the GPU; an NCCL error line (a WARN, a CUDA "
+      "or network error) elsewhere in the job's logs is the cause when there is one.";
+  f.fix =
+      "Look at the other ranks' logs for the same work number (a rank whose last enqueued work is "
+      "below it is the one behind) and for NCCL errors; TORCH_NCCL_TRACE_BUFFER_SIZE=2000 with "
+      "TORCH_NCCL_DUMP_ON_TIMEOUT=1 leaves Flight Recorder dumps that name each rank's last "
+      "collectives and Python frames.";
+  f.metrics.push_back({"seq", static_cast<double>(key.second), Unit::kCount});
+  f.metrics.push_back({"ranks", static_cast<double>(ranks.size()), Unit::kRanks});
+  for (const WatchdogStatus* s : statuses) {
+    if (f.refs.size() >= 3) break;
+    f.refs.push_back({s->loc, s->line});
+  }
+  AddFrames(f, job, statuses.front()->rank, key.second);
+  out.push_back(std::move(f));
+  FindBehind(job, key.second, out);
+}
+
 }  // namespace
+
+bool HasWorkFailureStatus(const Job& job) {
+  for (const auto& s : job.job_log.statuses)
+    if (s.failed_seq >= 0) return true;
+  return false;
+}
 
 std::vector<Finding> FindWatchdogHang(const Job& job, const Options&) {
   std::vector<Finding> out;
   const auto& timeouts = job.job_log.timeouts;
-  if (timeouts.empty()) return out;
+  if (timeouts.empty()) {
+    FromStatuses(job, out);
+    return out;
+  }
   // The collective most ranks timed out in (the lowest sequence number on a tie).
   std::map<std::pair<int64_t, std::string>, std::set<int>> by_work;
   for (const auto& t : timeouts) by_work[{t.seq, t.op}].insert(t.rank);

@@ -69,7 +69,10 @@ void FindStuck(const Job& job, const std::vector<const WatchdogEvent*>& stuck,
 void FindKilledAfterTimeout(const Job& job, const std::vector<const WatchdogEvent*>& killed,
                             const std::vector<const WatchdogEvent*>& signals,
                             std::vector<Finding>& out) {
-  if (!job.job_log.timeouts.empty() || (killed.empty() && signals.empty())) return;
+  // A work status naming the failed work makes the finding of hang_watchdog.cc.
+  if (!job.job_log.timeouts.empty() || HasWorkFailureStatus(job) ||
+      (killed.empty() && signals.empty()))
+    return;
   std::set<int> origin;
   const WatchdogEvent* status = nullptr;
   for (const auto* e : signals) {

@@ -37,6 +37,9 @@ struct WatchdogStatus {
   int64_t failed_seq = -1;
   int64_t last_enqueued = -1;
   int64_t last_completed = -1;
+  // "Timeout at NCCL work: N": the work timed out. The other spellings say "an error or
+  // timeout" / "failure": either.
+  bool timed_out = false;
   SourceLoc loc;
   std::string line;
 };
@@ -124,7 +127,10 @@ struct WatchdogEvent {
   std::string pg_desc;  // "default_pg" where printed
   int64_t stuck_s = -1;        // kStuck: seconds without progress (the heartbeat timeout)
   int64_t pending_works = -1;  // kHeartbeatTimeout: workMetaList_.size()
-  std::string reason;          // kTerminating: "ProcessGroupNCCL watchdog hang", ...
+  // kTerminating: "ProcessGroupNCCL watchdog hang", "collective timeout or exception", "NCCL
+  // operations failed or timed out" (2.6+: "Some NCCL operations have failed or timed out. ...
+  // we are taking the entire process down.")
+  std::string reason;
   int from_rank = -1;          // kDumpSignal: the rank whose timeout started the dump
   bool from_self = false;      // kDumpSignal: "from this local rank"
   int64_t last_enqueued = -1;  // kDumpSignal

@@ -15,6 +15,11 @@
 //   [rank0]:[E327 17:04:16.182548526 ProcessGroupNCCL.cpp:1346] [PG 0 Rank 0] Received a timeout
 //     signal from this local rank and will start to dump the debug info. Last enqueued NCCL work:
 //     2, last completed NCCL work: 1.                                                      (2.3)
+//   [rank1]:[E103 21:39:09.681913167 ProcessGroupNCCL.cpp:744] [Rank 1] Some NCCL operations
+//     have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU
+//     operations might run on corrupted/incomplete data.                          (2.6 - 2.11)
+//   [rank1]:[E103 ...] [PG ID 0 PG GUID 0(default_pg) Rank 1] Process group watchdog thread
+//     terminated with exception: [Rank 1] Watchdog caught collective operation timeo   (cut)
 // The rank is the launcher's "[rank5]:" where printed: PyTorch's own "Rank 0" is the rank in
 // the process group (xDiT#147: "[rank4]:... [PG 5 Rank 0]").
 #include "ingest/job_log/job_log_events.h"
@@ -35,6 +40,8 @@ constexpr std::string_view kSqTerminating =
     "Terminatingtheprocessafterattemptingtodumpdebuginfo,dueto";
 constexpr std::string_view kSqDumpSignal = "Receivedadumpsignalduetoacollectivetimeoutfrom";
 constexpr std::string_view kSqTimeoutSignal = "Receivedatimeoutsignalfrom";
+constexpr std::string_view kSqFailedOps = "SomeNCCLoperationshavefailedortimedout";
+constexpr std::string_view kSqWatchdogThrew = "Processgroupwatchdogthreadterminatedwithexception";
 
 bool HasNumberThen(std::string_view sq, size_t from, std::string_view then) {
   size_t i = from, digits = 0;
@@ -49,6 +56,11 @@ bool EventDone(std::string_view sq) {
     return HasNumberThen(sq, at + 21, "");
   if (size_t at = sq.find(kSqTerminating); at != std::string_view::npos)
     return sq.find('.', at + kSqTerminating.size()) != std::string_view::npos;
+  if (size_t at = sq.find(kSqFailedOps); at != std::string_view::npos)
+    return sq.size() > at + kSqFailedOps.size();
+  if (size_t at = sq.find(kSqWatchdogThrew); at != std::string_view::npos)
+    return sq.find("beforetimingout", at) != std::string_view::npos ||
+           sq.find("ncclCommWatchdog", at) != std::string_view::npos;
   if (size_t at = sq.find("lastcompleted"); at != std::string_view::npos) {
     size_t w = sq.find("work:", at);
     return w != std::string_view::npos && HasNumberThen(sq, w + 5, ".");
@@ -77,7 +89,9 @@ void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& qualit
   for (const LogicalLine& l :
        RecordsWith(f.data,
                    {"got stuck for", "Heartbeat monitor timed out", "attempting to dump debug info",
-                    "Received a dump signal", "Received a timeout signal"},
+                    "Received a dump signal", "Received a timeout signal",
+                    "operations have failed or timed out",
+                    "watchdog thread terminated with exception"},
                    &EventDone)) {
     std::string_view sq = l.squeezed;
     WatchdogEvent e;
@@ -91,6 +105,15 @@ void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& qualit
     } else if ((at = sq.find(kSqTerminating)) != std::string_view::npos) {
       e.kind = WatchdogEventKind::kTerminating;
       e.reason = Reason(sq.substr(at + kSqTerminating.size()), l.text);
+    } else if ((at = sq.find(kSqFailedOps)) != std::string_view::npos) {
+      e.kind = WatchdogEventKind::kTerminating;
+      e.reason = "NCCL operations failed or timed out";
+    } else if ((at = sq.find(kSqWatchdogThrew)) != std::string_view::npos) {
+      // Read for itself only where the "Watchdog caught ... WorkNCCL(...)" it carries is cut
+      // off (the importer reads whole ones as timeouts); then it still says the job timed out.
+      if (sq.find("WorkNCCL(", at) != std::string_view::npos) continue;
+      e.kind = WatchdogEventKind::kTerminating;
+      e.reason = "watchdog thread terminated with exception";
     } else if ((at = sq.find(kSqDumpSignal)) != std::string_view::npos ||
                (at = sq.find(kSqTimeoutSignal)) != std::string_view::npos) {
       e.kind = WatchdogEventKind::kDumpSignal;

@@ -14,7 +14,7 @@
 //   [rank4]:[E318 ...] [PG ID 2 PG GUID 9 Rank 4] Timeout at NCCL work: 610, last enqueued NCCL
 //     work: 616, last completed NCCL work: 609.
 //   [rank0]:[E1201 ...] [PG ID 0 PG GUID 0 Rank 0]  failure detected by watchdog at work
-//     sequence id: 8 PG status: last enqueued work: 8, last completed work: 7       (2.11)
+//     sequence id: 8 PG status: last enqueued work: 8, last completed work: 7  (2.6 - 2.11)
 // Each is read from its logical line (job_log_unwrap.h): a console or a mail may have wrapped it,
 //   [PG ID 0 PG GUID 0(default_pg) Rank 1] ... [Rank 1] Watchdog caught collective opera
 //   tion timeout: WorkNCCL(SeqNum=4, OpType=BROADCAST, ...) ran for 1800010 milliseconds before ti
@@ -112,7 +112,10 @@ void ReadStatuses(const FileText& f, JobLogFacts& out) {
     s.rank = job_log::SqRankOf(sq, true);
     s.failed_seq = NumberAfter(sq, "worksequenceid:");
     if (s.failed_seq < 0) s.failed_seq = NumberAfter(sq, "watchdogatwork:");
-    if (s.failed_seq < 0) s.failed_seq = NumberAfter(sq, "TimeoutatNCCLwork:");
+    if (s.failed_seq < 0) {
+      s.failed_seq = NumberAfter(sq, "TimeoutatNCCLwork:");
+      s.timed_out = s.failed_seq >= 0;
+    }
     s.last_enqueued = NumberAfter(sq, "lastenqueuedNCCLwork:");
     if (s.last_enqueued < 0) s.last_enqueued = NumberAfter(sq, "lastenqueuedwork:");
     s.last_completed = NumberAfter(sq, "lastcompletedNCCLwork:");

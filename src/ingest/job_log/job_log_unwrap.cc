@@ -11,6 +11,7 @@ namespace {
 
 constexpr size_t kMinWrappedLine = 40;  // shorter lines end where the writer ended them
 constexpr uint32_t kMaxLines = 16;
+constexpr size_t kMaxTagAt = 120;  // a collector's prefix before the record is shorter
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -54,7 +55,7 @@ std::string Squeeze(std::string_view s) {
 //   [rank3]:[E1229 ...]    [E ProcessGroupNCCL.cpp:458]    [80746] [rank0]:    3: [rank3]:
 //   W0216 13:04:08.104644 139999514572608 torch/distributed/elastic/...
 //   18:11:06.680 [rank4]:...    node1:2045:2101 [0] NCCL INFO ...
-//   2025-02-18 12:54 [rank13]:...
+//   2025-02-18 12:54 [rank13]:...    node-a.log [stderr] [rank3]:...    host-1 [rank3]:...
 //   Traceback (most recent call last):   File "x.py", line 3   frame #0:   what():
 bool StartsRecord(std::string_view line) {
   line = TrimCr(line);
@@ -62,6 +63,17 @@ bool StartsRecord(std::string_view line) {
   while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
   std::string_view s = line.substr(i);
   if (s.empty() || s[0] == '[') return true;
+  // A collector's own tag before the record: "node-a.log [stderr] [rank3]:[E909 ...]",
+  // "job.out [stdout] Traceback ...": what follows the tag is read as a line of its own.
+  for (std::string_view tag : {"[stderr] ", "[stdout] "})
+    if (size_t at = s.find(tag); at != std::string_view::npos && at < kMaxTagAt)
+      return StartsRecord(s.substr(at + tag.size())) || s.size() == at + tag.size();
+  // "... [rank3]:" after any prefix: the launcher's rank tag opens a record.
+  for (size_t at = s.find(" [rank"); at != std::string_view::npos && at < kMaxTagAt;
+       at = s.find(" [rank", at + 1)) {
+    size_t d = Digits(s, at + 6);
+    if (d > 0 && s.substr(at + 6 + d, 2) == "]:") return true;
+  }
   if (StartsWithAny(s, {"Traceback", "File \"", "frame #", "Exception raised from", "what():",
                         "terminate called", "Fatal Python", "Thread 0x", "Current thread"}))
     return true;
@@ -200,6 +212,15 @@ int TorchRank(std::string_view s) {
 }  // namespace
 
 int SqRankOf(std::string_view s, bool launcher_first) {
+  // In the default group PyTorch's rank is the global rank, while "[rank0]:" may be a
+  // launcher's local rank (torchrun --role rank --tee 3 on the second node: "[rank0]: ...
+  // [PG ID 0 PG GUID 0(default_pg) Rank 4]").
+  if (launcher_first) {
+    std::string pg, desc;
+    SqPgOf(s, pg, desc);
+    if (pg == "0" || desc == "default_pg")
+      if (int r = TorchRank(s); r >= 0) return r;
+  }
   int r = launcher_first ? LauncherRank(s) : TorchRank(s);
   if (r < 0) r = launcher_first ? TorchRank(s) : LauncherRank(s);
   return r;

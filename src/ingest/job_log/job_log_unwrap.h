@@ -43,7 +43,9 @@ std::vector<LogicalLine> RecordsWith(std::string_view data,
 
 
 // The rank a squeezed line speaks for: the launcher's "[rank3]:" (global rank) when `launcher`
-// and present, else PyTorch's own "[Rank 3]" / "... Rank 3]"; -1 when none.
+// and present, else PyTorch's own "[Rank 3]" / "... Rank 3]"; -1 when none. A line of the
+// default process group (PG ID 0, default_pg) gives PyTorch's rank first: there it is the global
+// rank, and a launcher's prefix may count ranks per node.
 int SqRankOf(std::string_view s, bool launcher_first);
 
 // PG ID and description of a squeezed "[PGID2PGGUID9(desc)Rank4]" or "[PG2Rank4]" prefix.

@@ -154,5 +154,64 @@ TEST(JobLog, CutLinesAreIgnoredNotMisread) {
   EXPECT_TRUE(job.job_log.statuses.empty());
 }
 
+// Public threads of a 2026-12-05 sweep (tests/data/hang/README.md): logs that hold the watchdog's
+// work status but no "Watchdog caught ... WorkNCCL(...)" line were "nothing found", exit 0.
+TEST(JobLog, WorkStatusAloneIsAHangNotAHealthyRun) {
+  Job x = Parse("public/watchdog_xvla65_status_only.log");
+  EXPECT_TRUE(x.job_log.timeouts.empty());
+  ASSERT_EQ(x.job_log.statuses.size(), 1u);
+  EXPECT_EQ(x.job_log.statuses[0].failed_seq, 16172);
+  EXPECT_FALSE(x.job_log.statuses[0].timed_out);  // "failure detected": error or timeout
+  auto fs = FindWatchdogHang(x, {});
+  const Finding* t = Find(fs, "hang.watchdog_timeout");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->rank, 2);
+  EXPECT_NE(t->title.find("work #16172 of process group 0 failed or timed out"), std::string::npos)
+      << t->title;
+  EXPECT_NE(t->detail.find("93 more collective(s)"), std::string::npos) << t->detail;
+  // The teardown lines make no second timeout finding of their own.
+  EXPECT_TRUE(FindWatchdogStall(x, {}).empty());
+
+  // Behind a collector's "[stderr]" tag, wrapped after "last enqueued": "Timeout at NCCL work".
+  Job m = Parse("public/watchdog_milabench269_collector_tag.log");
+  ASSERT_EQ(m.job_log.statuses.size(), 1u);
+  EXPECT_TRUE(m.job_log.statuses[0].timed_out);
+  EXPECT_EQ(m.job_log.statuses[0].last_enqueued, 2082);
+  EXPECT_EQ(m.job_log.statuses[0].loc.line, 9u);  // not the frames above it
+  const Finding* mt = Find(FindWatchdogHang(m, {}), "hang.watchdog_timeout");
+  ASSERT_NE(mt, nullptr);
+  EXPECT_EQ(mt->rank, 3);
+  EXPECT_NE(mt->title.find("work #2070 of process group 0 timed out"), std::string::npos)
+      << mt->title;
+}
+
+TEST(JobLog, CutWatchdogLineStillSaysTheJobTimedOut) {
+  FileText f{"t.log",
+             "[rank1]:[E103 21:39:09.683247674 ProcessGroupNCCL.cpp:2057] [PG ID 0 PG GUID "
+             "0(default_pg) Rank 1] Process group watchdog thread terminated with exception: "
+             "[Rank 1] Watchdog caught collective operation timeo\n"};
+  Job job;
+  ASSERT_TRUE(ingest::ParseJobLog(f, job).has_value());
+  EXPECT_TRUE(job.job_log.timeouts.empty());
+  auto fs = FindWatchdogStall(job, {});
+  const Finding* t = Find(fs, "hang.watchdog_timeout");
+  ASSERT_NE(t, nullptr);
+  EXPECT_FALSE(t->rank.has_value());  // which rank timed out first: unknown
+  EXPECT_NE(t->title.find("terminated rank 1"), std::string::npos) << t->title;
+  EXPECT_FALSE(job.quality.empty());  // the cut is said
+}
+
+TEST(JobLog, DefaultGroupRankBeatsALaunchersLocalRankPrefix) {
+  // torchrun --role rank --tee 3 on the second node: "[rank0]:" is the local rank, the default
+  // group's "Rank 4" the global one.
+  Job job = Parse("public/watchdog_torchtitan810_local_prefix.log");
+  ASSERT_FALSE(job.job_log.timeouts.empty());
+  EXPECT_EQ(job.job_log.timeouts[0].rank, 4);
+  EXPECT_EQ(job.job_log.timeouts[0].seq, 49120);
+  // A sub-group's rank still yields to the launcher's global one (NCCL issue 1610).
+  Job sub = Parse("public/watchdog_nccl1610_subgroups_dated.log");
+  EXPECT_EQ(sub.job_log.timeouts[0].rank, 13);
+}
+
 }  // namespace
 }  // namespace commdx::analysis
