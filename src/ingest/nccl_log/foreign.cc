@@ -3,6 +3,7 @@
 //   [trainer0|0]:ncclInternalError: Internal check failed.            (framework error, code 3)
 //   [trainer0|0]:Last error:                                          (the next line is the WARN
 //   [trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is neither ...  text)
+//   NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 ...
 //   root@ds-ml-01-0:~/nccl-tests# mpirun -x NCCL_SOCKET_IFNAME=lo -np 2 ./build/all_reduce_perf
 //   export NCCL_P2P_DISABLE=1
 //                   ACSCtl: SrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- ...  (lspci
@@ -92,6 +93,14 @@ bool ParseForeign(const LineInfo& li, Builder& b, ForeignState& state) {
         break;
       }
     }
+  }
+  // NCCL's IB transport's completion error without its "NCCL WARN" prefix (a pasted excerpt,
+  // or a plugin's own print): "NET/IBP:Got completion from peer 7.6.13.83<36315> with
+  // status=12 opcode=32698 len=32696 vendor err 129 (Send)" (NVIDIA/nccl#1664).
+  if (!any && Contains(s, "Got completion from peer") && Contains(s, "status=")) {
+    b.CountNcclLine(li);  // NCCL's own words: the file holds NCCL output
+    b.AddWarning(li, s.substr(s.find("Got completion")), true);
+    any = true;
   }
   if (s.find("NCCL_") != std::string_view::npos && ParseAssignments(s, li, b)) any = true;
   if (StartsWith(s, "ACSCtl:") && Contains(s, "SrcValid+")) {
