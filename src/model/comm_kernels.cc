@@ -121,6 +121,18 @@ constexpr std::array kTable = {
                       "deepseek-ai/DeepEP csrc/kernels/{intranode,internode}.cu"},
     CommKernelPattern{kDeepEp, CT::kBarrier, kBaseExact, "barrier", "deep_ep", -1,
                       "deepseek-ai/DeepEP csrc/kernels/legacy/intranode.cu"},
+    // The same kernels under DeepSeek's internal namespace dpsk::ep::{intranode,internode}, as
+    // deepseek-ai/profile-data's train.json (rank 0 of an EP64 run) records them:
+    // "void dpsk::ep::internode::dispatch<false, 8, true, 8>(...)". get_dispatch_layout (local
+    // counting) is in that namespace too and is not communication.
+    CommKernelPattern{kDeepEp, CT::kAllToAll, kBaseExact, "dispatch", "ep", -1,
+                      "deepseek-ai/profile-data train.json (dpsk::ep::internode)"},
+    CommKernelPattern{kDeepEp, CT::kAllToAll, kBaseExact, "combine", "ep", -1,
+                      "deepseek-ai/profile-data train.json (dpsk::ep::internode)"},
+    CommKernelPattern{kDeepEp, CT::kAllToAll, kBaseExact, "notify_dispatch", "ep", -1,
+                      "deepseek-ai/profile-data train.json (dpsk::ep::internode)"},
+    CommKernelPattern{kDeepEp, CT::kAllToAll, kBasePrefix, "cached_notify", "ep", -1,
+                      "deepseek-ai/profile-data train.json (dpsk::ep::internode)"},
     // DeepEP deep_ep/include/deep_ep/impls/*.cuh (@dd758caf), namespace deep_ep::elastic.
     CommKernelPattern{kDeepEp, CT::kAllToAll, kBaseExact, "dispatch_impl", "deep_ep", -1,
                       "deepseek-ai/DeepEP deep_ep/include/deep_ep/impls/dispatch.cuh"},

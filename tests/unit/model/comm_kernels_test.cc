@@ -168,6 +168,18 @@ TEST(CommKernels, DeepEp) {
   ExpectCompute("void deep_ep::internode_ll::clean_low_latency_buffer<32>(int*, int, int*, int)");
   ExpectCompute("void my_moe::dispatch<8>(int*)");
   ExpectCompute("void not_deep_ep::intranode::dispatch<8>(int*)");
+  // DeepSeek's own namespace, as deepseek-ai/profile-data's train.json records the kernels.
+  ExpectComm("void dpsk::ep::internode::dispatch<false, 8, true, 8>(int4*, float*, long*)",
+             CommFamily::kDeepEp, CollectiveType::kAllToAll);
+  ExpectComm("void dpsk::ep::internode::combine<false, 8, __nv_bfloat16, 8, 2, 16, 24>(int4*)",
+             CommFamily::kDeepEp, CollectiveType::kAllToAll);
+  ExpectComm("void dpsk::ep::internode::notify_dispatch<false, 8>(int const*, long*, int)",
+             CommFamily::kDeepEp, CollectiveType::kAllToAll);
+  ExpectComm("void dpsk::ep::internode::cached_notify<false>(int, int, int, int, int*)",
+             CommFamily::kDeepEp, CollectiveType::kAllToAll);
+  ExpectCompute("void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*)");
+  ExpectCompute("void dpsk::grouped_gemm::cuda::utils::transpose<512, 128, 4, 4>(char*)");
+  ExpectCompute("void sleep::dispatch<8>(int*)");
 }
 
 TEST(CommKernels, ComputeKernelsAreNot) {
