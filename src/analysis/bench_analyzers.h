@@ -12,6 +12,8 @@ namespace commdx::analysis {
 
 // Plateau busbw below 50% (warning) / 35% (error) of the link's line rate.
 std::vector<Finding> FindBenchLowBusbw(const AnalysisInput& input, const Options& options);
+// Bus bandwidth of the largest sizes fallen under half of the sweep's peak.
+std::vector<Finding> FindBenchBusbwDrop(const AnalysisInput& input, const Options& options);
 // Small-message latency floor above 25 us on one node (60 us across nodes).
 std::vector<Finding> FindBenchHighLatency(const AnalysisInput& input, const Options& options);
 // A directed GPU pair copying below 80% of the best pair of the same method and direction mode.

@@ -82,8 +82,19 @@ BenchSummary SummarizeBench(const BenchResult& r) {
   s.plateau_busbw_gbps = m % 2 ? band[m / 2] : (band[m / 2 - 1] + band[m / 2]) / 2;
   s.plateau_points = static_cast<int>(m);
   s.saturated = m >= 2 && pts.back().p->busbw_gbps >= kPlateauBand * s.peak_busbw_gbps;
+  size_t peak_at = 0;
+  for (size_t i = 0; i < pts.size(); ++i)
+    if (pts[i].row == s.peak_row) peak_at = i;
+  const size_t n = pts.size();
+  s.tail_busbw_gbps = pts.back().p->busbw_gbps;
+  s.tail_bytes = pts.back().row->bytes;
+  s.dropped = n >= peak_at + 3 && pts[n - 1].p->busbw_gbps < kDropBand * s.peak_busbw_gbps &&
+              pts[n - 2].p->busbw_gbps < kDropBand * s.peak_busbw_gbps;
+  if (s.dropped)
+    for (size_t i = peak_at + 1; i < n && !s.first_dropped_row; ++i)
+      if (pts[i].p->busbw_gbps < kDropBand * s.peak_busbw_gbps) s.first_dropped_row = pts[i].row;
   for (const auto& q : pts) {
-    if (q.row->bytes > kLatencySizeLimit && s.latency_row) break;
+    if (q.row->bytes > kLatencySizeLimit) break;
     if (!s.latency_row || q.p->time_us < s.latency_floor_us) {
       s.latency_floor_us = q.p->time_us;
       s.latency_bytes = q.row->bytes;

@@ -22,7 +22,13 @@ struct BenchSummary {
   uint64_t plateau_from_bytes = 0;  // smallest size in the plateau
   int plateau_points = 0;
   bool saturated = false;       // the largest sizes sit on the plateau
-  double latency_floor_us = 0;  // smallest time among sizes <= 64 KiB
+  // The largest sizes (the last two, both past the peak) move less than kDropBand of the peak:
+  // busbw fell after its peak instead of levelling off. tail_*: the largest size's point.
+  bool dropped = false;
+  double tail_busbw_gbps = 0;
+  uint64_t tail_bytes = 0;
+  const BenchRow* first_dropped_row = nullptr;  // the first size past the peak below the band
+  double latency_floor_us = 0;  // smallest time among sizes <= 64 KiB (none: latency_row null)
   uint64_t latency_bytes = 0;
   const BenchRow* latency_row = nullptr;
   bool fit_ok = false;
@@ -35,6 +41,8 @@ struct BenchSummary {
 
 // Points within this fraction of the peak belong to the plateau.
 inline constexpr double kPlateauBand = 0.95;
+// The largest sizes below this fraction of the peak: bandwidth dropped.
+inline constexpr double kDropBand = 0.5;
 
 BenchSummary SummarizeBench(const BenchResult& result);
 

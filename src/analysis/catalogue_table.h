@@ -132,6 +132,8 @@ inline constexpr CatalogueEntry kEntries[] = {
     {"topo.nvlink_degraded", kTopo, kCause, kE, 4, "NVLinks are down or fewer than on peer GPUs"},
     {"topo.pcie_downtrained", kTopo, kCause, kW, 4,
      "A PCIe link runs below its maximum speed or width"},
+    {"topo.nic_far", kTopo, kCause, kW, 4,
+     "A GPU's nearest RDMA NIC is too far for GPUDirect RDMA"},
     {"topo.cross_numa_rank", kTopo, kCause, kW, 8,
      "A rank runs on CPUs far from its GPU (other NUMA node)"},
     {"topo.acs_enabled", kTopo, kCause, kW, 4,
@@ -159,6 +161,8 @@ inline constexpr CatalogueEntry kEntries[] = {
     // bench
     {"bench.low_busbw", kBench, kSymptom, kE, 5,
      "Measured bus bandwidth is well below what the topology should give"},
+    {"bench.busbw_drop", kBench, kSymptom, kW, 5,
+     "Bus bandwidth falls at the largest sizes instead of levelling off"},
     {"bench.high_latency", kBench, kCause, kW, 5, "Small-message latency is high"},
     {"bench.asymmetric_pair", kBench, kCause, kW, 5, "One GPU pair is slower than its peers"},
     {"bench.wrong_results", kBench, kCause, kE, 5,

@@ -18,6 +18,8 @@ std::vector<Finding> FindTopoNvlinkDegraded(const Job& job, const Options& optio
 std::vector<Finding> FindTopoPcieDowntrained(const Job& job, const Options& options);
 // topo.acs_enabled: ACS request/completion redirect on a bridge between GPUs or GPU and NIC.
 std::vector<Finding> FindTopoAcsEnabled(const Job& job, const Options& options);
+// topo.nic_far: GPUs whose nearest RDMA NIC is too far for GPUDirect RDMA (NCCL: beyond PXB).
+std::vector<Finding> FindTopoNicFar(const Job& job, const Options& options);
 // topo.cross_numa_rank, topo.gpu_shared, topo.cpu_overlap: where GPU processes run.
 std::vector<Finding> FindTopoPlacement(const Job& job, const Options& options);
 // health.nvlink_errors, health.throttled.

@@ -112,6 +112,8 @@ inline constexpr QualityIdEntry kQualityIds[] = {
     {"nccl_tests.bad_json_result", "a -J result without the expected fields: skipped"},
     {"nccl_tests.bad_row", "a result row that does not match the column header: skipped"},
     {"nccl_tests.failure", "nccl-tests printed a failure"},
+    {"nccl_tests.no_header",
+     "result rows without their column header (an excerpt): columns inferred from the rows"},
     {"nccl_tests.out_of_bounds", "nccl-tests reports out-of-bounds values (wrong results)"},
     {"smi_nvlink.unparsed_line", "an nvidia-smi nvlink line of neither known form: skipped"},
     {"smi_p2p.capability_unknown", "a P2P matrix that does not say its capability: read assumed"},

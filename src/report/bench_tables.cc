@@ -63,8 +63,9 @@ void AddSweep(const BenchResult& r, const std::string& key, Report& rep) {
   bool live = r.source != BenchSource::kNcclTests;
   Table t;
   t.key = key;
-  t.title = r.case_key + " (" + std::to_string(r.nranks) +
-            " ranks): out-of-place then in-place, nccl-tests columns" +
+  t.title = r.case_key + " (" +
+            (r.nranks > 0 ? std::to_string(r.nranks) + " ranks" : std::string("ranks unknown")) +
+            "): out-of-place then in-place, nccl-tests columns" +
             (live ? "; then out-of-place spread" : "");
   t.columns = {"size(B)",     "count",       "type",        "redop",  "root",
                "time(us)",    "algbw(GB/s)", "busbw(GB/s)", "#wrong", "time(us)",
@@ -124,7 +125,8 @@ void AddSummary(const BenchResult& r, const analysis::BenchSummary& s, const std
                    "expected_gbps",      "efficiency_percent"};
   std::vector<Cell> row = {Cell::Num(s.plateau_busbw_gbps, 1),
                            Cell(FormatBytes(static_cast<double>(s.plateau_from_bytes))),
-                           Cell::Num(s.peak_busbw_gbps, 1), Cell::Num(s.latency_floor_us, 2)};
+                           Cell::Num(s.peak_busbw_gbps, 1),
+                           s.latency_row ? Cell::Num(s.latency_floor_us, 2) : Cell("-")};
   row.push_back(s.fit_ok ? Cell::Num(s.alpha_us, 2) : Cell("-"));
   row.push_back(s.fit_ok ? Cell::Num(s.beta_busbw_gbps, 1) : Cell("-"));
   row.push_back(s.expected.known ? Cell::Num(s.expected.line_rate_gbps, 0) : Cell("-"));
@@ -137,7 +139,12 @@ void AddSummary(const BenchResult& r, const analysis::BenchSummary& s, const std
           : "expected: unknown (" +
                 (s.expected.basis.empty() ? std::string("link not detected") : s.expected.basis) +
                 ")";
-  if (!s.saturated) note += "; busbw still rising at the largest size (use a larger -e)";
+  if (s.dropped)
+    note += "; busbw falls after its peak: " + FormatFixed(s.tail_busbw_gbps, 1) + " GB/s at " +
+            FormatBytes(static_cast<double>(s.tail_bytes));
+  else if (!s.saturated)
+    note += "; busbw still rising at the largest size (use a larger -e)";
+  if (!s.latency_row) note += "; latency floor: no size of 64 KiB or less in the sweep";
   if (s.in_place) note += "; from the in-place column";
   for (const auto& n : r.notes) note += "; " + n;
   t.note = note;

@@ -26,6 +26,27 @@ std::string_view StripMpiTag(std::string_view s) {
   return s;
 }
 
+// MPICH's `mpirun -prepend-rank` puts "[0] " before every piece the process wrote, which can be
+// mid-line ("...  -1[0]    1626.5 ..."): each "[digits]" becomes a space. nccl-tests prints no
+// brackets of its own in a header or a row.
+std::string_view StripRankTags(std::string_view s, std::string& buf) {
+  if (s.find('[') == s.npos) return s;
+  buf.clear();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '[') {
+      size_t j = i + 1;
+      while (j < s.size() && IsDigit(s[j])) ++j;
+      if (j > i + 1 && j < s.size() && s[j] == ']') {
+        buf += ' ';
+        i = j;
+        continue;
+      }
+    }
+    buf += s[i];
+  }
+  return buf;
+}
+
 // "all_reduce_perf" / "all_reduce_perf_mpi" -> "all_reduce"
 std::string CaseFromBinary(std::string_view name) {
   name = Trim(name);
@@ -150,8 +171,38 @@ bool ParsePoint(const std::vector<std::string_view>& w, size_t at, bool old_erro
 //      171.82  171.82       0
 //   ^size (B)    ^count (elements) ^type  ^redop  ^root  ^out-of-place: time algbw busbw #wrong,
 //   then in-place
+// A table pasted without its header (an excerpt of a thread): the columns follow from the row's
+// words, as every nccl-tests version prints them. Keys are size, count, type, then redop and
+// root where the row has them (a word of letters is a reduction, a number a root), then two
+// groups of time, algbw, busbw and #wrong (older versions: a max error "0e+00").
+bool InferColumns(const std::vector<std::string_view>& w, uint64_t offset, State& st) {
+  size_t keys = 0;
+  if (w.size() == 13) keys = 5;
+  else if (w.size() == 12) keys = 4;
+  else if (w.size() == 11) keys = 3;
+  else return false;
+  if (!ParseInt(w[0]) || !ParseInt(w[1]) || IsDigit(w[2][0])) return false;
+  st.columns = {"size", "count", "type"};
+  if (keys == 5) st.columns.insert(st.columns.end(), {"redop", "root"});
+  if (keys == 4) st.columns.push_back(IsDigit(w[3][0]) || w[3][0] == '-' ? "root" : "redop");
+  const bool old_error = w[keys + 3].find_first_of(".e") != std::string_view::npos;
+  for (int g = 0; g < 2; ++g)
+    st.columns.insert(st.columns.end(), {"time", "algbw", "busbw", old_error ? "error" : "#wrong"});
+  st.key_columns = keys;
+  st.old_error_column = old_error;
+  std::string names;
+  for (const std::string& c : st.columns) names += (names.empty() ? "" : " ") + c;
+  st.current.notes.push_back("no column header before the rows: columns taken from the rows' "
+                             "words (" + names + "); which collective: unknown");
+  st.job.quality.Add("nccl_tests.no_header", DiagSeverity::kNote,
+                     "nccl-tests rows without their column header: columns inferred from the rows",
+                     st.Loc(offset));
+  return true;
+}
+
 void ParseRow(std::string_view line, uint64_t offset, State& st) {
   auto w = SplitWhitespace(line);
+  if (st.columns.empty()) InferColumns(w, offset, st);
   size_t groups = st.columns.size() > st.key_columns ? (st.columns.size() - st.key_columns) / 4 : 0;
   BenchRow row;
   row.loc = st.Loc(offset);
@@ -213,9 +264,27 @@ void ParseTrailer(std::string_view body, uint64_t offset, State& st) {
 
 }  // namespace
 
+// A result row as nccl-tests prints it: size and count, then one of its type names.
+bool LooksLikeRow(std::string_view line) {
+  static constexpr std::string_view kTypes[] = {
+      "int8",   "uint8",  "int32",    "uint32", "int64",    "uint64",   "half",
+      "float",  "double", "bfloat16", "fp8_e4m3", "fp8_e5m2", "char"};
+  std::string buf;
+  auto w = SplitWhitespace(StripRankTags(StripMpiTag(line), buf));
+  if (w.size() < 11 || w.size() > 13 || !ParseInt(w[0]) || !ParseInt(w[1])) return false;
+  for (std::string_view t : kTypes)
+    if (w[2] == t) return true;
+  return false;
+}
+
 bool SniffNcclTests(std::string_view head) {
-  if (Contains(head, "# nccl-tests version") || Contains(head, "# Collective test starting:"))
+  if (Contains(head, "# nccl-tests version") || Contains(head, "# Collective test starting:") ||
+      Contains(head, "# Avg bus bandwidth"))
     return true;
+  // Rows pasted without header or trailer (an excerpt in an issue thread): three of them.
+  int rows = 0;
+  for (std::string_view line : Split(head, '\n'))
+    if (LooksLikeRow(line) && ++rows == 3) return true;
   return Contains(head, "out-of-place") && Contains(head, "in-place") && Contains(head, "busbw") &&
          Contains(head, "algbw");
 }
@@ -230,12 +299,13 @@ Status ParseNcclTests(const FileText& file, Job& job) {
   size_t before = job.bench.size();
   std::string_view data = file.data;
   uint64_t pos = 0;
+  std::string tagless;
   while (pos < data.size()) {
     size_t nl = data.find('\n', pos);
     std::string_view raw = data.substr(pos, nl == data.npos ? data.npos : nl - pos);
     uint64_t offset = pos;
     pos = nl == data.npos ? data.size() : nl + 1;
-    std::string_view line = Trim(StripMpiTag(raw));
+    std::string_view line = Trim(StripRankTags(StripMpiTag(raw), tagless));
     if (line.empty()) continue;
     if (line[0] == '#') {
       std::string_view body = Trim(line.substr(1));

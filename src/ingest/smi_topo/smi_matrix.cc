@@ -54,9 +54,42 @@ std::vector<Line> SplitLines(std::string_view text) {
 
 namespace {
 
+// The header's names of more than one word, as they come back from a line split on spaces.
+const std::vector<std::string_view> kWordyColumns[] = {
+    {"CPU", "Affinity"}, {"NUMA", "Affinity"}, {"GPU", "NUMA", "ID"}};
+
+// A matrix pasted from a terminal or an issue has spaces where nvidia-smi wrote tabs (a tab
+// to the next stop can be one space). Every cell is one word there, so the line splits on runs
+// of white space, and the header's names of several words are joined again.
+std::vector<std::string> SpaceFields(std::string_view clean) {
+  std::vector<std::string> words;
+  for (std::string_view w : Split(clean, ' '))
+    if (!Trim(w).empty()) words.emplace_back(Trim(w));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < words.size();) {
+    size_t joined = 0;
+    for (const auto& name : kWordyColumns) {
+      if (i + name.size() > words.size()) continue;
+      bool all = true;
+      for (size_t k = 0; k < name.size() && all; ++k) all = words[i + k] == name[k];
+      if (all) joined = name.size();
+    }
+    if (joined == 0) {
+      out.push_back(std::move(words[i++]));
+      continue;
+    }
+    std::string f = words[i];
+    for (size_t k = 1; k < joined; ++k) f += " " + words[i + k];
+    out.push_back(std::move(f));
+    i += joined;
+  }
+  return out;
+}
+
 std::vector<std::string> Fields(std::string_view line) {
   std::vector<std::string> out;
   std::string clean = StripAnsi(line);
+  if (clean.find('\t') == std::string::npos) return SpaceFields(clean);
   for (std::string_view f : Split(clean, '\t')) out.emplace_back(Trim(f));
   return out;
 }

@@ -96,9 +96,21 @@ void ApplyGpuExtras(const smi::Matrix& m, const smi::MatrixRow& row, Gpu& gpu) {
 }  // namespace
 
 bool SniffSmiTopoMatrix(std::string_view head) {
-  return Contains(head, "GPU0") && Contains(head, "X    = Self") &&
-         (Contains(head, "NV#") || Contains(head, "PIX  =") || Contains(head, "SYS  =") ||
-          Contains(head, "CPU Affinity"));
+  if (!Contains(head, "GPU0")) return false;
+  if (Contains(head, "X    = Self") &&
+      (Contains(head, "NV#") || Contains(head, "PIX  =") || Contains(head, "SYS  =") ||
+       Contains(head, "CPU Affinity")))
+    return true;
+  // The matrix without its legend (cut off, or pasted alone): the header names the affinity
+  // column, and GPU0's row holds the "X" of the diagonal right after its label.
+  if (!Contains(head, "CPU Affinity")) return false;
+  for (const smi::Line& l : smi::SplitLines(head)) {
+    std::string_view t = Trim(l.text);
+    if (!StartsWith(t, "GPU0") || t.size() < 5 || (t[4] != ' ' && t[4] != '\t')) continue;
+    if (Trim(t.substr(4)).substr(0, 2) == "X " || Trim(t.substr(4)).substr(0, 2) == "X\t")
+      return true;
+  }
+  return false;
 }
 
 Status ParseSmiTopoMatrix(const FileText& file, Job& job) {

@@ -221,5 +221,61 @@ TEST(BenchFindings, WrongResultsAndAsymmetricPairs) {
   EXPECT_EQ(asym_count, 1);  // the sm pair has no peer to compare with
 }
 
+// Excerpts from public threads (tests/data/nccl_tests_public/README.md), refused before.
+Job LoadPublic(const std::string& name) {
+  const std::string path = std::string(COMMDX_SOURCE_DIR) + "/tests/data/nccl_tests_public/" + name;
+  auto job = ingest::LoadInputs({path}, {});
+  EXPECT_TRUE(job) << path << ": " << (job ? "" : job.error().ToString());
+  return job ? std::move(job).value() : Job{};
+}
+
+TEST(NcclTests, PrependRankTagsAndNoHeaderAreReadAndTheFallIsFound) {
+  Job job = LoadPublic("nccl1453-prepend-rank-no-header.txt");
+  ASSERT_EQ(job.bench.size(), 1u);
+  const BenchResult& r = job.bench[0];
+  // The first and the last row are cut (skipped, counted); the ten whole ones read.
+  ASSERT_EQ(r.rows.size(), 10u);
+  EXPECT_EQ(r.rows[0].bytes, 1048576u);
+  EXPECT_EQ(r.rows[0].redop, "sum");
+  EXPECT_DOUBLE_EQ(r.rows[5].out_of_place.busbw_gbps, 29.50);
+  EXPECT_DOUBLE_EQ(r.rows[6].out_of_place.time_us, 24410);
+  EXPECT_EQ(job.quality.Count(QualityId("nccl_tests.no_header")), 1u);
+  EXPECT_EQ(job.quality.Count(QualityId("nccl_tests.bad_row")), 2u);
+  analysis::BenchSummary s = analysis::SummarizeBench(r);
+  EXPECT_TRUE(s.dropped);
+  EXPECT_FALSE(s.saturated);
+  EXPECT_EQ(s.latency_row, nullptr);  // no size of 64 KiB or less: no latency floor
+  ASSERT_NE(s.first_dropped_row, nullptr);
+  EXPECT_EQ(s.first_dropped_row->bytes, 67108864u);
+  auto fs = analysis::RunAnalyzers(job, {}, {Source::kBench});
+  const Finding* drop = FindId(fs, "bench.busbw_drop");
+  ASSERT_NE(drop, nullptr);
+  EXPECT_NE(drop->title.find("falls from 29.5 GB/s at 32.00 MiB to 5.3 GB/s at 512.00 MiB"),
+            std::string::npos)
+      << drop->title;
+  EXPECT_EQ(FindId(fs, "bench.high_latency"), nullptr);
+}
+
+TEST(NcclTests, OldRowsWithoutHeader) {
+  Job job = LoadPublic("nccl340-rows-without-header.txt");
+  ASSERT_EQ(job.bench.size(), 1u);  // the broadcast run after it stops at its preamble
+  const BenchResult& first = job.bench[0];
+  ASSERT_EQ(first.rows.size(), 12u);
+  EXPECT_EQ(first.case_key, "unknown");
+  EXPECT_EQ(first.rows[0].bytes, 65536u);
+  EXPECT_DOUBLE_EQ(first.rows[11].in_place.busbw_gbps, 21.86);
+  EXPECT_EQ(first.rows[0].out_of_place.wrong, -1);  // "0e+00": a max error, not a count
+  for (const auto& f : analysis::RunAnalyzers(job, {}, {Source::kBench}))
+    EXPECT_NE(f.severity, Severity::kError) << f.id << ": " << f.title;
+}
+
+TEST(BenchSummary, ALevelledSweepHasNoFall) {
+  Job job = Load("nccl-tests-allreduce-base.txt");
+  analysis::BenchSummary s = analysis::SummarizeBench(job.bench[0]);
+  EXPECT_FALSE(s.dropped);
+  EXPECT_EQ(FindId(analysis::RunAnalyzers(job, {}, {Source::kBench}), "bench.busbw_drop"),
+            nullptr);
+}
+
 }  // namespace
 }  // namespace commdx

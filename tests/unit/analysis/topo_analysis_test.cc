@@ -136,6 +136,30 @@ TEST(TopoAnalyzers, PcieOnlyAndExpectedBandwidthInEvidence) {
   EXPECT_TRUE(FindTopoPcieOnly(LoadSmi({"h200x2-topo-m.txt"}), {}).empty());
 }
 
+TEST(TopoAnalyzers, NicTooFarForGpuDirectRdma) {
+  // NVIDIA/nccl-tests#293 as posted: the NIC is SYS away from both GPUs.
+  Job far = LoadSmi({"nccltests293-a100pcie-topo-spaces-with-log.txt"});
+  auto fs = FindTopoNicFar(far, {});
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].id, "topo.nic_far");
+  EXPECT_NE(fs[0].title.find("GPU0 and GPU1 reach their nearest RDMA NIC only through the CPU "
+                             "(SYS)"),
+            std::string::npos)
+      << fs[0].title;
+  EXPECT_NE(fs[0].detail.find("inter-socket"), std::string::npos);
+  // The user allowed GPUDirect that far: nothing to say.
+  far.env.vars.push_back({"NCCL_NET_GDR_LEVEL", "SYS"});
+  EXPECT_TRUE(FindTopoNicFar(far, {}).empty());
+  // A PCIe box whose NICs sit under the switches of GPUs 0,1 and 4,5: the others are NODE away.
+  auto pcie = FindTopoNicFar(LoadSmi({"pcie8-topo-m.txt"}), {});
+  ASSERT_EQ(pcie.size(), 1u);
+  EXPECT_NE(pcie[0].title.find("GPU2, GPU3, GPU6 and GPU7"), std::string::npos) << pcie[0].title;
+  EXPECT_EQ(pcie[0].detail.find("inter-socket"), std::string::npos);
+  // An NVLink box with a NIC at PXB from every GPU, and a box without NICs.
+  EXPECT_TRUE(FindTopoNicFar(LoadSmi({"a100x8-old-topo-m.txt"}), {}).empty());
+  EXPECT_TRUE(FindTopoNicFar(LoadSmi({"h200x2-topo-m.txt"}), {}).empty());
+}
+
 TEST(TopoAnalyzers, NvLinkDegradedNamesTheGpu) {
   Job job = LoadSmi({"h100x8-nv16-topo-m.txt", "h100x8-nvlink-s.txt"});
   auto f = FindTopoNvlinkDegraded(job, {});

@@ -103,6 +103,31 @@ TEST(SmiTopo, PcieOnlyBoxWithNicLegendAndAnsiHeader) {
   EXPECT_EQ(t.FindPair(0, 1)->loc.line, 2u);
 }
 
+// Matrices pasted in public threads have spaces where nvidia-smi wrote tabs, and may come
+// without their legend: both were refused ("not a format", "no GPU matrix found").
+TEST(SmiTopo, SpaceAlignedMatricesFromPublicThreads) {
+  Job bare = Load({"nccl1608-h100nvl-topo-m-spaces.txt"});
+  ASSERT_EQ(bare.inputs.size(), 1u);
+  EXPECT_EQ(InputKindsName(bare.inputs[0].kinds), "smi_topo");
+  const Topology& t = bare.topo;
+  ASSERT_EQ(t.gpus.size(), 3u);
+  EXPECT_EQ(t.FindPair(0, 1)->nvlinks, 12);
+  EXPECT_EQ(t.FindPair(0, 2)->path, PathType::kSys);
+  EXPECT_EQ(t.gpus[2].cpu_affinity, "16-31,48-63");
+  EXPECT_EQ(t.gpus[2].numa_node, 1);
+  EXPECT_TRUE(bare.quality.empty());
+
+  Job nic = Load({"nccltests293-a100pcie-topo-spaces-with-log.txt"});
+  ASSERT_EQ(nic.topo.gpus.size(), 2u);
+  ASSERT_EQ(nic.topo.nics.size(), 1u);
+  EXPECT_EQ(nic.topo.nics[0].name, "mlx5_0");
+  ASSERT_EQ(nic.topo.nics[0].gpu_paths.size(), 2u);
+  EXPECT_EQ(nic.topo.nics[0].gpu_paths[0], PathType::kSys);
+  EXPECT_EQ(nic.topo.gpus[0].cpu_affinity, "24-47,72-95");
+  for (const auto& d : nic.quality.entries())
+    EXPECT_EQ(d.message.find("no GPU matrix"), std::string::npos) << d.message;
+}
+
 TEST(SmiTopo, OldDriverLayoutNamesNicsByDevice) {
   Job job = Load({"a100x8-old-topo-m.txt"});
   const Topology& t = job.topo;
