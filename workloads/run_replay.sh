@@ -33,6 +33,10 @@ done
 two_nodes replay_few_channels_without_settings 240 bench replay \
   examples/nodes2_ddp_few_channels_buffsize_sched -c 0 --no-job-settings \
   --save "$out/few_channels_no_settings.replay.json"
+# Both replays of the slowed run together: what its settings cost, measured.
+devbin/commdx diagnose examples/nodes2_ddp_few_channels_buffsize_sched \
+  "$out/nodes2_ddp_few_channels_buffsize_sched.replay.json" \
+  "$out/few_channels_no_settings.replay.json" >>"$log" 2>&1
 # The sweep at the DDP captures' bucket size (32 MiB) and the twin's (25 MiB, 31 MiB).
 two_nodes bench_all_reduce 240 bench all_reduce -b 25M -e 32M -i 1M -c 0 --place out-of-place \
   --format json -o "$out/bench_all_reduce.json"

@@ -12,6 +12,12 @@ namespace {
 
 std::string Ms(double us) { return FormatFixed(us / 1e3, 2) + " ms"; }
 
+std::string SettingsList(const std::vector<std::string>& kvs) {
+  std::string s;
+  for (const std::string& kv : kvs) s += (s.empty() ? "" : ", ") + kv;
+  return s;
+}
+
 std::string GroupName(const ReplayGroupResult& g) {
   return "group " + g.name + (g.desc.empty() ? "" : " (" + g.desc + ")");
 }
@@ -61,8 +67,48 @@ Finding SlowInJob(const ReplayResult& r, const ReplayGroupResult& g, const Repla
       "Look at the trace findings (arrival skew, exposed communication, data stalls, host "
       "syncs) rather than NCCL settings; profile the job with every rank's trace if only one "
       "was read.";
+  if (!r.settings_left_out.empty()) {
+    f.detail += " But the job ran with NCCL settings this replay left out (" +
+                SettingsList(r.settings_left_out) +
+                "): they may be the difference instead of the training loop.";
+    f.fix = "Replay with the job's settings too (without --no-job-settings) and pass both "
+            "replays to `commdx diagnose`: the difference is what the settings cost. " +
+            f.fix;
+    f.confidence = 0.5;
+  }
   Price(f, v, g, v.saving_us);
   f.refs.push_back(ReplayRef(r, g));
+  return f;
+}
+
+// Slow alone because of the job's own NCCL settings: measured by a replay without them.
+Finding SlowBySettings(const Job& job, const ReplayResult& r, const ReplayGroupResult& g,
+                       const ReplayVerdict& v) {
+  Finding f = NewFinding("replay.slow_alone");
+  const double factor = g.replay_sequence_us / v.settings_baseline_us;
+  f.title = GroupName(g) + ": the job's NCCL settings " + SettingsList(r.settings_applied) +
+            " make its collectives " + FormatFixed(factor, 1) + "x slower alone (" +
+            Ms(g.replay_sequence_us) + " with them, " + Ms(v.settings_baseline_us) + " without)";
+  f.detail = CallsWord(g) + " replayed with NCCL on " + std::to_string(g.replay_ranks) +
+             " ranks took " + Ms(g.replay_sequence_us) + " with the settings the job ran with, and " +
+             Ms(v.settings_baseline_us) + " without them";
+  const ReplayResult& other = job.replay[static_cast<size_t>(v.settings_sibling)];
+  if (!other.file.empty()) f.detail += " (" + other.file + ")";
+  f.detail += ", on the same ranks and library.";
+  if (g.job_sequence_us > 0)
+    f.detail += " The job took " + Ms(g.job_sequence_us) + ": " +
+                (v.ratio < kSlowInJobRatio ? "what the settings give alone, so they are what "
+                                             "slows its communication."
+                                           : "more again (replay.slow_in_job).");
+  f.fix = "Remove " + SettingsList(r.settings_applied) +
+          " from the job's environment (or set them to NCCL's defaults) unless they were set "
+          "for a reason that still holds; rerun the replay with and without them after any "
+          "change.";
+  Price(f, v, g, v.slow_alone_saving_us);
+  f.refs.push_back(ReplayRef(r, g));
+  for (const ReplayGroupResult& og : other.groups)
+    if (og.name == g.name) f.refs.push_back(ReplayRef(other, og));
+  f.confidence = 0.9;
   return f;
 }
 
@@ -130,13 +176,16 @@ std::vector<Finding> FindReplayVerdicts(const AnalysisInput& input, const Option
   for (const ReplayVerdict& v : input.replay_verdicts()) {
     const ReplayResult& r = job.replay[v.result];
     const ReplayGroupResult& g = r.groups[v.group];
+    // The without-settings side of a pair: its numbers are in the settings finding.
+    if (v.baseline_only) continue;
     switch (v.kind) {
       case ReplayVerdictKind::kSlowInJob:
         out.push_back(SlowInJob(r, g, v));
-        if (v.also_slow_alone) out.push_back(SlowAlone(r, g, v));
+        if (v.also_slow_alone)
+          out.push_back(v.by_settings ? SlowBySettings(job, r, g, v) : SlowAlone(r, g, v));
         break;
       case ReplayVerdictKind::kSlowAlone:
-        out.push_back(SlowAlone(r, g, v));
+        out.push_back(v.by_settings ? SlowBySettings(job, r, g, v) : SlowAlone(r, g, v));
         break;
       default:
         out.push_back(AsAlone(r, g, v));

@@ -1,6 +1,8 @@
 #include "analysis/replay_verdict.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 namespace commdx::analysis {
 
@@ -36,9 +38,22 @@ void JudgeAlone(const ReplayGroupResult& g, int nranks, ReplayVerdict& v) {
     v.alone_efficiency = v.alone_busbw_gbps / v.link.line_rate_gbps;
 }
 
+bool SharedGpu(const ReplayResult& r) {
+  std::set<std::string> seen;
+  for (const BenchRankGpu& g : r.rank_gpus)
+    if (!g.uuid.empty() && !seen.insert(g.host + "/" + g.uuid).second) return true;
+  return false;
+}
+
 ReplayVerdict Judge(const ReplayResult& r, const ReplayGroupResult& g) {
   ReplayVerdict v;
   v.link = ExpectedForBench(r.topology);
+  v.shared_gpu = SharedGpu(r);
+  if (v.shared_gpu) {
+    v.link = ExpectedLink{};
+    v.link.basis = "not judged: the replay's ranks share one GPU (same CUDA UUID), so its times "
+                   "are time slices, not a link";
+  }
   v.per_step = g.steps > 0;
   JudgeAlone(g, g.replay_ranks > 0 ? g.replay_ranks : r.nranks, v);
   const bool timed = g.job_sequence_us > 0 && g.replay_sequence_us > 0;
@@ -62,15 +77,69 @@ ReplayVerdict Judge(const ReplayResult& r, const ReplayGroupResult& g) {
   return v;
 }
 
+// The replay of the same job's files that ran without every setting `with` ran with: -1 none.
+int WithoutSettings(const Job& job, size_t with) {
+  const ReplayResult& a = job.replay[with];
+  if (a.settings_applied.empty()) return -1;
+  for (size_t j = 0; j < job.replay.size(); ++j) {
+    const ReplayResult& b = job.replay[j];
+    if (j == with || b.files != a.files) continue;
+    bool all = true;
+    for (const std::string& kv : a.settings_applied)
+      all = all && std::find(b.settings_left_out.begin(), b.settings_left_out.end(), kv) !=
+                       b.settings_left_out.end();
+    if (all) return static_cast<int>(j);
+  }
+  return -1;
+}
+
+const ReplayGroupResult* GroupNamed(const ReplayResult& r, const std::string& name) {
+  for (const ReplayGroupResult& g : r.groups)
+    if (g.name == name) return &g;
+  return nullptr;
+}
+
+// The settings' own cost, where a replay without them measured the same group.
+void JudgeSettings(const ReplayGroupResult& with, const ReplayGroupResult& without,
+                   ReplayVerdict& v) {
+  if (without.replay_sequence_us <= 0 || with.replay_sequence_us <= 0) return;
+  v.settings_baseline_us = without.replay_sequence_us;
+  if (with.replay_sequence_us < kSlowInJobRatio * without.replay_sequence_us) return;
+  if (v.kind == ReplayVerdictKind::kSlowInJob) {
+    v.also_slow_alone = true;
+    v.slow_alone_saving_us = with.replay_sequence_us - without.replay_sequence_us;
+    v.by_settings = true;
+    return;
+  }
+  v.kind = ReplayVerdictKind::kSlowAlone;
+  v.by_settings = true;
+  v.saving_us = with.replay_sequence_us - without.replay_sequence_us;
+  if (with.job_sequence_us > 0) v.saving_us = std::min(v.saving_us, with.job_sequence_us);
+  v.slow_alone_saving_us = v.saving_us;
+}
+
 }  // namespace
 
 std::vector<ReplayVerdict> JudgeReplays(const Job& job) {
   std::vector<ReplayVerdict> out;
+  std::vector<int> sibling(job.replay.size(), -1);
+  for (size_t i = 0; i < job.replay.size(); ++i) sibling[i] = WithoutSettings(job, i);
   for (size_t i = 0; i < job.replay.size(); ++i)
     for (size_t k = 0; k < job.replay[i].groups.size(); ++k) {
-      ReplayVerdict v = Judge(job.replay[i], job.replay[i].groups[k]);
+      const ReplayGroupResult& g = job.replay[i].groups[k];
+      ReplayVerdict v = Judge(job.replay[i], g);
       v.result = i;
       v.group = k;
+      if (sibling[i] >= 0) {
+        v.settings_sibling = sibling[i];
+        if (const ReplayGroupResult* b = GroupNamed(job.replay[sibling[i]], g.name))
+          JudgeSettings(g, *b, v);
+      }
+      for (size_t j = 0; j < sibling.size(); ++j)
+        if (sibling[j] == static_cast<int>(i)) {
+          v.settings_sibling = static_cast<int>(j);
+          v.baseline_only = true;
+        }
       v.verdict = ReplayVerdictName(v.kind);
       out.push_back(v);
     }

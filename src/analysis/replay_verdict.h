@@ -52,6 +52,18 @@ struct ReplayVerdict {
   // slow-alone saving, beside the slow-in-job one.
   bool also_slow_alone = false;
   double slow_alone_saving_us = 0;
+  // The replay's ranks reported one GPU (the same CUDA UUID): they took turns on it, so the
+  // link is not judged (as bench.shared_gpu says for a sweep).
+  bool shared_gpu = false;
+  // The job's NCCL settings, measured: this result ran with them (settings_applied) and another
+  // replay of the same job's files without them; settings_baseline_us is that replay's sequence
+  // for this group. When the settings make it kSlowInJobRatio x slower, the verdict is
+  // kSlowAlone by_settings, and the saving is the difference (at most the job's time).
+  bool by_settings = false;
+  double settings_baseline_us = 0;
+  int settings_sibling = -1;  // index into job.replay of the other replay; -1 none
+  // This result is the without-settings side of such a pair: its slow_in_job is the settings'.
+  bool baseline_only = false;
 };
 
 std::vector<ReplayVerdict> JudgeReplays(const Job& job);

@@ -128,24 +128,39 @@ Result<T> OnBackend(BenchCliOptions& o, bool needs_nccl, bool& reports, Body bod
   return result;
 }
 
-// Puts the job's NCCL settings into this process's environment before NCCL is loaded, unless the
-// environment already sets them; returns what was done, one note each.
-std::vector<std::string> ApplyJobSettings(const std::vector<ReplaySetting>& settings) {
+// What the job's NCCL settings became in this replay: notes, and the settings run with and left
+// out ("NAME=value").
+struct AppliedSettings {
   std::vector<std::string> notes;
+  std::vector<std::string> applied;
+  std::vector<std::string> left_out;
+};
+
+// Puts the job's NCCL settings into this process's environment before NCCL is loaded, unless the
+// environment already sets them or `leave_out` (--no-job-settings); one note each.
+AppliedSettings ApplyJobSettings(const std::vector<ReplaySetting>& settings, bool leave_out) {
+  AppliedSettings out;
   for (const ReplaySetting& s : settings) {
-    const std::string job = s.name + "=" + s.value + " (" + s.where + ")";
+    const std::string kv = s.name + "=" + s.value;
+    const std::string job = kv + " (" + s.where + ")";
     const char* here = std::getenv(s.name.c_str());
-    if (!here) {
-      setenv(s.name.c_str(), s.value.c_str(), 1);
-      notes.push_back("replayed with the job's " + job + " (--no-job-settings leaves it out)");
-    } else if (s.value != here) {
-      notes.push_back(s.name + " is " + here + " here; the job ran with " + job +
-                      ": the replay keeps this environment's value");
+    if (here && s.value == here) {
+      out.notes.push_back("replayed with " + job + ", as the job ran");
+      out.applied.push_back(kv);
+    } else if (here) {
+      out.notes.push_back(s.name + " is " + here + " here; the job ran with " + job +
+                          ": the replay keeps this environment's value");
+      out.left_out.push_back(kv);
+    } else if (leave_out) {
+      out.notes.push_back("replayed without the job's " + job + " (--no-job-settings)");
+      out.left_out.push_back(kv);
     } else {
-      notes.push_back("replayed with " + job + ", as the job ran");
+      setenv(s.name.c_str(), s.value.c_str(), 1);
+      out.notes.push_back("replayed with the job's " + job + " (--no-job-settings leaves it out)");
+      out.applied.push_back(kv);
     }
   }
-  return notes;
+  return out;
 }
 
 // `bench replay INPUT...`: reads the job's collectives, replays them, reports (and --save).
@@ -164,9 +179,7 @@ int RunReplay(BenchCliOptions& o) {
     if (Status s = CheckSaveTarget(o.save_path, inputs, o.output); !s)
       return ReportError(s.error());
   const ReplayPlan plan = analysis::BuildReplayPlan(*job);
-  const std::vector<std::string> applied = o.no_job_settings
-                                               ? std::vector<std::string>{}
-                                               : ApplyJobSettings(analysis::JobNcclSettings(*job));
+  AppliedSettings settings = ApplyJobSettings(analysis::JobNcclSettings(*job), o.no_job_settings);
   bench::ReplayOptions ro;
   ro.scale = o.scale;
   bool reports = true;
@@ -177,7 +190,9 @@ int RunReplay(BenchCliOptions& o) {
       });
   if (!result) return ReportError(result.error());
   if (!reports) return 0;
-  result->notes.insert(result->notes.begin(), applied.begin(), applied.end());
+  result->notes.insert(result->notes.begin(), settings.notes.begin(), settings.notes.end());
+  result->settings_applied = std::move(settings.applied);
+  result->settings_left_out = std::move(settings.left_out);
   if (!o.save_path.empty())
     if (Status s = ingest::WriteReplaySnapshotFile(o.save_path, *result, {o.output.force}); !s)
       return ReportError(s.error());

@@ -55,6 +55,12 @@ struct ReplayResult {
   BenchTopology topology;
   std::vector<BenchRankGpu> rank_gpus;
   std::vector<ReplayGroupResult> groups;
+  // The job's NCCL settings (analysis/replay_settings.h) as "NAME=value": those this replay ran
+  // with (applied, or already so in its environment), and those it left out (--no-job-settings,
+  // or this environment sets another value). A replay with them and one without, of the same
+  // job, tell what the settings cost (analysis/replay_verdict.h).
+  std::vector<std::string> settings_applied;
+  std::vector<std::string> settings_left_out;
   std::vector<std::string> left_out;  // calls and groups not replayed, and why
   std::vector<std::string> notes;     // caveats (fewer ranks than the job, sizes scaled)
   double wall_s = 0;

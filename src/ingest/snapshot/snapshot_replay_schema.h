@@ -43,6 +43,14 @@ void BenchTopologySchema(V& v, T& t) {
 }
 
 template <class V, class T>
+void BenchRankGpuSchema(V& v, T& g) {
+  v.Field("rank", g.rank);
+  v.Field("uuid", g.uuid);
+  v.Field("bus_id", g.bus_id);
+  v.Field("host", g.host);
+}
+
+template <class V, class T>
 void ReplayShapeSchema(V& v, T& s) {
   v.Enum("type", s.type, CollectiveTypeName, CollectiveFrom);
   v.Field("bytes", s.bytes);
@@ -84,8 +92,12 @@ void ReplaySchema(V& v, T& r) {
   v.Field("nranks", r.nranks);
   v.Object("topology", "replay[].topology", r.topology,
            [](auto& w, auto& x) { BenchTopologySchema(w, x); });
+  v.Objects("rank_gpus", "replay[].rank_gpus[]", r.rank_gpus,
+            [](auto& w, auto& x) { BenchRankGpuSchema(w, x); });
   v.Objects("groups", "replay[].groups[]", r.groups,
             [](auto& w, auto& x) { ReplayGroupSchema(w, x); });
+  v.Field("settings_applied", r.settings_applied);
+  v.Field("settings_left_out", r.settings_left_out);
   v.Field("left_out", r.left_out);
   v.Field("notes", r.notes);
   v.Double("wall_s", r.wall_s, 3);

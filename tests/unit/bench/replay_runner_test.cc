@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/bench_analyzers.h"
 #include "analysis/replay_verdict.h"
 #include "bench/fake_backend.h"
 
@@ -146,6 +147,82 @@ TEST(BenchReplay, VerdictTellsTheLoopFromTheFabric) {
     EXPECT_TRUE(v[0].also_slow_alone);
     EXPECT_GT(v[0].slow_alone_saving_us, 0);
   }
+}
+
+// Two replays of one job: with its NCCL settings (a link 50x slower, as NCCL_MAX_NCHANNELS=1
+// NCCL_BUFFSIZE=65536 made sockets on the H200) and without them. The job ran as slow as the
+// replay with them: the settings are the cause, measured, and the replay without them (where
+// the job looks 50x slower than alone) raises nothing of its own.
+TEST(BenchReplay, SettingsPairMeasuresWhatTheSettingsCost) {
+  FakeOptions with = Link(2);
+  with.busbw_gbps = 2;
+  FakeBackend slow(with);
+  ASSERT_TRUE(slow.Connect());
+  const int64_t job_ns = static_cast<int64_t>((10 + (8u << 20) / 2e3) * 1e3);
+  auto a = RunReplay(slow, nullptr, DdpPlan(2, job_ns, 0), Quick());
+  ASSERT_TRUE(a);
+  FakeBackend fast(Link(2));
+  ASSERT_TRUE(fast.Connect());
+  auto b = RunReplay(fast, nullptr, DdpPlan(2, job_ns, 0), Quick());
+  ASSERT_TRUE(b);
+  Job job;
+  job.replay = {*a, *b};
+  for (ReplayResult& r : job.replay) r.files = {"job/trace_rank0.json"};
+  job.replay[0].settings_applied = {"NCCL_MAX_NCHANNELS=1", "NCCL_BUFFSIZE=65536"};
+  job.replay[1].settings_left_out = {"NCCL_MAX_NCHANNELS=1", "NCCL_BUFFSIZE=65536"};
+  auto v = analysis::JudgeReplays(job);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].kind, analysis::ReplayVerdictKind::kSlowAlone);
+  EXPECT_TRUE(v[0].by_settings);
+  EXPECT_EQ(v[0].settings_sibling, 1);
+  const double with_us = job.replay[0].groups[0].replay_sequence_us;
+  const double without_us = job.replay[1].groups[0].replay_sequence_us;
+  EXPECT_DOUBLE_EQ(v[0].settings_baseline_us, without_us);
+  EXPECT_NEAR(v[0].saving_us, with_us - without_us, 1e-6);
+  EXPECT_TRUE(v[1].baseline_only);
+  EXPECT_EQ(v[1].kind, analysis::ReplayVerdictKind::kSlowInJob);  // alone, it would say so
+  analysis::AnalysisInput input(job);
+  auto fs = analysis::FindReplayVerdicts(input, {});
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].id, "replay.slow_alone");
+  EXPECT_NE(fs[0].title.find("NCCL_MAX_NCHANNELS=1, NCCL_BUFFSIZE=65536 make its collectives"),
+            std::string::npos)
+      << fs[0].title;
+  ASSERT_TRUE(fs[0].saving_ns_per_step.has_value());
+  EXPECT_NEAR(*fs[0].saving_ns_per_step, (with_us - without_us) * 1e3, 1);
+
+  // The replay without the settings, alone: slow in the job, but it says the settings may be
+  // the difference.
+  Job only;
+  only.replay = {job.replay[1]};
+  analysis::AnalysisInput one(only);
+  auto lone = analysis::FindReplayVerdicts(one, {});
+  ASSERT_FALSE(lone.empty());
+  EXPECT_EQ(lone[0].id, "replay.slow_in_job");
+  EXPECT_NE(lone[0].detail.find("settings this replay left out (NCCL_MAX_NCHANNELS=1"),
+            std::string::npos)
+      << lone[0].detail;
+  EXPECT_LT(lone[0].confidence, 0.6);
+}
+
+// Ranks that reported one GPU took turns on it: the link is not judged.
+TEST(BenchReplay, SharedGpuIsNotJudgedAgainstTheLink) {
+  FakeOptions slow = Link(2);
+  slow.busbw_gbps = 2;
+  FakeBackend b(slow);
+  ASSERT_TRUE(b.Connect());
+  const int64_t alone_ns = static_cast<int64_t>((10 + (8u << 20) / 2e3) * 1e3);
+  auto r = RunReplay(b, nullptr, DdpPlan(2, alone_ns, 0), Quick());
+  ASSERT_TRUE(r);
+  Job job;
+  job.replay.push_back(*r);
+  job.replay[0].rank_gpus = {{0, "GPU-1", "0000:00:06.0", "h"}, {1, "GPU-1", "0000:00:06.0", "h"}};
+  auto v = analysis::JudgeReplays(job);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_TRUE(v[0].shared_gpu);
+  EXPECT_EQ(v[0].kind, analysis::ReplayVerdictKind::kAsAlone);
+  job.replay[0].rank_gpus[1].uuid = "GPU-2";
+  EXPECT_EQ(analysis::JudgeReplays(job)[0].kind, analysis::ReplayVerdictKind::kSlowAlone);
 }
 
 TEST(BenchReplay, GroupsThatCannotBeFormedAreNamed) {
