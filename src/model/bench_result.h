@@ -60,7 +60,7 @@ struct BenchTopology {
   int nvlinks_per_gpu = 0;  // active links on the GPU with the fewest, 0 = unknown
   int pcie_gen = 0;
   int pcie_width = 0;
-  int nodes = 1;
+  int nodes = 1;  // 0 = unknown (an nccl-tests excerpt without its "Rank N ... on HOST" lines)
   bool guessed = false;  // inferred from the GPU name only
 };
 

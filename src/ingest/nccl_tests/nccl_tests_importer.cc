@@ -295,6 +295,7 @@ Status ParseNcclTests(const FileText& file, Job& job) {
   st.header.launch = "nccl-tests";
   st.header.file = file.path;
   st.header.case_key = "unknown";
+  st.header.topology.nodes = 0;  // until "Rank N ... on HOST" lines say (an excerpt may lack them)
   st.current = st.header;
   size_t before = job.bench.size();
   std::string_view data = file.data;

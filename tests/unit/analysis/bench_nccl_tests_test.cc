@@ -269,6 +269,17 @@ TEST(NcclTests, OldRowsWithoutHeader) {
     EXPECT_NE(f.severity, Severity::kError) << f.id << ": " << f.title;
 }
 
+TEST(BenchFindings, LatencyOfAnExcerptWithoutItsRanksUsesTheAcrossNodesBound) {
+  Job job = LoadPublic("nccl1244-nvlstree-small-sizes-no-ranks.txt");
+  ASSERT_EQ(job.bench.size(), 1u);
+  EXPECT_EQ(job.bench[0].topology.nodes, 0);  // no "Rank N ... on HOST" lines
+  auto fs = analysis::RunAnalyzers(job, {}, {Source::kBench});
+  EXPECT_EQ(FindId(fs, "bench.high_latency"), nullptr);  // 46 us: under the 60 us bound
+  // The reference run says its ranks ran on one host: the one-node bound still holds there.
+  Job sock = Load("nccl-tests-allreduce-socket.txt");
+  EXPECT_EQ(sock.bench[0].topology.nodes, 1);
+}
+
 TEST(BenchSummary, ALevelledSweepHasNoFall) {
   Job job = Load("nccl-tests-allreduce-base.txt");
   analysis::BenchSummary s = analysis::SummarizeBench(job.bench[0]);
