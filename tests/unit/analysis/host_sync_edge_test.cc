@@ -96,6 +96,38 @@ TEST(HostSyncEdge, SyncsBetweenLaunchesAreReportedEvenWhenCheap) {
   EXPECT_EQ(rc->id, "trace.host_sync");  // a cause outranks a symptom of the same severity
 }
 
+TEST(HostSyncEdge, AStepTheTraceCutIsLeftOutOfTheCountsAsOfTheCost) {
+  // Step 0 holds GPU work launched before the trace began (cut) and a burst of 30 more syncs
+  // (a warm-up's autotuning): the cost is over the whole steps 1-3, and so are the counts and
+  // each cause's idle (they said 9.5 syncs per step and the burst's idle as the cause's).
+  Job job = LaunchBoundSteps({340, 700});
+  RankTrace& t = job.trace.ranks[0];
+  GpuOp early;
+  early.start_ns = 1 * kUs;
+  early.end_ns = 60 * kUs;
+  early.name = 1;
+  early.stream = 7;
+  early.launch = -1;
+  t.gpu_ops.insert(t.gpu_ops.begin(), early);
+  for (RuntimeCall& rc : t.runtime)
+    if (rc.gpu_op >= 0) ++rc.gpu_op;
+  for (int k = 0; k < 30; ++k)
+    t.runtime.push_back(RuntimeCall{(350 + 10 * k) * kUs, (355 + 10 * k) * kUs, -1, -1, 3, 0, -1,
+                                    kHostFlagSync});
+  std::stable_sort(
+      t.runtime.begin(), t.runtime.end(),
+      [](const RuntimeCall& a, const RuntimeCall& b) { return a.start_ns < b.start_ns; });
+  for (size_t i = 0; i < t.runtime.size(); ++i)
+    if (t.runtime[i].gpu_op >= 0) t.gpu_ops[t.runtime[i].gpu_op].launch = static_cast<int32_t>(i);
+  auto findings = RunAnalyzers(job, {}, {Source::kTrace});
+  const Finding* sync = FindId(findings, "trace.host_sync");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_NE(sync->detail.find("2.0 blocking calls per step"), std::string::npos) << sync->detail;
+  ASSERT_FALSE(sync->refs.empty());
+  EXPECT_NE(sync->refs[0].text.find(": 6 calls, GPU idle 0.00 ms per step"), std::string::npos)
+      << sync->refs[0].text;
+}
+
 TEST(HostSyncEdge, OneSyncBetweenLaunchesAndOneAtTheEdgeIsOnePerStep) {
   Job job = LaunchBoundSteps({10, 340});
   EXPECT_EQ(FindId(RunAnalyzers(job, {}, {Source::kTrace}), "trace.host_sync"), nullptr);
