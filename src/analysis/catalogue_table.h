@@ -125,6 +125,8 @@ inline constexpr CatalogueEntry kEntries[] = {
      "NCCL's RAS considers a rank's process dead: its communicators cannot proceed"},
     {"ras.missing_rank", kLogs, kCause, kW, 2,
      "A rank does not answer NCCL's RAS: its communicator data is missing"},
+    {"ras.consistent_hang", kLogs, kCause, kW, 2,
+     "Every rank launched the collective that timed out (RAS consistent)"},
     {"ras.mismatch", kLogs, kSymptom, kW, 2,
      "Ranks of one communicator differ in NCCL's RAS report (status or collective counts)"},
     // live

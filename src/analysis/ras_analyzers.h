@@ -11,5 +11,8 @@ namespace commdx::analysis {
 // ras.dead_rank, ras.missing_rank (one per process, every communicator it is missing from) and
 // ras.mismatch (ranks of one communicator that launched different numbers of collectives).
 std::vector<Finding> FindRasRanks(const Job& job, const Options& options);
+// ras.consistent_hang: every RAS report of the job consistent (all ranks alive, the same
+// collective counts) while its job log shows a watchdog timeout or teardown.
+std::vector<Finding> FindRasConsistentHang(const Job& job, const Options& options);
 
 }  // namespace commdx::analysis

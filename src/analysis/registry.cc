@@ -122,6 +122,8 @@ const std::vector<Analyzer>& Analyzers() {
        OnJob<&FindInspectorBandwidth>},
       {"ras_ranks", "dead, missing and mismatched ranks from NCCL RAS reports", kLogs,
        OnJob<&FindRasRanks>},
+      {"ras_consistent_hang", "RAS consistent while the job's watchdog timed out", kLogs,
+       OnJob<&FindRasConsistentHang>},
       {"bench_low_busbw", "benchmark plateau busbw vs the link's line rate", kBench,
        &FindBenchLowBusbw},
       {"bench_busbw_drop", "benchmark busbw falling after its peak", kBench,

@@ -46,6 +46,8 @@ const std::vector<CauseRule>& CauseRules() {
       // A timeout is where a hang shows; a rank that stopped first or ranks out of step are why.
       {"hang.desync", {"hang.watchdog_timeout", "hang.stuck_collective"}},
       {"hang.rank_behind", {"hang.watchdog_timeout", "hang.stuck_collective"}},
+      // RAS saw every rank launch it: why the timeout happened is narrowed to the GPU or transfer.
+      {"ras.consistent_hang", {"hang.watchdog_timeout"}},
       // A process that hit an error of its own takes its peers down: their "remote exited" /
       // "connection closed" errors and the watchdog timeouts that follow are fallout, whatever
       // order the lines or files come in.

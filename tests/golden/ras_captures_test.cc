@@ -91,6 +91,32 @@ TEST(RasCaptures, StoppedRankNamedMissingThenDead) {
   EXPECT_EQ(missing, 0);
 }
 
+// A healthy RAS report beside a job log whose watchdog timed out: the two come from different
+// real captures of the same machine (tests/data/ras and tests/data/hang/h200_timeout, whose 8th
+// all-reduce waits behind a 60 s kernel, which is what a consistent RAS report leaves to look
+// at), put together for this check. A report naming a stopped rank says more and replaces it.
+TEST(RasCaptures, ConsistentReportBesideATimeoutNarrowsTheHang) {
+  const std::string timeout = std::string(COMMDX_SOURCE_DIR) + "/tests/data/hang/h200_timeout/job.log";
+  for (const char* healthy : {"healthy_text", "healthy_json"}) {
+    auto job = ingest::LoadInputs({kData + healthy + ".txt", timeout});
+    ASSERT_TRUE(job) << job.error().ToString();
+    auto fs = analysis::RunAnalyzers(*job, {}, {Source::kLogs});
+    const Finding* c = nullptr;
+    for (const auto& f : fs)
+      if (f.id == "ras.consistent_hang") c = &f;
+    ASSERT_NE(c, nullptr) << healthy;
+    EXPECT_NE(c->title.find("every rank launched the collective"), std::string::npos) << c->title;
+    ASSERT_EQ(c->refs.size(), 2u);
+    EXPECT_EQ(c->refs[0].where.line, 105u);  // the "Watchdog caught" line
+  }
+  // Healthy alone: nothing (RasCaptures.StoppedRankNamedMissingThenDead); a stopped rank: the
+  // missing-rank finding, not this one.
+  auto stopped = ingest::LoadInputs({kData + "stopped_8s_text.txt", timeout});
+  ASSERT_TRUE(stopped);
+  for (const auto& f : analysis::RunAnalyzers(*stopped, {}, {Source::kLogs}))
+    EXPECT_NE(f.id, "ras.consistent_hang");
+}
+
 TEST(RasCaptures, MatchGoldenSummaries) {
   for (const char* name : kFiles) {
     SCOPED_TRACE(name);
