@@ -178,7 +178,8 @@ TEST(JobLog, WorkStatusAloneIsAHangNotAHealthyRun) {
   EXPECT_TRUE(m.job_log.statuses[0].timed_out);
   EXPECT_EQ(m.job_log.statuses[0].last_enqueued, 2082);
   EXPECT_EQ(m.job_log.statuses[0].loc.line, 9u);  // not the frames above it
-  const Finding* mt = Find(FindWatchdogHang(m, {}), "hang.watchdog_timeout");
+  const std::vector<Finding> mfs = FindWatchdogHang(m, {});
+  const Finding* mt = Find(mfs, "hang.watchdog_timeout");
   ASSERT_NE(mt, nullptr);
   EXPECT_EQ(mt->rank, 3);
   EXPECT_NE(mt->title.find("work #2070 of process group 0 timed out"), std::string::npos)
