@@ -1,5 +1,7 @@
 #include "model/bench_result.h"
 
+#include <algorithm>
+
 namespace commdx {
 
 const char* BenchLinkName(BenchLink l) {
@@ -18,6 +20,14 @@ const char* BenchLinkName(BenchLink l) {
 
 const char* BenchSourceName(BenchSource s) {
   return s == BenchSource::kNcclTests ? "nccl-tests" : "commdx";
+}
+
+int HostCount(const std::vector<BenchRankGpu>& gpus) {
+  std::vector<std::string_view> hosts;
+  for (const BenchRankGpu& g : gpus)
+    if (!g.host.empty()) hosts.push_back(g.host);
+  std::sort(hosts.begin(), hosts.end());
+  return static_cast<int>(std::unique(hosts.begin(), hosts.end()) - hosts.begin());
 }
 
 }  // namespace commdx

@@ -96,6 +96,9 @@ struct BenchRankGpu {
   std::string host;    // host name of the rank's process
 };
 
+// How many hosts the ranks ran on (distinct non-empty host names); 0 when none is known.
+int HostCount(const std::vector<BenchRankGpu>& gpus);
+
 struct BenchResult {
   std::string case_key;      // bench case: "p2p", "repro", or a CollectiveTypeName ("all_reduce")
   BenchSource source = BenchSource::kCommdx;

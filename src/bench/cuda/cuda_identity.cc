@@ -87,6 +87,9 @@ Status CudaBackend::LearnRankGpus() {
     info_.rank_gpus.push_back({static_cast<int>(i), Get(all[i].uuid, sizeof all[i].uuid),
                                Get(all[i].bus_id, sizeof all[i].bus_id),
                                Get(all[i].host, sizeof all[i].host)});
+  // Ranks on several hosts talk through the network: the expected bandwidth is the NICs', not
+  // this GPU's NVLink (analysis/bench_expected.h).
+  info_.topology.nodes = std::max(1, HostCount(info_.rank_gpus));
   return Ok{};
 }
 
