@@ -58,6 +58,9 @@ Finding SlowInJob(const ReplayResult& r, const ReplayGroupResult& g, const Repla
   if (g.job_wait_sequence_us >= 0)
     f.detail += " Of the job's time, " + Ms(g.job_wait_sequence_us) +
                 " was waiting for the last rank to arrive.";
+  if (v.by_wait)
+    f.detail += " Less than 1.5x, but that wait accounts for most of the difference: a rank "
+                "arrives late.";
   f.detail +=
       " The communication itself is fast here: the extra time comes from the training loop — "
       "ranks arriving late (stragglers, data loading, host syncs), communication kernels "

@@ -64,7 +64,11 @@ ReplayVerdict Judge(const ReplayResult& r, const ReplayGroupResult& g) {
     // Fixing the setup cannot save the job more than its communication took.
     if (timed) v.slow_alone_saving_us = std::min(v.slow_alone_saving_us, g.job_sequence_us);
   }
-  if (timed && v.ratio >= kSlowInJobRatio) {
+  const double excess = timed ? g.job_sequence_us - g.replay_sequence_us : 0;
+  v.by_wait = timed && v.ratio < kSlowInJobRatio &&
+              excess >= kSlowInJobWaitExcess * g.replay_sequence_us &&
+              g.job_wait_sequence_us >= kWaitShareOfExcess * excess;
+  if (timed && (v.ratio >= kSlowInJobRatio || v.by_wait)) {
     v.kind = ReplayVerdictKind::kSlowInJob;
     v.saving_us = g.job_sequence_us - g.replay_sequence_us;
     v.also_slow_alone = slow_alone;

@@ -21,8 +21,14 @@ enum class ReplayVerdictKind {
 };
 const char* ReplayVerdictName(ReplayVerdictKind k);  // "slow_in_job", ...
 
-// The job's calls must take this many times their replayed time to count as slow in the job.
+// The job's calls must take this many times their replayed time to count as slow in the job,
 inline constexpr double kSlowInJobRatio = 1.5;
+// or at least this much more than their replay when waiting for the last rank (measured in the
+// job) accounts for most of that excess: a straggler on a slow link adds less than 1.5x but the
+// whole excess is waiting (1xH200 capture nodes2_ddp_straggler: 156.2 ms in the job, 48.8 of it
+// waiting, 108.1 ms replayed).
+inline constexpr double kSlowInJobWaitExcess = 0.25;
+inline constexpr double kWaitShareOfExcess = 0.5;
 // Alone below this share of the link's line rate (bandwidth-bound shapes) is slow alone, as
 // bench.low_busbw judges a sweep's plateau.
 inline constexpr double kSlowAloneEfficiency = 0.5;
@@ -36,6 +42,8 @@ struct ReplayVerdict {
   size_t result = 0;  // index into job.replay
   size_t group = 0;   // index into its groups
   ReplayVerdictKind kind = ReplayVerdictKind::kNoJobTiming;
+  // kSlowInJob under kSlowInJobRatio: the measured wait for the last rank explains the excess.
+  bool by_wait = false;
   const char* verdict = "";  // ReplayVerdictName(kind), for the report
   double ratio = 0;          // job sequence / replayed sequence; 0 when either is unknown
   // Alone, bandwidth-bound shapes together: sum(bytes x bus factor) / sum(time) against the
