@@ -6,6 +6,8 @@
 # replay's busbw can be checked against the sweep's. Output: $OUT/replay.log, one --save
 # snapshot and one JSON report per replay, the sweep's JSON.
 #   workloads/run_replay.sh
+# The device tool returns at most eight files from $OUT: run it into another folder and pack it,
+#   R=$OUT; OUT=/tmp/rr workloads/run_replay.sh; tar czf "$R/replay_out.tgz" -C /tmp/rr .
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 NCCL_SOCKET_IFNAME=lo
 export LD_LIBRARY_PATH="$PWD/devbin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
