@@ -59,8 +59,10 @@ Finding SlowInJob(const ReplayResult& r, const ReplayGroupResult& g, const Repla
     f.detail += " Of the job's time, " + Ms(g.job_wait_sequence_us) +
                 " was waiting for the last rank to arrive.";
   if (v.by_wait)
-    f.detail += " Less than 1.5x, but that wait accounts for most of the difference: a rank "
-                "arrives late.";
+    f.detail += " Less than 1.5x, but that wait is " +
+                std::to_string(static_cast<int>(
+                    100 * g.job_wait_sequence_us / std::max(g.job_sequence_us, 1e-9) + 0.5)) +
+                "% of the job's time and accounts for any difference: a rank arrives late.";
   f.detail +=
       " The communication itself is fast here: the extra time comes from the training loop — "
       "ranks arriving late (stragglers, data loading, host syncs), communication kernels "

@@ -66,11 +66,13 @@ ReplayVerdict Judge(const ReplayResult& r, const ReplayGroupResult& g) {
   }
   const double excess = timed ? g.job_sequence_us - g.replay_sequence_us : 0;
   v.by_wait = timed && v.ratio < kSlowInJobRatio &&
-              excess >= kSlowInJobWaitExcess * g.replay_sequence_us &&
+              g.job_wait_sequence_us >= kWaitShareOfJob * g.job_sequence_us &&
               g.job_wait_sequence_us >= kWaitShareOfExcess * excess;
   if (timed && (v.ratio >= kSlowInJobRatio || v.by_wait)) {
     v.kind = ReplayVerdictKind::kSlowInJob;
-    v.saving_us = g.job_sequence_us - g.replay_sequence_us;
+    // What the job would save: its excess over the replay, or the wait it measured where that
+    // is larger (a replay that ran slow that day hides part of the excess, not the wait).
+    v.saving_us = std::max(excess, v.by_wait ? g.job_wait_sequence_us : 0.0);
     v.also_slow_alone = slow_alone;
   } else if (slow_alone) {
     v.kind = ReplayVerdictKind::kSlowAlone;
