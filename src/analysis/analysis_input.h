@@ -2,10 +2,12 @@
 // first time an analyzer or a caller asks, then kept — the trace facts (timelines, cross-rank
 // match, step breakdown, bandwidth), the communication pattern, who was late per step, and each
 // size sweep's summary. The analyzers and the report's table data (table_data.h) read the same
-// values, so each is computed once per run.
+// values, so each is computed once per run. The getters are safe to call from several threads
+// at once (the analyzers run in parallel): the first caller computes, the others wait for it.
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -21,12 +23,15 @@ struct ReplayVerdict;  // replay_verdict.h
 
 class AnalysisInput {
  public:
-  explicit AnalysisInput(const Job& job);
+  // threads: for the per-rank work of the trace facts and for running the analyzers (0: one a
+  // core, 1: all on the calling thread).
+  explicit AnalysisInput(const Job& job, int threads = 0);
   ~AnalysisInput();
   AnalysisInput(const AnalysisInput&) = delete;
   AnalysisInput& operator=(const AnalysisInput&) = delete;
 
   const Job& job() const { return job_; }
+  int threads() const { return threads_; }
   // Empty when the job has no traces. On a big trace these are the costly part of the analysis;
   // the trace command and diagnose draw tables and charts from the same facts.
   const TraceFacts& trace_facts() const;
@@ -42,6 +47,8 @@ class AnalysisInput {
  private:
   struct Derived;  // what the four above hold once computed
   const Job& job_;
+  int threads_ = 0;
+  mutable std::once_flag facts_once_;
   mutable std::optional<TraceFacts> facts_;  // filled once, on first use
   std::unique_ptr<Derived> derived_;
 };

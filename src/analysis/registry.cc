@@ -17,6 +17,7 @@
 #include "analysis/trace_host_sync.h"
 #include "analysis/trace_idle_causes.h"
 #include "analysis/trace_pattern.h"
+#include "base/parallel.h"
 
 namespace commdx::analysis {
 
@@ -164,15 +165,20 @@ const std::vector<Analyzer>& Analyzers() {
 
 std::vector<Finding> RunAnalyzers(const AnalysisInput& input, const Options& options,
                                   const std::vector<Source>& sources) {
+  std::vector<const Analyzer*> todo;
+  for (const auto& a : Analyzers())
+    if (sources.empty() || std::find(sources.begin(), sources.end(), a.source) != sources.end())
+      todo.push_back(&a);
+  // The analyzers read the job and the shared facts only, so they run on the workers; their
+  // findings are gathered in registry order, the same for any thread count.
+  std::vector<std::vector<Finding>> found(todo.size());
+  ParallelFor(todo.size(), input.threads(), [&](size_t i) {
+    found[i] = todo[i]->run(input, options);
+    for (auto& f : found[i]) Stamp(f, todo[i]->source);
+  });
   std::vector<Finding> out;
-  for (const auto& a : Analyzers()) {
-    if (!sources.empty() && std::find(sources.begin(), sources.end(), a.source) == sources.end())
-      continue;
-    for (auto& f : a.run(input, options)) {
-      Stamp(f, a.source);
-      out.push_back(std::move(f));
-    }
-  }
+  for (auto& v : found)
+    for (auto& f : v) out.push_back(std::move(f));
   return out;
 }
 

@@ -1,16 +1,27 @@
 #include "analysis/trace_facts.h"
 
+#include "base/parallel.h"
+
 namespace commdx::analysis {
 
-TraceFacts ComputeTraceFacts(const Job& job) {
+TraceFacts ComputeTraceFacts(const Job& job, int threads) {
   const TraceSet& set = job.trace;
+  const size_t n = set.ranks.size();
   TraceFacts f;
-  f.timelines.reserve(set.ranks.size());
-  for (const RankTrace& t : set.ranks) f.timelines.push_back(BuildTimeline(t));
+  // Per rank on the workers; the cross-rank match between the two per-rank passes.
+  f.timelines.resize(n);
+  ParallelFor(n, threads, [&](size_t i) { f.timelines[i] = BuildTimeline(set.ranks[i]); });
   f.cross = MatchAcrossRanks(set);
-  f.steps = ComputeStepBreakdown(set, f.timelines, f.cross);
-  for (size_t i = 0; i < set.ranks.size(); ++i)
-    f.rank_means.push_back(MeanOfRank(f.steps, static_cast<int>(i)));
+  std::vector<std::vector<StepBreakdown>> steps(n);
+  f.rank_means.resize(n);
+  ParallelFor(n, threads, [&](size_t i) {
+    steps[i] = RankStepBreakdown(set, i, f.timelines[i], f.cross);
+    f.rank_means[i] = MeanOfRank(steps[i], static_cast<int>(i));
+  });
+  size_t total = 0;
+  for (const auto& s : steps) total += s.size();
+  f.steps.reserve(total);
+  for (auto& s : steps) f.steps.insert(f.steps.end(), s.begin(), s.end());
   f.link = ExpectLink(set);
   f.bandwidth = MeasureBandwidth(set, f.cross, f.link);
   for (const DdpInit& d : job.job_log.ddp) {

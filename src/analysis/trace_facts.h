@@ -26,7 +26,8 @@ struct TraceFacts {
   std::string ddp_source;  // "job.log:110 (rank 0)"
 };
 
-TraceFacts ComputeTraceFacts(const Job& job);
+// threads: for the per-rank parts (0: one a core); the result is the same for any count.
+TraceFacts ComputeTraceFacts(const Job& job, int threads = 0);
 
 // Mean step time over the ranks that have steps (ns); 0 if none.
 double MeanStepNs(const TraceFacts& facts);

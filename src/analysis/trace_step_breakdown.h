@@ -59,6 +59,11 @@ struct StepBreakdown {
 StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64_t start_ns,
                             int64_t end_ns);
 
+// The steps of trace `ti` (none for a trace without GPU events), in step order.
+std::vector<StepBreakdown> RankStepBreakdown(const TraceSet& set, size_t ti,
+                                             const RankTimeline& timeline,
+                                             const CrossRank& cross);
+// RankStepBreakdown of every trace, in trace order.
 std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
                                                 const std::vector<RankTimeline>& timelines,
                                                 const CrossRank& cross);

@@ -14,6 +14,7 @@ namespace {
 struct DiagnoseOptions {
   std::vector<std::string> paths;
   bool list = false;
+  int threads = 0;
   OutputOptions output;
 };
 
@@ -41,6 +42,7 @@ int RunDiagnose(const DiagnoseOptions& o) {
   request.needs = pipeline::Needs::kAnyInput;
   request.parts = pipeline::EveryPart();
   request.charts = true;
+  request.load.threads = o.threads;
   return RunAndEmit(std::move(request), o.output);
 }
 
@@ -55,6 +57,9 @@ void AddDiagnoseCommand(CLI::App& app, Action& run) {
       "with the root cause and the fix");
   cmd->add_option("paths", o->paths, "Files or folders");
   cmd->add_flag("--list", o->list, "Print the catalogue of findings, input formats and analyzers");
+  cmd->add_option("--threads", o->threads,
+                  "Worker threads for parsing files and analysing ranks (default: all cores)")
+      ->check(CLI::Range(0, 4096));
   AddOutputFlags(*cmd, o->output);
   cmd->callback([&run, o] { run = [o] { return RunDiagnose(*o); }; });
 }

@@ -43,7 +43,7 @@ void AddTraceCommand(CLI::App& app, Action& run) {
       "collectives and bandwidth, who waits for whom, host syncs, data stalls");
   cmd->add_option("paths", o->paths, "Trace files (.json, .json.gz, nsys .sqlite) or folders")
       ->required();
-  cmd->add_option("--threads", o->threads, "Files parsed in parallel (default: all cores)");
+  cmd->add_option("--threads", o->threads, "Worker threads for parsing files and analysing ranks (default: all cores)");
   AddOutputFlags(*cmd, o->output);
   cmd->callback([&run, o] { run = [o] { return RunTrace(*o); }; });
 }

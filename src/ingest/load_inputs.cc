@@ -1,17 +1,16 @@
 #include "ingest/load_inputs.h"
 
 #include <algorithm>
-#include <atomic>
 #include <functional>
 #include <map>
 #include <new>
 #include <optional>
 #include <string_view>
-#include <thread>
 #include <utility>
 
 #include "base/file.h"
 #include "base/input_path.h"
+#include "base/parallel.h"
 #include "ingest/job_merge.h"
 #include "ingest/kineto/json/progress.h"
 #include "ingest/nsys/nsys_rep.h"
@@ -253,22 +252,6 @@ void NamingMemory(Slot& s, Fn fn) {
                         "(ulimit -v), or give commdx fewer files at once",
                         {s.path});
   }
-}
-
-// Calls fn(i) for every i < n on `threads` threads (0: one a core), this one among them.
-template <class Fn>
-void ParallelFor(size_t n, int threads, Fn fn) {
-  std::atomic<size_t> next{0};
-  auto worker = [&]() {
-    for (size_t i = next++; i < n; i = next++) fn(i);
-  };
-  unsigned t = threads > 0 ? static_cast<unsigned>(threads)
-                           : std::max(1u, std::thread::hardware_concurrency());
-  t = static_cast<unsigned>(std::min<size_t>(t, n));
-  std::vector<std::thread> pool;
-  for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
-  if (n > 0) worker();
-  for (auto& th : pool) th.join();
 }
 
 // A file whose format streams: read from disk by the format's stream() into its part.

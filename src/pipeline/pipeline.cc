@@ -79,7 +79,7 @@ void AddPart(Part part, const analysis::AnalysisInput& input, const analysis::Ta
 
 report::Report ReportOn(const Request& request, const Job& job) {
   // Computed once, on first use: the analyzers, the table data and the charts read the same.
-  analysis::AnalysisInput input(job);
+  analysis::AnalysisInput input(job, request.load.threads);
   diagnose::Diagnosis diag = diagnose::Diagnose(input, request.diagnose);
   diag.not_checked.insert(diag.not_checked.end(), request.not_checked.begin(),
                           request.not_checked.end());
