@@ -210,8 +210,11 @@ void Recognise(Slot& s, const LoadOptions& options) {
   if (std::string own = OwnReportKind(head); !own.empty())
     return void(s.skip = "a commdx report (" + own + "), its own output: not read back");
   for (const auto& imp : Importers()) {
-    if (!Allowed(options, imp.kind) || !imp.sniff(head)) continue;
+    // Once a format that keeps its file to itself has it, the rest are not asked (sniffing a
+    // text format parses the head: on a 26 KB Flight Recorder pickle of a 4,096-rank job the
+    // NCCL log's and job log's sniffers took a third of the load).
     if (!s.imps.empty() && !(s.imps.front()->shares_file && imp.shares_file)) continue;
+    if (!Allowed(options, imp.kind) || !imp.sniff(head)) continue;
     s.imps.push_back(&imp);
   }
   // Console text whose start is hours of training output and whose recognisable lines (a
