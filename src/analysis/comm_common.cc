@@ -74,7 +74,13 @@ std::optional<bool> SpansHosts(const NcclSetup& s) {
     addr = addr.substr(0, addr.find('<'));
     if (!addr.empty() && !local.empty() && !local.count(addr)) return true;
   }
-  if (single_known || hosts.size() == 1) return false;
+  if (single_known) return false;
+  // One host in the logs is the whole job only when a communicator's every rank was seen there:
+  // each node writes its own logs, and users often pass one node's (NVIDIA/nccl#975: eight
+  // ranks of a multi-node job, all on one host, no line with the node count).
+  if (hosts.size() == 1)
+    for (const auto& c : s.communicators)
+      if (c.nranks > 0 && static_cast<int>(c.ranks.size()) == c.nranks) return false;
   return std::nullopt;
 }
 

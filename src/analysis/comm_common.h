@@ -27,7 +27,8 @@ std::string NodeOfRank(const NcclCommunicator& c, int rank);
 bool SameNode(const NcclCommunicator& c, int a, int b);
 
 // Whether the job's ranks span several hosts: nNodes > 1, several distinct hosts, or a connect
-// attempt to an address that none of the local interfaces has. nullopt when nothing tells.
+// attempt to an address that none of the local interfaces has; false on nNodes 1 or one host
+// holding every rank of a communicator; nullopt when nothing tells.
 std::optional<bool> SpansHosts(const NcclSetup& s);
 
 // Which hosts show which value of one setting (network, plugin kind, address family, ...).

@@ -2,6 +2,9 @@
 // evidence is there, with the right severity, and not when it is absent.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 #include "ingest/nccl_log/nccl_log_importer.h"
@@ -145,13 +148,40 @@ TEST(NcclLogAnalysis, WrongInterfaceSeverityFollowsHostSpan) {
       "a:1:1 [0] NCCL INFO comm 0xa rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"));
   ASSERT_NE(Find(multi, "comm.wrong_interface"), nullptr);
   EXPECT_EQ(Find(multi, "comm.wrong_interface")->severity, Severity::kError);
-  auto lo =
-      All(Parse("a:1:1 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"
-                "a:2:2 [1] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"));
+  const std::string lo_lines =
+      "a:1:1 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"
+      "a:2:2 [1] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n";
+  // One host's processes and nothing about the rest: each node writes its own log, so this may
+  // be one node of many (NVIDIA/nccl#975 posted eight ranks of one host of a multi-node job).
+  auto one_host = All(Parse(lo_lines));
+  ASSERT_NE(Find(one_host, "comm.wrong_interface"), nullptr);
+  EXPECT_EQ(Find(one_host, "comm.wrong_interface")->severity, Severity::kWarning);
+  EXPECT_LT(Find(one_host, "comm.wrong_interface")->confidence, 0.7);
+  // The job's node count says one node: a note.
+  auto lo = All(Parse(lo_lines +
+                      "a:1:1 [0] NCCL INFO comm 0xa rank 0 nRanks 2 nNodes 1 localRanks 2 "
+                      "localRank 0 MNNVL 0\n"));
   ASSERT_NE(Find(lo, "comm.wrong_interface"), nullptr);
-  EXPECT_EQ(Find(lo, "comm.wrong_interface")->severity, Severity::kInfo);  // one host
+  EXPECT_EQ(Find(lo, "comm.wrong_interface")->severity, Severity::kInfo);  // one node
   auto good = All(Parse("a:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"));
   EXPECT_EQ(Find(good, "comm.wrong_interface"), nullptr);
+}
+
+// The public log of NVIDIA/nccl#975 (tests/data/nccl_log_fixtures, case43): one host's eight
+// ranks of a multi-node job bootstrapping over a link-local address, no node count. Reported as
+// a one-node note before; the job spanned nodes.
+TEST(NcclLogAnalysis, OneHostsLogOfAJobIsNotAOneNodeJob) {
+  std::ifstream in(std::string(COMMDX_SOURCE_DIR) +
+                   "/tests/data/nccl_log_fixtures/"
+                   "case43-nccl975-one-host-of-multinode-ib1-link-local-bootstrap.log");
+  std::stringstream text;
+  text << in.rdbuf();
+  ASSERT_FALSE(text.str().empty());
+  auto fs = All(Parse(text.str()));
+  const Finding* f = Find(fs, "comm.wrong_interface");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->title.find("link-local"), std::string::npos) << f->title;
 }
 
 TEST(NcclLogAnalysis, WarnCatalogue) {
