@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <string>
 
 #include "analysis/bench_analyzers.h"
 #include "analysis/bench_summary.h"
@@ -34,9 +35,20 @@ std::vector<Finding> FindBenchHighLatency(const AnalysisInput& input, const Opti
     f.title = buf;
     f.detail =
         "Even the smallest messages take this long, so every small collective (and each "
-        "DDP bucket's launch) pays it. On one node NCCL normally needs 6-13 us; "
-        "this points at a slow transport (sockets, host memory), a busy or far-away CPU "
-        "driving the GPU, or launch overhead.";
+        "DDP bucket's launch) pays it. ";
+    if (r.topology.nodes == 1)
+      f.detail +=
+          "On one node NCCL normally needs 6-13 us; this points at a slow transport (sockets, "
+          "host memory), a busy or far-away CPU driving the GPU, or launch overhead.";
+    else
+      f.detail +=
+          std::string(r.topology.nodes > 1 ? "The ranks span " +
+                                                 std::to_string(r.topology.nodes) + " nodes. "
+                                           : "") +
+          "Across nodes an RDMA fabric (InfiniBand, RoCE, EFA) adds tens of microseconds; far "
+          "more points at a TCP transport (NET/Socket, or a TCP-based GPUDirect fabric, "
+          "whose floor is higher), many ranks in a ring, a busy or far-away CPU driving the "
+          "GPU, or launch overhead. Check the transport NCCL chose before tuning.";
     f.metrics = {{"latency_floor", s.latency_floor_us * 1e3, Unit::kNs},
                  {"at_size", static_cast<double>(s.latency_bytes), Unit::kBytes},
                  {"limit", limit * 1e3, Unit::kNs}};
