@@ -30,6 +30,7 @@ Watchdog::~Watchdog() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (abort_.joinable()) abort_.join();
 }
 
 void Watchdog::Arm(std::string what) {
@@ -75,8 +76,9 @@ void Watchdog::Loop() {
     }
     fired_ = true;
     // ncclCommAbort can block when the stuck thread holds NCCL's locks: run it on its own
-    // thread so the grace deadline below holds regardless.
-    if (backend_) std::thread([b = backend_] { b->Abort(); }).detach();
+    // thread so the grace deadline below holds regardless (past it the process ends; before
+    // it the stuck call returned, and the destructor waits for the abort to finish).
+    if (backend_) abort_ = std::thread([b = backend_] { b->Abort(); });
     // Give the waiting call time to notice and return; if it cannot, end the process.
     int64_t deadline = NowNs() + static_cast<int64_t>(grace_s_ * 1e9);
     while (!acknowledged_ && NowNs() < deadline)

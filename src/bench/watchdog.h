@@ -52,6 +52,9 @@ class Watchdog {
   std::atomic<bool> fired_{false};
   std::atomic<bool> acknowledged_{false};
   std::thread thread_;
+  // Runs Backend::Abort once the watchdog fires; joined by the destructor, so the abort
+  // happens before the backend (which outlives the watchdog) is destroyed.
+  std::thread abort_;
 };
 
 }  // namespace commdx::bench
