@@ -4,11 +4,30 @@
 #include "base/input_path.h"
 #include "ingest/pipe_head.h"
 #include "ingest/saved_result/saved_result_reader.h"
+#include "ingest/snapshot/snapshot.h"
+#include "pipeline/pipeline.h"
 #include "report/compare_tables.h"
+#include "report/render.h"
 
 namespace commdx::pipeline {
 
 namespace {
+
+// A `topo`/`env --save` snapshot of a node, as the result `commdx diagnose SNAPSHOT --format
+// json` would write: the same command on both sides, so two nodes' snapshots (or a snapshot and
+// such a result) compare table by table, finding by finding.
+Result<FileText> ResultOfSnapshot(const std::string& path) {
+  Request r;
+  r.command = "diagnose";
+  r.paths = {path};
+  r.needs = Needs::kAnyInput;
+  r.parts = EveryPart();
+  COMMDX_ASSIGN_OR_RETURN(Outcome out, Run(std::move(r)));
+  FileText text;
+  text.path = path;
+  text.data = report::RenderJson(out.report);
+  return text;
+}
 
 // One saved result, refused when another version of commdx wrote it: its paths and meanings
 // may differ, so a diff would report renamed fields as changes.
@@ -22,8 +41,12 @@ Result<SavedResult> ReadComparable(const std::string& path) {
     COMMDX_ASSIGN_OR_RETURN(text, pipe.ReadRest());
   } else {
     COMMDX_ASSIGN_OR_RETURN(std::string head, ReadHead(path, kHeadBytes));
-    COMMDX_TRY(ingest::CheckSavedResultHead(head, path));
-    COMMDX_ASSIGN_OR_RETURN(text, ReadFile(path));
+    if (ingest::SniffSnapshot(head)) {
+      COMMDX_ASSIGN_OR_RETURN(text, ResultOfSnapshot(path));
+    } else {
+      COMMDX_TRY(ingest::CheckSavedResultHead(head, path));
+      COMMDX_ASSIGN_OR_RETURN(text, ReadFile(path));
+    }
   }
   COMMDX_ASSIGN_OR_RETURN(SavedResult r, ingest::ReadSavedResult(text));
   if (r.schema_version != report::kSchemaVersion)

@@ -1,6 +1,7 @@
 // `commdx compare A B` through the pipeline: reads two saved results (ingest's saved-result
-// reader), refuses results of another commdx version or of different commands, diffs them
-// (diagnose::Compare) and returns the report of what changed.
+// reader; a `topo`/`env --save` snapshot is first diagnosed, as `commdx diagnose SNAPSHOT
+// --format json` would), refuses results of another commdx version or of different commands,
+// diffs them (diagnose::Compare) and returns the report of what changed.
 #pragma once
 
 #include <string>

@@ -120,8 +120,8 @@ Status CheckSavedResultHead(std::string_view head, const std::string& path) {
   if (head.find("\"schema_version\"") != std::string_view::npos) return Ok{};
   if (head.find("\"commdx_snapshot\"") != std::string_view::npos)
     return MakeError(ErrorCode::kBadInput,
-                     "not a commdx JSON result but a --save snapshot: compare reads results "
-                     "written with --format json (diagnose reads snapshots)",
+                     "a --save snapshot on a pipe: compare diagnoses a snapshot given as a "
+                     "file; give its path, or a result written with --format json",
                      {path});
   return MakeError(ErrorCode::kBadInput,
                    "not a commdx JSON result: no \"schema_version\" at its start (expected a "

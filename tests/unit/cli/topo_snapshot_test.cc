@@ -205,3 +205,30 @@ TEST(TopoCli, OfflineTextAndErrors) {
 
 }  // namespace
 }  // namespace commdx
+
+namespace commdx {
+namespace {
+
+using test_util::RunCommdx;
+
+// `compare` takes `--save` snapshots as its help says: two nodes' snapshots (the 1xH200 and
+// 2xH200 machines') are diagnosed alike and diffed, not refused as "not a result".
+TEST(SnapshotCompare, TwoNodesSnapshotsAreDiffed) {
+  const std::string dir = std::string(COMMDX_SOURCE_DIR) + "/tests/data/snapshot/";
+  auto r = RunCommdx("compare " + dir + "h200x1-topo.json " + dir + "h200x2-topo.json", true);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("not a commdx JSON result"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 x NVIDIA H200"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 x NVIDIA H200"), std::string::npos) << r.out;
+  // A snapshot against the result `diagnose --format json` writes of the other: one command.
+  const std::string saved = ::testing::TempDir() + "/h200x2-topo.result.json";
+  auto d = RunCommdx("diagnose " + dir + "h200x2-topo.json --format json -o " + saved);
+  ASSERT_EQ(d.code, 0) << d.out;
+  auto mixed = RunCommdx("compare " + dir + "h200x1-topo.json " + saved, true);
+  EXPECT_EQ(mixed.code, 0) << mixed.out;
+  EXPECT_NE(mixed.out.find("2 x NVIDIA H200"), std::string::npos) << mixed.out;
+  std::remove(saved.c_str());
+}
+
+}  // namespace
+}  // namespace commdx
