@@ -118,6 +118,8 @@ inline constexpr QualityIdEntry kQualityIds[] = {
     {"smi_nvlink.unparsed_line", "an nvidia-smi nvlink line of neither known form: skipped"},
     {"smi_p2p.capability_unknown", "a P2P matrix that does not say its capability: read assumed"},
     {"smi_p2p.unknown_status", "an unknown P2P status: treated as unknown"},
+    {"smi_topo.realigned_row",
+     "a topology row whose cells ran together or ran into its affinity: read back into columns"},
     {"smi_topo.short_row", "a topology row with fewer cells than columns: missing cells unknown"},
     {"smi_topo.unknown_cell", "an unknown connection in the topology matrix: unknown"},
     {"env_dump.non_string_value", "an environment value that is not a string: skipped"},

@@ -116,6 +116,56 @@ bool ParseHeader(const std::vector<std::string>& fields, Matrix& m) {
   return !m.columns.empty();
 }
 
+// "0-31,64-95", "0", "N/A": what the affinity columns hold, never a connection cell.
+bool LooksLikeAffinity(std::string_view v) {
+  if (v == "N/A") return true;
+  return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+    return (c >= '0' && c <= '9') || c == '-' || c == ',';
+  });
+}
+
+// The connection values of `nvidia-smi topo -m` (NV# is NV and a link count).
+bool IsConnection(std::string_view v) {
+  for (std::string_view k : {"X", "SYS", "NODE", "PHB", "PXB", "PIX"})
+    if (v == k) return true;
+  return v.size() > 2 && v.substr(0, 2) == "NV" &&
+         std::all_of(v.begin() + 2, v.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Appends `v`, or the two connection values it is made of when a paste ran them together
+// ("NODENODE" -> "NODE", "NODE").
+void SplitRunTogether(const std::string& v, std::vector<std::string>& out) {
+  if (!IsConnection(v))
+    for (size_t cut = 1; cut < v.size(); ++cut)
+      if (IsConnection(std::string_view(v).substr(0, cut)) &&
+          IsConnection(std::string_view(v).substr(cut))) {
+        out.push_back(v.substr(0, cut));
+        out.push_back(v.substr(cut));
+        return;
+      }
+  out.push_back(v);
+}
+
+// A GPU row with fewer fields than the header (two cells run together as posted, "NODENODE";
+// a cell lost in copying) put its affinity values into device columns and left the affinity
+// columns short. Cells run together are split again; then, when the row ends in as many
+// affinity-looking values as there are affinity columns, those are the affinities and the
+// cells before them the connections (any still missing count as unknown: a short row).
+void RealignExtras(const std::vector<std::string>& fields, size_t first, Matrix& m,
+                   MatrixRow& row) {
+  if (row.label.rfind("GPU", 0) != 0) return;
+  std::vector<std::string> toks;
+  for (size_t f = first + 1; f < fields.size(); ++f)
+    if (!fields[f].empty()) SplitRunTogether(fields[f], toks);
+  const size_t k = m.extra_columns.size();
+  if (toks.size() <= k || toks.size() > m.columns.size() + k) return;
+  for (size_t j = toks.size() - k; j < toks.size(); ++j)
+    if (!LooksLikeAffinity(toks[j])) return;
+  row.cells.assign(toks.begin(), toks.end() - static_cast<std::ptrdiff_t>(k));
+  row.extras.assign(toks.end() - static_cast<std::ptrdiff_t>(k), toks.end());
+  m.realigned_rows.push_back(row.offset);
+}
+
 }  // namespace
 
 // Row:  "GPU0\t X \tNV18\t0-31\t0\t\tN/A"
@@ -155,6 +205,7 @@ bool ReadMatrix(std::string_view text, uint64_t from, Matrix& out) {
       row.cells.push_back(fields[f]);
     for (; f < fields.size(); ++f)
       if (!fields[f].empty()) row.extras.push_back(fields[f]);
+    if (row.extras.size() < out.extra_columns.size()) RealignExtras(fields, first, out, row);
     if (row.cells.size() < out.columns.size()) out.short_rows.push_back(row.offset);
     out.rows.push_back(std::move(row));
   }

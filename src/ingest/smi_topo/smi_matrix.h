@@ -24,6 +24,7 @@ struct Matrix {
   uint64_t header_offset = 0;
   uint64_t end_offset = 0;           // where the matrix ended (a blank line or "Legend:")
   std::vector<uint64_t> short_rows;  // rows with fewer cells than columns (offsets)
+  std::vector<uint64_t> realigned_rows;  // rows read back into columns (RealignExtras)
 };
 
 // Removes ANSI escape sequences ("\x1b[4m").

@@ -125,6 +125,12 @@ Status ParseSmiTopoMatrix(const FileText& file, Job& job) {
   if (topo.source == TopoSource::kNone) topo.source = TopoSource::kNvidiaSmi;
   if (topo.gpu_source.empty()) topo.gpu_source = "nvidia-smi topo -m";
   topo.files.push_back(file.path);
+  for (uint64_t off : m.realigned_rows)
+    job.quality.Add("smi_topo.realigned_row", DiagSeverity::kNote,
+                    "matrix row with fewer fields than the header (cells run together, as "
+                    "\"NODENODE\" in a paste): split back into columns, its last values read as "
+                    "the affinity columns",
+                    at.At(off));
   for (uint64_t off : m.short_rows)
     job.quality.Add("smi_topo.short_row", DiagSeverity::kWarning,
                     "matrix row has fewer cells than the header has columns; missing cells are "

@@ -128,6 +128,27 @@ TEST(SmiTopo, SpaceAlignedMatricesFromPublicThreads) {
     EXPECT_EQ(d.message.find("no GPU matrix"), std::string::npos) << d.message;
 }
 
+// NVIDIA/nccl#820 as posted: GPU0-GPU3's rows hold "NODENODE" (two cells run together), so
+// each is one field short and its affinity slid into the NIC columns (GPU0's CPU affinity read
+// as "0", mlx5_9 as "0-31,64-95"). The cells are split back and the affinity read from the end.
+TEST(SmiTopo, CellsRunTogetherAreReadBackIntoColumns) {
+  Job job = Load({"nccl820-h100x8-topo-m-cells-run-together.txt"});
+  const Topology& t = job.topo;
+  ASSERT_GE(t.gpus.size(), 6u);
+  for (int g = 0; g < 4; ++g) {
+    EXPECT_EQ(t.gpus[g].cpu_affinity, "0-31,64-95") << g;
+    EXPECT_EQ(t.gpus[g].numa_node, 0) << g;
+  }
+  EXPECT_EQ(t.gpus[4].cpu_affinity, "32-63,96-127");
+  ASSERT_EQ(t.nics.size(), 10u);
+  EXPECT_EQ(t.nics[4].gpu_paths[0], PathType::kNode);  // mlx5_4, the first half of NODENODE
+  EXPECT_EQ(t.nics[5].gpu_paths[0], PathType::kNode);  // mlx5_5, the second
+  EXPECT_EQ(t.nics[9].gpu_paths[0], PathType::kSys);
+  EXPECT_EQ(job.quality.Count("smi_topo.realigned_row"), 4u);
+  EXPECT_EQ(job.quality.Count("smi_topo.unknown_cell"), 0u);
+  EXPECT_EQ(job.quality.Count("smi_topo.short_row"), 0u);
+}
+
 TEST(SmiTopo, OldDriverLayoutNamesNicsByDevice) {
   Job job = Load({"a100x8-old-topo-m.txt"});
   const Topology& t = job.topo;
