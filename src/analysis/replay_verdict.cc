@@ -1,7 +1,6 @@
 #include "analysis/replay_verdict.h"
 
 #include <algorithm>
-#include <set>
 #include <string>
 
 namespace commdx::analysis {
@@ -38,17 +37,10 @@ void JudgeAlone(const ReplayGroupResult& g, int nranks, ReplayVerdict& v) {
     v.alone_efficiency = v.alone_busbw_gbps / v.link.line_rate_gbps;
 }
 
-bool SharedGpu(const ReplayResult& r) {
-  std::set<std::string> seen;
-  for (const BenchRankGpu& g : r.rank_gpus)
-    if (!g.uuid.empty() && !seen.insert(g.host + "/" + g.uuid).second) return true;
-  return false;
-}
-
 ReplayVerdict Judge(const ReplayResult& r, const ReplayGroupResult& g) {
   ReplayVerdict v;
   v.link = ExpectedForBench(r.topology);
-  v.shared_gpu = SharedGpu(r);
+  v.shared_gpu = AnyGpuShared(r.rank_gpus);
   if (v.shared_gpu) {
     v.link = ExpectedLink{};
     v.link.basis = "not judged: the replay's ranks share one GPU (same CUDA UUID), so its times "

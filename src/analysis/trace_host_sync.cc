@@ -252,18 +252,17 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
     auto syncs = FindHostSyncs(t, static_cast<int>(ti), f.timelines[ti]);
     const auto [first_launch, last_launch] = LaunchSpan(t);
     const auto spans = KernelLaunchSpans(t);
-    // The steps the rank's mean is over (a step the trace cut is left out when whole ones
-    // exist): counts, blocked time and each cause's idle are over the same steps as the cost.
-    std::set<int64_t> left_out;
-    for (const StepBreakdown& b : f.steps)
-      if (b.trace == static_cast<int>(ti) && b.partial && f.rank_means[ti].step > 0)
-        left_out.insert(b.step);
-    if (left_out.size() == t.steps.size()) left_out.clear();
+    // The steps the rank's mean is over (StepsOfMean: a step the trace cut is left out when
+    // whole ones exist): counts, blocked time and each cause's idle are over the same steps as
+    // the cost. None for a rank without GPU work: then all of its steps.
+    std::set<int64_t> in_mean;
+    for (const StepBreakdown* b : StepsOfMean(f.steps, static_cast<int>(ti)))
+      in_mean.insert(b->step);
     int64_t in_steps = 0, in_work = 0, blocked = 0;
     std::map<std::string, std::pair<int, int64_t>> by_cause;  // count, idle
     for (const HostSync& s : syncs) {
       if (s.step < 0) continue;  // outside the steps (profiler start/stop, setup)
-      if (left_out.count(s.step)) continue;
+      if (!in_mean.empty() && !in_mean.count(s.step)) continue;
       if (t.step_source == StepSource::kWholeTrace && AtCaptureEdge(t, s, first_launch, last_launch))
         continue;
       ++in_steps;
@@ -274,7 +273,7 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
       ++c.first;
       c.second += s.gpu_idle_ns;
     }
-    const double nsteps = static_cast<double>(t.steps.size() - left_out.size());
+    const double nsteps = static_cast<double>(in_mean.empty() ? t.steps.size() : in_mean.size());
     const double per_step_blocked = static_cast<double>(blocked) / nsteps;
     const double step_ns = static_cast<double>(f.rank_means[ti].total_ns());
     const double per_step_count = static_cast<double>(in_steps) / nsteps;

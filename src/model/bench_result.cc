@@ -30,4 +30,12 @@ int HostCount(const std::vector<BenchRankGpu>& gpus) {
   return static_cast<int>(std::unique(hosts.begin(), hosts.end()) - hosts.begin());
 }
 
+bool AnyGpuShared(const std::vector<BenchRankGpu>& gpus) {
+  std::vector<std::string_view> uuids;
+  for (const BenchRankGpu& g : gpus)
+    if (!g.uuid.empty()) uuids.push_back(g.uuid);
+  std::sort(uuids.begin(), uuids.end());
+  return std::adjacent_find(uuids.begin(), uuids.end()) != uuids.end();
+}
+
 }  // namespace commdx

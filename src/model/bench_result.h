@@ -98,6 +98,8 @@ struct BenchRankGpu {
 
 // How many hosts the ranks ran on (distinct non-empty host names); 0 when none is known.
 int HostCount(const std::vector<BenchRankGpu>& gpus);
+// Two ranks reported the same GPU UUID (whatever their hosts say): they took turns on one GPU.
+bool AnyGpuShared(const std::vector<BenchRankGpu>& gpus);
 
 struct BenchResult {
   std::string case_key;      // bench case: "p2p", "repro", or a CollectiveTypeName ("all_reduce")
