@@ -31,6 +31,16 @@ constexpr WarnRule kShmNoSpace = {
     "Run the container with --shm-size=1g (or more) or --ipc=host; on Kubernetes mount an "
     "emptyDir with medium: Memory at /dev/shm; delete stale /dev/shm/nccl-* files. "
     "NCCL_SHM_DISABLE=1 avoids it at a bandwidth cost."};
+constexpr WarnRule kShmCreate = {
+    "shm_create",
+    "comm.nccl_warn",
+    kW,
+    true,
+    "NCCL could not create a shared-memory segment in /dev/shm. The line before it in the same "
+    "process says why: no space (posix_fallocate, a full /dev/shm) or a CUDA error registering "
+    "the segment (that error is the cause).",
+    "Read the WARN line before it: for no space, give the container more /dev/shm "
+    "(--shm-size=1g, --ipc=host); for a CUDA error, see comm.cuda_error."};
 constexpr WarnRule kShmAttach = {
     "shm_attach",
     "comm.nccl_warn",
@@ -200,6 +210,15 @@ constexpr WarnRule kTopology = {
     "WSL2 or containers with a partial /sys).",
     "Run where /sys exposes the PCI tree (or give NCCL_TOPO_FILE); on WSL2 use a NCCL "
     "version that supports it; NCCL_DEBUG_SUBSYS=GRAPH shows what was detected."};
+constexpr WarnRule kProxyOpFailed = {
+    "proxy_op_failed",
+    "comm.nccl_warn",
+    kW,
+    true,
+    "NCCL's proxy thread failed an operation (a connection setup, a buffer registration) for "
+    "a rank; the return code is the error's class and the WARN line before it in the same "
+    "process says what failed.",
+    "Fix the error logged just before it (an RDMA, socket or CUDA failure)."};
 constexpr WarnRule kTimeout = {
     "timeout",
     "comm.nccl_warn",
@@ -210,10 +229,10 @@ constexpr WarnRule kTimeout = {
 
 constexpr Signature kSignatures[] = {
     {{"Failed to open libibverbs", nullptr}, nullptr, &kNoVerbs},
-    {{"posix_fallocate", "failed to extend /dev/shm", "Error while creating shared memory",
-      nullptr},
+    {{"posix_fallocate", "failed to extend /dev/shm", "No space left on device", nullptr},
      nullptr,
      &kShmNoSpace},
+    {{"Error while creating shared memory", nullptr}, nullptr, &kShmCreate},
     {{"Error while attaching to shared memory", nullptr}, nullptr, &kShmAttach},
     {{"no algorithm/protocol available", nullptr}, nullptr, &kNoAlgo},
     {{"Duplicate GPU detected", nullptr}, nullptr, &kDuplicateGpu},
@@ -223,6 +242,18 @@ constexpr Signature kSignatures[] = {
      &kNoInterface},
     {{"neither AF_INET", nullptr}, nullptr, &kBadPeerAddress},
     {{"No interface found in the same subnet", nullptr}, nullptr, &kNoSubnet},
+    // A failed verbs call is an RDMA error whatever errno text it carries ("Network is
+    // unreachable" from ibv_modify_qp is a RoCE route or GID problem, not a TCP connect): these
+    // come before the socket rules, which match the same errno texts.
+    {{"Got completion", nullptr}, nullptr, &kIbCompletion},
+    {{"ibv_modify_qp", nullptr}, nullptr, &kIbQp},
+    {{"ibv_reg_mr", "ibv_reg_dmabuf_mr", nullptr}, nullptr, &kIbRegMr},
+    {{"ibv_open_device", "Unable to open device", "ibv_get_device_list", nullptr},
+     nullptr,
+     &kIbOpen},
+    {{"Cannot allocate memory", nullptr}, "transport/net_ib", &kIbRegMr},
+    {{"Cannot allocate memory", nullptr}, "misc/ibvwrap", &kIbRegMr},
+    {{"Failed to execute operation", nullptr}, nullptr, &kProxyOpFailed},
     {{"Connection closed by remote peer", "Connection reset by peer", "Broken pipe",
       "Connection closed by localRank"},
      nullptr,
@@ -238,12 +269,7 @@ constexpr Signature kSignatures[] = {
     {{"Connection timed out", "No route to host", "Network is unreachable", nullptr},
      nullptr,
      &kConnectFailed},
-    {{"Got completion", nullptr}, nullptr, &kIbCompletion},
-    {{"ibv_modify_qp", nullptr}, nullptr, &kIbQp},
-    {{"ibv_reg_mr", "ibv_reg_dmabuf_mr", "Cannot allocate memory", nullptr}, nullptr, &kIbRegMr},
-    {{"ibv_open_device", "Unable to open device", "ibv_get_device_list", nullptr},
-     nullptr,
-     &kIbOpen},
+    {{"Cannot allocate memory", nullptr}, nullptr, &kIbRegMr},
     {{"Got async event", nullptr}, nullptr, &kIbAsync},
     {{"no kernel image is available", "ncclMaxSharedMem", nullptr}, nullptr, &kArch},
     {{"NVLS", "nvls", "multicast", nullptr}, nullptr, &kNvls},
@@ -252,6 +278,9 @@ constexpr Signature kSignatures[] = {
     {{"does not loop back", nullptr}, nullptr, &kRingLoop},
     {{"Cuda failure", "CUDA failure", "Cuda error", "CUDA error"}, nullptr, &kCuda},
     {{"cudaError", "Call to cu", "unhandled cuda error", nullptr}, nullptr, &kCuda},
+    {{"Failed to CUDA calloc", "Failed to CUDA malloc", "Failed to CUDA host alloc", nullptr},
+     nullptr,
+     &kCuda},
     {{"", nullptr}, "graph/", &kTopology},
     {{"Could not find real path", "Topology detection", nullptr}, nullptr, &kTopology},
     {{"Timeout", "timed out", "timeout", nullptr}, nullptr, &kTimeout},

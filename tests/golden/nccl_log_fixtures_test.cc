@@ -56,6 +56,7 @@ const std::map<std::string, std::set<std::string>>& TagToIds() {
       {"efa_provider_wrong", {"comm.efa_not_used"}},
       {"remote_rank_failure", {"comm.remote_exited"}},
       {"env_override", {"comm.env_override"}},
+      {"cuda_failure", {"comm.cuda_error"}},
   };
   return m;
 }

@@ -211,12 +211,32 @@ TEST(NcclLogAnalysis, WarnCatalogue) {
       {"> DESKTOP:36629:36635 [0] graph/xml.cc:332 NCCL WARN Could not find real path of "
        "/sys/bus/pci/x",
        "comm.topology_error"},
+      // A verbs call's errno text is not a TCP connect's (NVIDIA/nccl-tests#185).
+      {"d:1:2 [0] misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error Network "
+       "is unreachable",
+       "comm.ib_error"},
+      {"h:1:2 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes",
+       "comm.cuda_error"},
+      // Without a no-space line the segment error says nothing of /dev/shm's size
+      // (NVIDIA/nccl#1518: a CUDA failure came first).
+      {"[1] misc/shmutils.cc:114 NCCL WARN Error while creating shared memory segment "
+       "/dev/shm/nccl-NzwJ7O (size 9637888)",
+       "comm.nccl_warn"},
+      {"h:1:2 [0] proxy.cc:1519 NCCL WARN [Proxy Service 1] Failed to execute operation Connect "
+       "from rank 1, retcode 2",
+       "comm.nccl_warn"},
       {"h:1:2 [0] x.cc:1 NCCL WARN Something nobody has seen before", "comm.nccl_warn"},
   };
   for (const auto& c : cases) {
     auto fs = All(Parse(std::string(c.line) + "\n"));
     EXPECT_NE(Find(fs, c.id), nullptr) << c.line;
   }
+  // ...and not as what their errno text alone would suggest.
+  EXPECT_EQ(Find(All(Parse(std::string(cases[8].line) + "\n")), "comm.bootstrap_failure"), nullptr);
+  EXPECT_EQ(Find(All(Parse(std::string(cases[10].line) + "\n")), "comm.shm_too_small"), nullptr);
+  const Finding* proxy = Find(All(Parse(std::string(cases[11].line) + "\n")), "comm.nccl_warn");
+  ASSERT_NE(proxy, nullptr);
+  EXPECT_NE(proxy->detail.find("proxy thread"), std::string::npos) << proxy->detail;
   // Benign: rdma-core missing on a host without RDMA.
   auto benign =
       All(Parse("h:1:2 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"));
