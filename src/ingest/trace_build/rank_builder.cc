@@ -93,6 +93,28 @@ void RankBuilder::ReserveCounts(uint64_t gpu_ops, uint64_t host_ops, uint64_t ru
   // The binary's operator new puts these blocks on huge pages (cli/main_operator_new.cc).
 }
 
+namespace {
+
+// Gives back a vector's room past its size when the room is a quarter or more of it: the copy
+// costs a pass over the events, the room would stay resident for as long as the rank is kept.
+template <typename T>
+void Fit(std::vector<T>& v) {
+  if (v.capacity() - v.size() >= v.size() / 4 + 1024) v.shrink_to_fit();
+}
+
+}  // namespace
+
+void RankBuilder::FitEventArrays() {
+  // Reserve() sizes the arrays for the densest traces; most ranks fill a third of that, and a
+  // job's ranks are all kept until the cross-rank analyses are done (1,024 ranks of a 5.6 MB
+  // DDP trace: 1.2 MB of room per rank against 0.7 MB of events).
+  Fit(trace_.gpu_ops);
+  Fit(trace_.host_ops);
+  Fit(trace_.runtime);
+  Fit(trace_.gpu_annotations);
+  Fit(trace_.collectives);
+}
+
 void RankBuilder::Add(const RawEvent& ev) {
   ++trace_.events;
   switch (ev.ph) {
@@ -352,6 +374,7 @@ RankTrace RankBuilder::Finish(int rank_from_name) {
   colls_.clear();
   ext_args_.clear();
   flows_.clear();
+  FitEventArrays();
   return std::move(trace_);
 }
 

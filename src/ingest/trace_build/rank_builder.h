@@ -106,6 +106,7 @@ class RankBuilder {
   void BuildCollectives();
   void BuildStreams();
   void BuildProcessGroups();
+  void FitEventArrays();  // gives back the room Reserve() left unused
 
   RankTrace trace_;
   Interner names_;
