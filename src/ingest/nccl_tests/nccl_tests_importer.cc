@@ -262,6 +262,21 @@ void ParseTrailer(std::string_view body, uint64_t offset, State& st) {
   }
 }
 
+// The test a command line runs: "root@host:~/nccl-tests# ./build/all_reduce_perf -b 8 ...",
+// "mpirun -np 16 ... ./build/alltoall_perf_mpi -g 1" -> "all_reduce", "alltoall"; "" if the line
+// runs no nccl-tests binary. Files without "# Collective test starting:" (older nccl-tests, a
+// pasted excerpt) name the test only there.
+std::string CaseFromCommandLine(std::string_view line) {
+  for (std::string_view w : SplitWhitespace(line)) {
+    size_t slash = w.find_last_of('/');
+    if (slash != w.npos) w = w.substr(slash + 1);
+    if (!EndsWith(w, "_perf") && !EndsWith(w, "_perf_mpi")) continue;
+    std::string name = CaseFromBinary(w);
+    if (!name.empty() && name[0] >= 'a' && name[0] <= 'z') return name;
+  }
+  return "";
+}
+
 }  // namespace
 
 // A result row as nccl-tests prints it: size and count, then one of its type names.
@@ -318,6 +333,9 @@ Status ParseNcclTests(const FileText& file, Job& job) {
     }
     if (IsDigit(line[0])) {
       ParseRow(line, offset, st);
+    } else if (std::string name = CaseFromCommandLine(line); !name.empty()) {
+      st.header.case_key = name;
+      if (st.current.rows.empty()) st.current.case_key = name;
     } else if (Contains(line, "NCCL failure") || Contains(line, "CUDA failure") ||
                Contains(line, "Test failure") || Contains(line, "Test NCCL failure")) {
       st.current.notes.push_back("nccl-tests reported: " + std::string(line));

@@ -269,6 +269,33 @@ TEST(NcclTests, OldRowsWithoutHeader) {
     EXPECT_NE(f.severity, Severity::kError) << f.id << ": " << f.title;
 }
 
+// A run pasted with its shell prompt and command line, no "# Collective test starting:" (the
+// preamble and first rows of a public 2x RTX 2080 Ti post, github.com/Anthony-Hoo/
+// Anthony-Hoo.github.io, posts/AutoDL_Multi-GPU_Interconnection_Test.md): the command names
+// the test.
+TEST(NcclTests, TheCommandLineNamesTheTest) {
+  const std::string header =
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n";
+  auto row = [](const char* redop) {
+    return std::string("     8388608   2097152 float ") + redop +
+           "     -1   2113.20        3.97        3.97      0   2111.50        3.97        3.97      0\n";
+  };
+  Job job = FromText(
+      "root@autodl-container-xxxxx:~/nccl-tests# ./build/all_reduce_perf -b 8 -e 1024M -f 2 -g2\n"
+      "# nThread 1 nGpus 2 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: "
+      "20 agg iters: 1 validation: 1 graph: 0\n" +
+      header + row("sum") + "$ mpirun -np 2 /opt/nccl-tests/build/alltoall_perf_mpi -b 8 -e 64M\n" +
+      header + row("none"));
+  ASSERT_EQ(job.bench.size(), 2u);
+  EXPECT_EQ(job.bench[0].case_key, "all_reduce");
+  EXPECT_EQ(job.bench[1].case_key, "alltoall");
+  // Words that only contain "_perf" are not commands.
+  Job other = FromText("see my_perf_notes.txt and NCCL_perf\n" + header + row("sum"));
+  ASSERT_EQ(other.bench.size(), 1u);
+  EXPECT_EQ(other.bench[0].case_key, "unknown");
+}
+
 TEST(BenchFindings, LatencyOfAnExcerptWithoutItsRanksUsesTheAcrossNodesBound) {
   Job job = LoadPublic("nccl1244-nvlstree-small-sizes-no-ranks.txt");
   ASSERT_EQ(job.bench.size(), 1u);
