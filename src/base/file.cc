@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <system_error>
 #include <vector>
 
@@ -184,12 +185,12 @@ Result<std::string> ReadTail(const std::string& path, size_t bytes) {
   return nl == std::string::npos ? std::string() : tail.substr(nl + 1);
 }
 
-Result<std::string> ReadHead(const std::string& path, size_t bytes, const char** converted_from) {
-  COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
-  if (in.pipe())  // a pipe's head would be used up: read it whole instead (LoadInputs does)
-    return MakeError(ErrorCode::kInternal, "ReadHead on a pipe", {path});
-  uint64_t at = 0;  // the next byte of the file to read
-  auto read_raw = [&](char* dst, size_t n) -> Result<size_t> {
+namespace {
+
+// A regular file read from its first byte on, by pread (the descriptor's offset is not used).
+struct FrontReader {
+  FrontReader(const OpenedInput& input, const std::string& name) : in(input), path(name) {}
+  Result<size_t> Read(char* dst, size_t n) {
     while (true) {
       ssize_t got = pread(in.fd(), dst, n, static_cast<off_t>(at));
       if (got < 0 && errno == EINTR) continue;
@@ -197,14 +198,76 @@ Result<std::string> ReadHead(const std::string& path, size_t bytes, const char**
       at += static_cast<uint64_t>(got);
       return static_cast<size_t>(got);
     }
-  };
-  char magic[2];
-  size_t have_magic = 0;
-  while (have_magic < 2) {
-    COMMDX_ASSIGN_OR_RETURN(size_t got, read_raw(magic + have_magic, 2 - have_magic));
-    if (got == 0) break;
-    have_magic += got;
   }
+  // Reads the first two bytes (fewer in a shorter file) into `magic`: gzip's signature or not.
+  Result<size_t> Magic() {
+    size_t have = 0;
+    while (have < 2) {
+      COMMDX_ASSIGN_OR_RETURN(size_t got, Read(magic + have, 2 - have));
+      if (got == 0) break;
+      have += got;
+    }
+    return have;
+  }
+  const OpenedInput& in;
+  const std::string& path;
+  uint64_t at = 0;  // the next byte of the file to read
+  char magic[2] = {0, 0};
+};
+
+}  // namespace
+
+Status ScanWindows(const std::string& path, size_t window,
+                   const std::function<bool(std::string_view)>& visit) {
+  COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
+  if (in.pipe()) return MakeError(ErrorCode::kInternal, "ScanWindows on a pipe", {path});
+  FrontReader front(in, path);
+  COMMDX_ASSIGN_OR_RETURN(size_t have_magic, front.Magic());
+  const char* magic = front.magic;
+  auto read_raw = [&front](char* dst, size_t n) { return front.Read(dst, n); };
+  std::unique_ptr<GzipStream> gz;
+  std::string buf(2 * window, '\0');
+  size_t have = 0;
+  if (LooksGzip(std::string_view(magic, have_magic))) {
+    gz = std::make_unique<GzipStream>(path, read_raw, std::string_view(magic, have_magic));
+  } else {
+    std::memcpy(buf.data(), magic, have_magic);
+    have = have_magic;
+  }
+  bool end = false;
+  while (!end || have > 0) {
+    while (!end && have < buf.size()) {
+      Result<size_t> got = gz ? gz->Read(buf.data() + have, buf.size() - have)
+                              : read_raw(buf.data() + have, buf.size() - have);
+      if (!got) {  // corrupt or unreadable further on: what was read is still looked at
+        end = true;
+        break;
+      }
+      if (*got == 0) end = true;
+      have += *got;
+    }
+    // Up to `window` bytes, ending after a line's end where there is one.
+    size_t take = std::min(have, window);
+    if (!end || take < have) {
+      const size_t nl = std::string_view(buf.data(), take).find_last_of('\n');
+      if (nl != std::string_view::npos) take = nl + 1;
+    }
+    if (take == 0) break;
+    if (visit(std::string_view(buf.data(), take))) return Ok{};
+    std::memmove(buf.data(), buf.data() + take, have - take);
+    have -= take;
+  }
+  return Ok{};
+}
+
+Result<std::string> ReadHead(const std::string& path, size_t bytes, const char** converted_from) {
+  COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
+  if (in.pipe())  // a pipe's head would be used up: read it whole instead (LoadInputs does)
+    return MakeError(ErrorCode::kInternal, "ReadHead on a pipe", {path});
+  FrontReader front(in, path);
+  COMMDX_ASSIGN_OR_RETURN(size_t have_magic, front.Magic());
+  const char* magic = front.magic;
+  auto read_raw = [&front](char* dst, size_t n) { return front.Read(dst, n); };
   std::string head(bytes, '\0');
   size_t have = 0;
   if (LooksGzip(std::string_view(magic, have_magic))) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,13 @@ Result<std::string> ReadHead(const std::string& path, size_t bytes,
 // them: what a console log says last (a hang at the end of hours of training output). Empty for
 // a file no longer than `bytes` (its head held all of it), a gzip file or a pipe.
 Result<std::string> ReadTail(const std::string& path, size_t bytes);
+
+// Reads a file (plain or gzip) front to back in windows of whole lines of about `window` bytes
+// (a line longer than that is cut) and hands each to `visit`, which returns true to stop. Memory:
+// one window. For recognising text whose telling lines sit neither at its start nor at its end
+// (an NCCL error in the middle of hours of training output). Pipes are refused, as by ReadHead.
+Status ScanWindows(const std::string& path, size_t window,
+                   const std::function<bool(std::string_view)>& visit);
 
 // Inflates an in-memory gzip stream (all members). A stream cut short is an error, unless `cut`
 // is given: then what it inflated to is returned and *cut says it was cut. Exposed for tests and

@@ -301,6 +301,28 @@ PY
     /usr/bin/time -f %M -o rss "$commdx" logs rep.log.gz >"$out" 2>"$err"; rc=$?
     [ $rc -le 1 ] || fail "exit $rc"; has "comm\.ib_error"
     sanitized || [ "$(tail -1 rss)" -lt 400000 ] || fail "peak RSS $(tail -1 rss) KiB" ;;
+  lines_in_the_middle)  # NCCL lines or a watchdog timeout between hours of training output
+    python3 - "$ex/nccl.vm.653.log" <<'PY'
+import sys
+line = "epoch 1 step 100 loss 2.345 lr 0.001 throughput 1234 samples/s\n"
+nccl = open(sys.argv[1]).read()
+err = ("vm:653:700 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion from peer "
+       "10.0.0.2<1> with error 12, opcode 1, len 0, vendor err 129\n")
+dog = ("[rank0]:[E1202 02:25:56.829766856 ProcessGroupNCCL.cpp:689] [Rank 0] Watchdog caught "
+       "collective operation timeout: WorkNCCL(SeqNum=8, OpType=ALLREDUCE, NumelIn=1048576, "
+       "NumelOut=1048576, Timeout(ms)=5000) ran for 5026 milliseconds before timing out.\n")
+pad = line * ((1 << 20) // len(line))
+open("mid_nccl.log", "w").write(pad + nccl + err + pad * 4)
+open("mid_watchdog.log", "w").write(pad + dog + pad)
+open("prints_only.log", "w").write(pad * 3)
+PY
+    gzip -k mid_nccl.log
+    for f in mid_nccl.log mid_nccl.log.gz; do
+      run 1 diagnose "$f"; has "comm\.ib_error"
+      run 1 logs "$f"; has "comm\.ib_error"
+    done
+    run 1 diagnose mid_watchdog.log; has "hang\.watchdog_timeout"
+    run 3 diagnose prints_only.log; has "prints_only.log: error: not a format commdx reads" ;;
   unlistable_folder)  # a folder that cannot be listed is named with the OS reason
     command -v setpriv >/dev/null || exit 77
     job; chmod 755 "$tmp"; chmod -R a+rX job; chmod 311 job

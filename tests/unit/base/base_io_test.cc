@@ -16,6 +16,7 @@
 #include "ingest/own_report.h"
 #include "report/render.h"
 #include "report/report.h"
+#include "unit/gzip_text.h"
 
 namespace commdx {
 namespace {
@@ -80,6 +81,49 @@ TEST(WriteFile, FullDiskNamesTheOsReason) {
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().code, ErrorCode::kEnvironment);
   EXPECT_NE(st.error().message.find("No space left on device"), std::string::npos);
+}
+
+// Windows of whole lines, in order, covering the file once; a line longer than a window is cut.
+TEST(ScanWindows, WholeLinesInOrderCoveringTheFile) {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 5000; ++i) text += "line " + std::to_string(i) + " of the log\n";
+  text += std::string(3000, 'y') + "\nlast line without a newline";
+  std::string p = dir.Write("a.log", text);
+  std::string seen;
+  size_t windows = 0;
+  ASSERT_TRUE(ScanWindows(p, 1024, [&](std::string_view w) {
+    EXPECT_LE(w.size(), 1024u);
+    EXPECT_FALSE(w.empty());
+    if (seen.size() + w.size() < text.size() - 3000 - 30) {
+      EXPECT_EQ(w.back(), '\n');
+    }
+    seen += w;
+    ++windows;
+    return false;
+  }));
+  EXPECT_EQ(seen, text);
+  EXPECT_GT(windows, 90u);
+  // Stopping early reads no further.
+  windows = 0;
+  ASSERT_TRUE(ScanWindows(p, 1024, [&](std::string_view w) {
+    ++windows;
+    return w.find("line 100 ") != std::string_view::npos;
+  }));
+  EXPECT_LT(windows, 10u);
+}
+
+TEST(ScanWindows, GzipIsInflatedAsItIsScanned) {
+  TempDir dir;
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "step " + std::to_string(i) + "\n";
+  std::string p = dir.Write("a.log.gz", GzipString(text));
+  std::string seen;
+  ASSERT_TRUE(ScanWindows(p, 4096, [&](std::string_view w) {
+    seen += w;
+    return false;
+  }));
+  EXPECT_EQ(seen, text);
 }
 
 TEST(InputPath, SameFileThroughFolderAndLinkIsKeptOnce) {
