@@ -45,11 +45,35 @@ mode_t NewFileMode() {
   return 0666 & ~mask;
 }
 
-Status WriteStdout(std::string_view data) {
+// Writes to a descriptor this process already has open (standard output, a `>(...)` pipe).
+Status WriteDescriptor(int fd, std::string_view data, const std::string& path) {
   std::fflush(stdout);
-  int err = WriteAll(STDOUT_FILENO, data);
+  std::fflush(stderr);
+  int err = WriteAll(fd, data);
   if (err == EPIPE || !err) return Ok{};  // a reader that has gone (`| head`) is not an error
-  return OsError(ErrorCode::kEnvironment, "cannot write to standard output", err, "-");
+  return OsError(ErrorCode::kEnvironment,
+                 fd == STDOUT_FILENO ? "cannot write to standard output" : "cannot write the output",
+                 err, path);
+}
+
+// The descriptor a path names when it names one of this process's own: /dev/stdout,
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N. Opening such a path again would give a new file
+// description: for a file the shell opened to append to (`>> log`), one that writes from its
+// start, and replacing it through a temporary file would lose what was there. -1 for others.
+int NamedDescriptor(const std::string& path) {
+  if (path == "/dev/stdout") return STDOUT_FILENO;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    const size_t n = std::strlen(prefix);
+    if (path.compare(0, n, prefix) != 0 || path.size() == n || path.size() > n + 9) continue;
+    int fd = 0;
+    for (size_t i = n; i < path.size(); ++i) {
+      if (path[i] < '0' || path[i] > '9') return -1;
+      fd = fd * 10 + (path[i] - '0');
+    }
+    return fd;
+  }
+  return -1;
 }
 
 std::string ModeText(mode_t mode) {
@@ -87,7 +111,12 @@ Result<std::string> OutputTarget(const std::string& path) {
 
 Status WriteFileAtomically(const std::string& path, std::string_view data,
                            const WriteOptions& options) {
-  if (path == "-") return WriteStdout(data);
+  if (path == "-") return WriteDescriptor(STDOUT_FILENO, data, "-");
+  if (int fd = NamedDescriptor(path); fd >= 0) {
+    if (fcntl(fd, F_GETFD) < 0)
+      return OsError(ErrorCode::kUsage, "cannot write the output", EBADF, path);
+    return WriteDescriptor(fd, data, path);
+  }
   COMMDX_ASSIGN_OR_RETURN(const std::string target, OutputTarget(path));
   struct stat st {};
   const bool exists = stat(target.c_str(), &st) == 0;

@@ -33,7 +33,9 @@ Result<std::string> OutputTarget(const std::string& path);
 // - a writable file in a folder where no temporary file can be created is rewritten in place;
 // - a symbolic link is followed (OutputTarget);
 // - a file without write permission is refused (exit 2) unless `options.force`;
-// - a path that is not a regular file (/dev/null, a FIFO, a terminal) is written as it is.
+// - a path that is not a regular file (/dev/null, a FIFO, a terminal) is written as it is;
+// - /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are written through the open
+//   descriptor they name, as `-` is (appended where the shell opened it to append).
 // Errors name the OS reason: exit 2 (kUsage) when the file cannot be created or is refused, 4
 // (kEnvironment) when writing fails (disk full, I/O error).
 Status WriteFileAtomically(const std::string& path, std::string_view data,

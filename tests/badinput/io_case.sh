@@ -225,6 +225,17 @@ PY
   out_dash)  # -o - is standard output, not a file named '-'
     job; run 0,1 logs job -o -; has "^commdx logs"
     [ -e ./- ] && fail "wrote a file named -"; true ;;
+  out_dev_stdout)  # -o /dev/stdout, /dev/fd/1: the descriptor the shell opened, appended to
+    job; echo HDR > app.txt
+    timeout 60 "$commdx" logs job -o /dev/stdout >> app.txt 2>"$err"; rc=$?
+    [ $rc -le 1 ] || fail "exit $rc"
+    [ "$(head -1 app.txt)" = HDR ] || fail "-o /dev/stdout >> app.txt replaced app.txt"
+    grep -q "^commdx logs" app.txt || fail "no report appended"
+    { echo before; timeout 60 "$commdx" logs job -o /dev/fd/1 2>"$err"; echo after; } > both.txt
+    [ "$(head -1 both.txt)" = before ] && [ "$(tail -1 both.txt)" = after ] || fail "lost lines"
+    n=$(timeout 60 "$commdx" logs job -o /proc/self/fd/1 2>"$err" | wc -c)
+    [ "$n" -gt 100 ] || fail "-o /proc/self/fd/1 into a pipe wrote $n bytes"
+    run 2 logs job -o /dev/fd/9; has "/dev/fd/9: error: cannot write the output: Bad file descriptor" ;;
   out_read_only)  # a read-only report or snapshot is refused unless --force; --force keeps its mode
     job; echo keep > base.txt; chmod 444 base.txt; cp base.txt ro.json
     run 2 logs job -o base.txt; has "base\.txt: error: refusing to replace a file that is not writable \(mode 0444\); --force"
