@@ -8,6 +8,8 @@
   comms_40k.log                an NCCL log with 40,000 communicator inits (~6.6 MB)
   ranks_80k.log                80,000 ranks of one communicator, one process each (~26 MB)
   trace_pg100k.json            a real trace whose distributedInfo configures 100,000 groups
+  trace_pg_used_40k.json,      40,000 / 100,000 all-reduces, each in a group of its own (a
+  trace_pg_used_100k.json      record_param_comms op, its launch and its NCCL kernel apiece)
 
 Line shapes are those of the 2xH200 reference log (captures/ddp_healthy/nccl.vm.654.log, NCCL
 2.28); only the counts are hostile. bench_programs/hostile_inputs_bench.sh times them.
@@ -64,6 +66,29 @@ def trace_groups(n):
     return json.dumps(doc)
 
 
+def trace_groups_used(n):
+    """n all-reduces on rank 0 of 2, each naming a process group no other names."""
+    events, t = [], 1_000_000.0
+    for i in range(n):
+        pg = str(i)
+        events.append({"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1,
+                       "tid": 1, "ts": t, "dur": 1,
+                       "args": {"Process Group Name": pg, "Process Group Description": "pg_" + pg,
+                                "Process Group Ranks": "[0, 1]", "Group size": 2,
+                                "Collective name": "allreduce", "In msg nelems": 1024,
+                                "Out msg nelems": 1024, "dtype": "Float", "Rank": 0}})
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+                       "tid": 1, "ts": t + 1, "dur": 1, "args": {"correlation": i + 1}})
+        events.append({"ph": "X", "cat": "kernel", "pid": 0, "tid": 20, "ts": t + 2, "dur": 5,
+                       "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage"
+                               "<4096ul>)",
+                       "args": {"device": 0, "stream": 20, "correlation": i + 1}})
+        t += 10
+    return json.dumps({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0,
+                                                               "world_size": 2},
+                       "traceEvents": events})
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "hostile_inputs"
     os.makedirs(out, exist_ok=True)
@@ -74,6 +99,8 @@ def main():
         "comms_40k.log": lambda: comms_log(40_000),
         "ranks_80k.log": lambda: ranks_log(80_000),
         "trace_pg100k.json": lambda: trace_groups(100_000),
+        "trace_pg_used_40k.json": lambda: trace_groups_used(40_000),
+        "trace_pg_used_100k.json": lambda: trace_groups_used(100_000),
     }
     for name, make in files.items():
         with open(os.path.join(out, name), "w") as f:

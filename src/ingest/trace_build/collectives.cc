@@ -2,6 +2,7 @@
 // the arguments from the kernel, else from the record_param_comms CPU op that issued it, else
 // from the kernel name; and the process groups they belong to.
 #include <algorithm>
+#include <string>
 #include <unordered_map>
 
 #include "base/text.h"
@@ -127,13 +128,20 @@ void RankBuilder::BuildCollectives() {
     return nullptr;
   };
 
-  auto pg_index = [&t](std::string_view name, std::string_view desc, std::string_view ranks) {
-    for (size_t i = 0; i < t.process_groups.size(); ++i)
-      if (t.process_groups[i].name == name) return static_cast<int32_t>(i);
+  // A group by its name, added at its first collective: a hash index, as a trace can name 100k
+  // groups (a scan of those seen so far made 40k groups 2 s, 100k 18 s).
+  std::unordered_map<std::string, int32_t> pg_by_name;
+  for (size_t i = 0; i < t.process_groups.size(); ++i)
+    pg_by_name.emplace(t.process_groups[i].name, static_cast<int32_t>(i));
+  auto pg_index = [&t, &pg_by_name](std::string_view name, std::string_view desc,
+                                    std::string_view ranks) {
+    if (auto it = pg_by_name.find(std::string(name)); it != pg_by_name.end()) return it->second;
     ProcessGroupInfo pg{std::string(name), std::string(desc), ParseRankList(ranks), 0};
     pg.size = static_cast<int>(pg.ranks.size());
     t.process_groups.push_back(std::move(pg));
-    return static_cast<int32_t>(t.process_groups.size() - 1);
+    const auto i = static_cast<int32_t>(t.process_groups.size() - 1);
+    pg_by_name.emplace(name, i);
+    return i;
   };
 
   // CPU-only traces (gloo): the collectives exist only as record_param_comms ops.
