@@ -1,5 +1,7 @@
 #include "pipeline/compare.h"
 
+#include <new>
+
 #include "base/file.h"
 #include "base/input_path.h"
 #include "ingest/pipe_head.h"
@@ -59,6 +61,18 @@ Result<SavedResult> ReadComparable(const std::string& path) {
   return r;
 }
 
+// ReadComparable, with running out of memory (a huge or hostile file, `ulimit -v` on a login
+// node) said of the file being read, as diagnose says it (exit 4).
+Result<SavedResult> ReadComparableNamingMemory(const std::string& path) {
+  try {
+    return ReadComparable(path);
+  } catch (const std::bad_alloc&) {
+    return MakeError(ErrorCode::kEnvironment,
+                     "out of memory while reading it: free memory or raise the limit (ulimit -v)",
+                     {path});
+  }
+}
+
 // Outputs of different commands share few paths: the diff would be all "only in A/B".
 Status SameCommand(const SavedResult& a, const SavedResult& b, const std::string& path_b) {
   if (a.command == b.command) return Ok{};
@@ -76,8 +90,8 @@ Status SameCommand(const SavedResult& a, const SavedResult& b, const std::string
 }  // namespace
 
 Result<CompareOutcome> RunCompare(const CompareRequest& request) {
-  COMMDX_ASSIGN_OR_RETURN(SavedResult a, ReadComparable(request.a));
-  COMMDX_ASSIGN_OR_RETURN(SavedResult b, ReadComparable(request.b));
+  COMMDX_ASSIGN_OR_RETURN(SavedResult a, ReadComparableNamingMemory(request.a));
+  COMMDX_ASSIGN_OR_RETURN(SavedResult b, ReadComparableNamingMemory(request.b));
   COMMDX_TRY(SameCommand(a, b, request.b));
   const diagnose::Comparison c = diagnose::Compare(a, b, request.options);
   CompareOutcome out;

@@ -191,6 +191,17 @@ PY
     [ "$rc" -gt 128 ] && fail "killed by signal $((rc - 128))"
     [ "$rc" -le 1 ] && { echo "skip: read before it was cut"; exit 77; }
     [ "$rc" -eq 3 ] || fail "exit $rc"; has "changed while reading" ;;
+  compare_out_of_memory)  # out of memory while compare reads a result names that result, exit 4
+    sanitized && { echo "skip: ulimit -v and AddressSanitizer's shadow memory do not mix"; exit 77; }
+    job; "$commdx" logs job --format json -o a.json >/dev/null 2>&1
+    python3 -c '
+import sys
+s = open("a.json").read(); i = s.index("\n", 10)
+with open("big.json", "w") as f:
+    f.write(s[:i + 1]); f.write(" \"pad\": \"" + "x" * (200 << 20) + "\",\n"); f.write(s[i + 1:])'
+    (ulimit -v 300000; exec timeout 60 "$commdx" compare a.json big.json) >"$out" 2>"$err"; rc=$?
+    [ $rc -eq 4 ] || fail "exit $rc, expected 4"
+    has "big\.json: error: out of memory while reading it" ;;
   summarize_over_input)  # summarize never writes over an input; last run's summary only with --force
     job; run 0 summarize job -o job --name run1
     [ -f job/run1.commdx-summary.json.gz ] || fail "no summary written"

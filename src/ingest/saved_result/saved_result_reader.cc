@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <array>
+#include <new>
 
 namespace commdx::ingest {
 
@@ -133,6 +134,8 @@ Result<SavedResult> ReadSavedResult(const FileText& file) {
   simdjson::dom::parser parser;
   element doc;
   if (auto err = parser.parse(file.data).get(doc); err != simdjson::SUCCESS) {
+    if (err == simdjson::MEMALLOC)  // the parser's index of the whole text did not fit
+      throw std::bad_alloc();     // said of this file by the caller, as any out-of-memory
     return MakeError(ErrorCode::kBadInput,
                      std::string("not a commdx JSON result: ") + simdjson::error_message(err),
                      {file.path});
