@@ -124,10 +124,20 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     std::string where = std::to_string(lines) + " warning line" + (lines == 1 ? "" : "s") +
                         " from " + std::to_string(procs.size()) + " process" +
                         (procs.size() == 1 ? "" : "es");
-    // One process raised it: the finding is that process's rank's.
-    if (procs.size() == 1) {
-      const int rank = ProcessRank(s, first.host, first.pid);
-      if (rank >= 0) f.rank = rank, where += ", rank " + std::to_string(rank);
+    // One rank raised it: the finding is that rank's. A framework's copy of a WARN ("Last
+    // error:" in the job log, from a process no init line names) does not make it another's.
+    std::set<int> ranks;
+    bool unknown = false;
+    for (const auto* w : g.warns) {
+      const int rank = ProcessRank(s, w->host, w->pid);
+      if (rank >= 0)
+        ranks.insert(rank);
+      else if (!w->from_framework)
+        unknown = true;
+    }
+    if (ranks.size() == 1 && !unknown) {
+      f.rank = *ranks.begin();
+      where += ", rank " + std::to_string(*ranks.begin());
     }
     if (g.rule) {
       f.severity = g.all_fallout ? Severity::kWarning : g.rule->severity;
