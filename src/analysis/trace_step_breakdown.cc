@@ -77,23 +77,39 @@ std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
   return out;
 }
 
+// Whether a rank's incomplete steps are measured: only where it has no complete step and just
+// one step (a trace of one step, or of one window with no marks). Several steps all incomplete
+// are a trace cut short whose every step lost GPU work (Kineto writes its events by kind: a cut
+// can keep a step's CPU ops and lose its kernels), and their GPU idle would be the lost work.
+namespace {
+
+bool FallBackOnIncomplete(const std::vector<StepBreakdown>& steps, int trace) {
+  int n = 0;
+  for (const auto& s : steps) {
+    if (s.trace != trace) continue;
+    if (!s.partial) return false;
+    ++n;
+  }
+  return n == 1;
+}
+
+}  // namespace
+
 std::vector<const StepBreakdown*> StepsOfMean(const std::vector<StepBreakdown>& steps, int trace) {
-  bool any_complete = false;
-  for (const auto& s : steps) any_complete |= s.trace == trace && !s.partial;
+  const bool skip_partial = !FallBackOnIncomplete(steps, trace);
   std::vector<const StepBreakdown*> out;
   for (const auto& s : steps)
-    if (s.trace == trace && !(s.partial && any_complete)) out.push_back(&s);
+    if (s.trace == trace && !(s.partial && skip_partial)) out.push_back(&s);
   return out;
 }
 
 StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace) {
   StepBreakdown m;
   m.trace = trace;
-  bool any_complete = false;
-  for (const auto& s : steps) any_complete |= s.trace == trace && !s.partial;
+  const bool skip_partial = !FallBackOnIncomplete(steps, trace);
   int64_t n = 0, total = 0;
   for (const auto& s : steps) {
-    if (s.trace != trace || (s.partial && any_complete)) continue;
+    if (s.trace != trace || (s.partial && skip_partial)) continue;
     m.rank = s.rank;
     ++n;
     total += s.total_ns();

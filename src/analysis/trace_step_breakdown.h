@@ -68,8 +68,9 @@ std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
                                                 const std::vector<RankTimeline>& timelines,
                                                 const CrossRank& cross);
 
-// Mean over the complete steps of one rank (trace index; all steps if none is complete);
-// step = number of steps averaged.
+// Mean over the complete steps of one rank (trace index; its one step if that is incomplete;
+// none when several steps are all incomplete, a trace cut short); step = number of steps
+// averaged.
 StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace);
 // The steps that mean is taken over.
 std::vector<const StepBreakdown*> StepsOfMean(const std::vector<StepBreakdown>& steps, int trace);

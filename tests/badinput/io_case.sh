@@ -236,6 +236,13 @@ with open("big.json", "w") as f:
   out_dash)  # -o - is standard output, not a file named '-'
     job; run 0,1 logs job -o -; has "^commdx logs"
     [ -e ./- ] && fail "wrote a file named -"; true ;;
+  cut_every_step)  # a trace cut at half: every step lost GPU work; no idle made of lost kernels
+    python3 -c '
+import gzip, sys
+raw = gzip.open(sys.argv[1]).read()
+open("cut_half.json", "wb").write(raw[: len(raw) // 2])' "$ex/trace_rank0.json.gz"
+    run 0 diagnose cut_half.json; has "no complete step is left"
+    grep -q "trace\.host_gap\|trace\.launch_bound" "$out" && fail "GPU idle found in lost work"; true ;;
   out_dev_stdout)  # -o /dev/stdout, /dev/fd/1: the descriptor the shell opened, appended to
     job; echo HDR > app.txt
     timeout 60 "$commdx" logs job -o /dev/stdout >> app.txt 2>"$err"; rc=$?

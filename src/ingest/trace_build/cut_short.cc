@@ -106,6 +106,11 @@ void MarkCutShort(RankTrace& t, const CutShort& cut, Diagnostics& quality) {
     steps = "; " + std::to_string(marked) +
             " steps (the last one, those whose launches or GPU work were lost, and the steps "
             "beside them) are marked * and left out of the mean";
+    bool all = true;
+    for (const Step& st : t.steps) all = all && st.cut;
+    if (all)
+      steps += ": no complete step is left, so this rank's step time and GPU idle are not "
+               "measured (the idle would be the work the cut took)";
   }
   if (t.gpu_ops.empty())
     steps +=
