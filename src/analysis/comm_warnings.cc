@@ -12,6 +12,7 @@
 #include "analysis/comm_analyzers.h"
 #include "analysis/comm_common.h"
 #include "analysis/comm_warn_catalogue.h"
+#include "base/text.h"
 
 namespace commdx::analysis {
 
@@ -86,6 +87,22 @@ struct Group {
   bool all_fallout = true;
 };
 
+// An unknown warning's text with its numbers (decimal, 0x hex) as '#': one finding for a message
+// logged with a counter, an address or a size that changes each time.
+std::string Shape(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (!IsDigit(text[i])) {
+      out += text[i++];
+      continue;
+    }
+    if (text[i] == '0' && i + 1 < text.size() && (text[i + 1] == 'x' || text[i + 1] == 'X')) i += 2;
+    while (i < text.size() && std::isxdigit(static_cast<unsigned char>(text[i]))) ++i;
+    out += '#';
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
@@ -104,7 +121,7 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     } else if (!first_error_line.count(proc)) {
       first_error_line[proc] = w.ref.loc.line;
     }
-    std::string key = rule ? rule->key : "unknown:" + w.text.substr(0, 60);
+    std::string key = rule ? rule->key : "unknown:" + Shape(w.text.substr(0, 60));
     if (!groups.count(key)) order.push_back(key);
     Group& g = groups[key];
     g.rule = rule;
@@ -163,7 +180,10 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
       f.severity = Severity::kWarning;
       f.confidence = 0.5;
       f.title = "NCCL warning: " + first.text.substr(0, 100);
-      f.detail = "commdx does not know this message (" + where + ").";
+      bool varied = false;
+      for (const auto* w : g.warns) varied = varied || w->text != first.text;
+      f.detail = "commdx does not know this message (" + where +
+                 (varied ? "; the lines differ only in their numbers" : "") + ").";
       f.fix =
           "Search the NCCL issue tracker for the message; rerun with "
           "NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH,ENV on all ranks for context.";

@@ -184,6 +184,23 @@ TEST(NcclLogAnalysis, OneHostsLogOfAJobIsNotAOneNodeJob) {
   EXPECT_NE(f->title.find("link-local"), std::string::npos) << f->title;
 }
 
+// A message commdx does not know, logged with a counter or an address that changes: one finding.
+TEST(NcclLogAnalysis, UnknownWarningsThatDifferOnlyInNumbersAreOneFinding) {
+  std::string log;
+  for (int i = 0; i < 50; ++i)
+    log += "h:1:2 [0] misc/foo.cc:50 NCCL WARN Something odd on attempt " + std::to_string(i) +
+           " at 0x7f" + std::to_string(1000 + i) + "ab\n";
+  log += "h:1:2 [0] misc/foo.cc:60 NCCL WARN Something else entirely\n";
+  auto fs = All(Parse(log));
+  int unknown = 0;
+  for (const auto& f : fs) unknown += f.id == "comm.nccl_warn";
+  EXPECT_EQ(unknown, 2);
+  const Finding* f = Find(fs, "comm.nccl_warn");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->detail.find("50 warning lines"), std::string::npos) << f->detail;
+  EXPECT_NE(f->detail.find("differ only in their numbers"), std::string::npos) << f->detail;
+}
+
 TEST(NcclLogAnalysis, WarnCatalogue) {
   struct Case {
     const char* line;
