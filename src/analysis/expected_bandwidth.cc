@@ -164,7 +164,8 @@ ExpectedBandwidth ExpectedForPath(const Topology& topo, int gpu_a, int gpu_b) {
   s.pcie_path = pair->pcie_path != PathType::kUnknown ? pair->pcie_path
                 : pair->path != PathType::kNvLink     ? pair->path
                                                       : PathType::kUnknown;
-  s.p2p_blocked = Blocked(pair->p2p_read) || Blocked(pair->p2p_write);
+  s.p2p_blocked =
+      Blocked(pair->p2p_read) || Blocked(pair->p2p_write) || Blocked(pair->p2p_pci);
   s.intel_cpu = topo.cpu_vendor == "GenuineIntel";
   s.gpus = static_cast<int>(topo.gpus.size());
   if (s.nvlinks == 0 && s.pcie_path == PathType::kUnknown && s.pcie_gen == 0) {

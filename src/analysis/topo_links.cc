@@ -51,6 +51,28 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
              ". Over PCIe NCCL reaches about 20-35 GB/s bus bandwidth per GPU (10x below an "
              "NVLink4 box); pairs whose path crosses the CPU (PHB/NODE/SYS) may go through host "
              "memory (SHM) instead of P2P.";
+  // nvidia-smi's P2P matrix says NS/CNS/GNS/TNS for a pair under one switch: no P2P where the
+  // path allows it (a GeForce driver, ACS or the IOMMU), so NCCL copies through host memory.
+  int blocked_near = 0;
+  for (const GpuPair* p : pcie) {
+    const PathType path = p->pcie_path != PathType::kUnknown ? p->pcie_path : p->path;
+    auto no = [](P2PStatus st) { return st != P2PStatus::kOk && st != P2PStatus::kUnknown; };
+    if ((path == PathType::kPix || path == PathType::kPxb) &&
+        (no(p->p2p_read) || no(p->p2p_write) || no(p->p2p_pci)))
+      ++blocked_near;
+  }
+  if (blocked_near > 0) {
+    f.detail += " nvidia-smi topo -p2p says P2P is not supported for " +
+                std::to_string(blocked_near) +
+                " pair(s) under one PCIe switch (PIX/PXB), where the path allows it: NCCL copies "
+                "through host memory (SHM) at about half the PCIe rate. Causes: a driver that "
+                "does not offer P2P for the GPU model (consumer GeForce cards), PCIe ACS or the "
+                "IOMMU redirecting peer traffic.";
+    f.metrics.push_back(
+        {"p2p_unsupported_near_pairs", static_cast<double>(blocked_near), Unit::kPairs});
+    expected = false;  // as designed or not, the pairs lose half their bandwidth
+    f.severity = Severity::kWarning;
+  }
   if (expected)
     f.detail += " This GPU model (" + t.gpus[0].name +
                 ") is not known to have NVLink, so this is "

@@ -79,6 +79,12 @@ void Merge(P2PStatus& into, P2PStatus v) {
   if (into == P2PStatus::kUnknown || into == P2PStatus::kOk) into = v;
 }
 
+bool IsTopoLinkMatrix(const smi::Matrix& m) {
+  for (const auto& c : m.extra_columns)
+    if (StartsWith(c, "CPU") || StartsWith(c, "NUMA")) return true;
+  return false;
+}
+
 }  // namespace
 
 bool SniffSmiP2PMatrix(std::string_view head) {
@@ -96,6 +102,13 @@ Status ParseSmiP2PMatrix(const FileText& file, Job& job) {
   int matrices = 0;
   smi::Matrix m;
   while (from < text.size() && smi::ReadMatrix(text, from, m)) {
+    // A `topo -m` matrix pasted beside the P2P one (its affinity columns say which it is) is
+    // the topology importer's: its PIX/SYS cells are no P2P status.
+    if (IsTopoLinkMatrix(m)) {
+      if (m.end_offset <= from) break;
+      from = m.end_offset;
+      continue;
+    }
     char cap = CapabilityInCommand(text.substr(from, m.header_offset - from));
     if (!cap) cap = CapabilityInFileName(file.path);
     if (!cap) {

@@ -1,6 +1,7 @@
 // The nvidia-smi text importers: topo -m, nvlink -s, topo -p2p.
 #include <gtest/gtest.h>
 
+#include "analysis/registry.h"
 #include "base/file.h"
 #include "ingest/load_inputs.h"
 #include "ingest/registry.h"
@@ -185,6 +186,29 @@ TEST(SmiTopo, P2PCapabilityFromFileNameAndCommandLines) {
   EXPECT_EQ(t.FindPair(0, 1)->p2p_write, P2PStatus::kOk);
   EXPECT_EQ(t.FindPair(0, 1)->p2p_atomics, P2PStatus::kNotSupported);
   EXPECT_EQ(job.quality.Count("smi_p2p.capability_unknown"), 0u);
+}
+
+// `topo -m` and `topo -p2p p` pasted together: each matrix read by its own importer, and P2P
+// unsupported under one switch said in topo.pcie_only.
+TEST(SmiTopo, TopoAndP2PMatricesInOnePasteAreEachReadOnce) {
+  Job job = Load({"autodl-2080ti-topo-m-then-p2p-p.txt"});
+  ASSERT_EQ(job.inputs.size(), 1u);
+  EXPECT_EQ(InputKindsName(job.inputs[0].kinds), "smi_topo+smi_p2p");
+  const GpuPair* p = job.topo.FindPair(0, 1);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->path, PathType::kPix);
+  EXPECT_EQ(p->p2p_pci, P2PStatus::kNotSupported);
+  EXPECT_EQ(job.quality.Count("smi_p2p.unknown_status"), 0u);
+  EXPECT_EQ(job.quality.Count("smi_p2p.capability_unknown"), 0u);
+  auto fs = analysis::RunAnalyzers(job, {}, {Source::kTopo});
+  const Finding* f = nullptr;
+  for (const auto& x : fs)
+    if (x.id == "topo.pcie_only") f = &x;
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->detail.find("P2P is not supported for 1 pair(s) under one PCIe switch"),
+            std::string::npos)
+      << f->detail;
 }
 
 TEST(SmiTopo, P2PWithoutCapabilityIsNotedAndReadAssumed) {
