@@ -20,6 +20,22 @@ int GenerationForCompute(int major, int minor) {
 }
 int DefaultLinks(int generation) { return generation == 2 ? 6 : generation == 3 ? 12 : 18; }
 
+// The PCIe generation of GPU models joined by PCIe (lowercase name as nccl-tests prints it:
+// "nvidia geforce rtx 2080 ti", "nvidia l40s"); 0 for others. From the cards' specifications:
+// Turing (RTX 20xx, T4, Quadro RTX) Gen3; Ampere and Ada (RTX 30xx/40xx, RTX Axxxx, A10, A16,
+// A40, L4, L40, L40S) Gen4; Blackwell RTX 50xx Gen5.
+int PcieGenOfPcieOnlyModel(std::string_view n) {
+  static constexpr struct {
+    const char* token;
+    int gen;
+  } kModels[] = {{"rtx 20", 3}, {"rtx 30", 4}, {"rtx 40", 4}, {"rtx 50", 5},   {"quadro rtx", 3},
+                 {"tesla t4", 3}, {" t4", 3},  {"rtx a", 4},  {"rtx 6000 ada", 4},
+                 {" a10", 4},   {" a16", 4},   {" a40", 4},   {" l40", 4},   {" l4", 4}};
+  for (const auto& m : kModels)
+    if (Contains(n, m.token)) return m.gen;
+  return 0;
+}
+
 // nccl-tests files carry only the marketing name: SXM parts have NVLink, PCIe/NVL cards don't
 // (as far as this guess goes).
 void GuessFromName(BenchTopology& t) {
@@ -36,6 +52,14 @@ void GuessFromName(BenchTopology& t) {
     t.pcie_gen = 3;
   } else if (Contains(n, "b200") || Contains(n, "b100") || Contains(n, "b300")) {
     t.compute_major = 10;
+  } else if (int gen = PcieGenOfPcieOnlyModel(n); gen > 0) {
+    // Cards that reach each other over PCIe (an RTX pair's optional bridge aside): the card's
+    // own PCIe generation, x16.
+    t.link = BenchLink::kPcie;
+    t.pcie_gen = gen;
+    t.pcie_width = 16;
+    t.guessed = true;
+    return;
   } else {
     return;
   }

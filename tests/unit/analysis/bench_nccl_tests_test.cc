@@ -296,6 +296,40 @@ TEST(NcclTests, TheCommandLineNamesTheTest) {
   EXPECT_EQ(other.bench[0].case_key, "unknown");
 }
 
+// A PCIe card's model names its PCIe generation: two RTX 2080 Ti (Gen3 x16, ~10-14 GB/s busbw)
+// at 4 GB/s are low (the public AutoDL post: P2P unavailable through the driver), at 11 GB/s not.
+TEST(BenchFindings, APcieCardsModelGivesTheExpectedLinkAtLowConfidence) {
+  auto run = [](double busbw) {
+    std::string rows;
+    for (uint64_t bytes = 1 << 20; bytes <= (1u << 30); bytes <<= 2) {
+      const double us = static_cast<double>(bytes) / (busbw * 1e3);
+      rows += "  " + std::to_string(bytes) + "  " + std::to_string(bytes / 4) +
+              "  float  sum  -1  " + std::to_string(us) + "  " + std::to_string(busbw) + "  " +
+              std::to_string(busbw) + "  0  " + std::to_string(us) + "  " +
+              std::to_string(busbw) + "  " + std::to_string(busbw) + "  0\n";
+    }
+    return FromText(
+        "# nThread 1 nGpus 2 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 "
+        "iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+        "#  Rank  0 Group  0 Pid  31706 on autodl device  0 [0000:b4:00] NVIDIA GeForce RTX 2080 "
+        "Ti\n"
+        "#  Rank  1 Group  0 Pid  31706 on autodl device  1 [0000:b5:00] NVIDIA GeForce RTX 2080 "
+        "Ti\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+        "time   algbw   busbw #wrong\n" +
+        rows);
+  };
+  Job slow = run(4.0);
+  auto fs = analysis::RunAnalyzers(slow, {}, {Source::kBench});
+  const Finding* low = FindId(fs, "bench.low_busbw");
+  ASSERT_NE(low, nullptr);
+  EXPECT_LE(low->confidence, 0.6);
+  EXPECT_NE(low->detail.find("PCIe Gen3 x16"), std::string::npos) << low->detail;
+  Job fine = run(11.0);
+  EXPECT_EQ(FindId(analysis::RunAnalyzers(fine, {}, {Source::kBench}), "bench.low_busbw"),
+            nullptr);
+}
+
 TEST(BenchFindings, LatencyOfAnExcerptWithoutItsRanksUsesTheAcrossNodesBound) {
   Job job = LoadPublic("nccl1244-nvlstree-small-sizes-no-ranks.txt");
   ASSERT_EQ(job.bench.size(), 1u);
