@@ -26,6 +26,24 @@ Comparison Compare(const SavedResult& a, const SavedResult& b, const CompareOpti
     if (!fa.count(k)) c.added.push_back(*f);
   for (const auto& [k, f] : fa)
     if (!fb.count(k)) c.resolved.push_back(*f);
+  // A finding in both whose severity, saving or confidence moved: a regression the lists of
+  // added and gone findings would not show.
+  auto number = [&](const std::string& path, double va, double vb) {
+    if (va < 0 || vb < 0 || va == vb) return;
+    double rel = va != 0 ? (vb - va) / std::fabs(va) : INFINITY;
+    if (std::fabs(rel) >= options.threshold) c.numbers.push_back({path, va, vb, rel});
+  };
+  for (const auto& [k, f] : fa) {
+    auto it = fb.find(k);
+    if (it == fb.end()) continue;
+    const SavedFinding& g = *it->second;
+    const std::string at = "findings[id=" + f->id +
+                           (f->rank >= 0 ? ",rank=" + std::to_string(f->rank) : "") + "]";
+    if (f->severity != g.severity)
+      c.strings.push_back({at + ".severity", SeverityName(f->severity), SeverityName(g.severity)});
+    number(at + ".saving_per_step_ns", f->saving_ns_per_step, g.saving_ns_per_step);
+    number(at + ".confidence", f->confidence, g.confidence);
+  }
 
   auto na = ToMap(a.numbers), nb = ToMap(b.numbers);
   for (const auto& [path, va] : na) {

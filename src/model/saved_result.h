@@ -15,6 +15,8 @@ struct SavedFinding {
   Severity severity = Severity::kInfo;
   std::string title;
   int rank = -1;  // -1: no rank
+  double saving_ns_per_step = -1;  // "saving_per_step_ns"; -1: not priced
+  double confidence = -1;          // -1: not given
 };
 
 struct SavedResult {

@@ -103,6 +103,9 @@ Result<CompareOutcome> RunCompare(const CompareRequest& request) {
   rep.include_root_cause = false;
   report::AddCompareTables(c, rep);
   for (const auto& f : c.added) out.regressed |= f.severity == Severity::kError;
+  for (const auto& v : c.strings)  // a finding of both that became an error
+    out.regressed |= v.path.starts_with("findings[") && v.path.ends_with("].severity") &&
+                     v.after == "error";
   return out;
 }
 

@@ -3,7 +3,9 @@
 #include <simdjson.h>
 
 #include <array>
+#include <cmath>
 #include <new>
+#include <optional>
 
 namespace commdx::ingest {
 
@@ -70,10 +72,11 @@ void Flatten(element e, const std::string& path, SavedResult& out) {
   }
 }
 
-Severity SeverityFrom(std::string_view s) {
+std::optional<Severity> SeverityFrom(std::string_view s) {
   if (s == "error") return Severity::kError;
   if (s == "warning") return Severity::kWarning;
-  return Severity::kInfo;
+  if (s == "info") return Severity::kInfo;
+  return std::nullopt;
 }
 
 // A report's "findings": an array of objects, each with a string "id". Anything else is an error:
@@ -99,10 +102,40 @@ Status ReadFindings(element doc, const std::string& path, SavedResult& r) {
                            "] is not a finding (an object with a string \"id\")",
                        {path});
     sf.id = std::string(s);
-    if (f["severity"].get(s) == simdjson::SUCCESS) sf.severity = SeverityFrom(s);
-    if (f["title"].get(s) == simdjson::SUCCESS) sf.title = std::string(s);
-    int64_t rank = 0;
-    if (f["rank"].get(rank) == simdjson::SUCCESS) sf.rank = static_cast<int>(rank);
+    const std::string at = "findings[" + std::to_string(i) + "] (" + sf.id + ")";
+    // Each field as commdx writes it, or absent (null); a value of another kind is damage that
+    // would otherwise read as a change or as nothing.
+    element v;
+    if (f["severity"].get(v) == simdjson::SUCCESS && !v.is_null()) {
+      std::optional<Severity> sev;
+      if (v.get(s) == simdjson::SUCCESS) sev = SeverityFrom(s);
+      if (!sev)
+        return MakeError(ErrorCode::kBadInput,
+                         at + ".severity: expected \"error\", \"warning\" or \"info\"", {path});
+      sf.severity = *sev;
+    }
+    if (f["title"].get(v) == simdjson::SUCCESS && !v.is_null()) {
+      if (v.get(s) != simdjson::SUCCESS)
+        return MakeError(ErrorCode::kBadInput, at + ".title: expected a string", {path});
+      sf.title = std::string(s);
+    }
+    if (f["rank"].get(v) == simdjson::SUCCESS && !v.is_null()) {
+      int64_t rank = 0;
+      if (v.get(rank) != simdjson::SUCCESS || rank < 0 || rank > (int64_t{1} << 30))
+        return MakeError(ErrorCode::kBadInput, at + ".rank: expected a rank number or null",
+                         {path});
+      sf.rank = static_cast<int>(rank);
+    }
+    for (auto [key, into] : {std::pair<const char*, double*>{"saving_per_step_ns",
+                                                             &sf.saving_ns_per_step},
+                             {"confidence", &sf.confidence}}) {
+      if (f[key].get(v) != simdjson::SUCCESS || v.is_null()) continue;
+      double x = 0;
+      if (v.get(x) != simdjson::SUCCESS || !std::isfinite(x) || x < 0)
+        return MakeError(ErrorCode::kBadInput,
+                         at + "." + key + ": expected a number of 0 or more, or null", {path});
+      *into = x;
+    }
     r.findings.push_back(std::move(sf));
     ++i;
   }

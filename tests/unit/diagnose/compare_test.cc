@@ -37,6 +37,38 @@ TEST(SavedResult, RejectsForeignJsonAndGarbage) {
   EXPECT_FALSE(ingest::ReadSavedResult(Json("z.json", "[1,2]")));
 }
 
+// A finding in both results whose severity fell and whose saving doubled is a change to show;
+// a field of the wrong kind is damage, named, not read as nothing.
+TEST(Compare, AFindingInBothThatChangedIsShownAndBadFieldsAreRefused) {
+  auto result = [](const char* severity, const char* saving) {
+    return std::string(R"({"schema_version":1,"command":"diagnose","findings":[{"id":)") +
+           R"("trace.data_stall","severity":")" + severity + R"(","title":"t","rank":1,)" +
+           R"("saving_per_step_ns":)" + saving + R"(,"confidence":0.8}],"data":{}})";
+  };
+  auto a = ingest::ReadSavedResult(Json("a.json", result("error", "62000000")));
+  auto b = ingest::ReadSavedResult(Json("b.json", result("warning", "124000000")));
+  ASSERT_TRUE(a) << a.error().ToString();
+  ASSERT_TRUE(b) << b.error().ToString();
+  auto c = diagnose::Compare(*a, *b, {});
+  EXPECT_TRUE(c.added.empty());
+  EXPECT_TRUE(c.resolved.empty());
+  ASSERT_EQ(c.strings.size(), 1u);
+  EXPECT_EQ(c.strings[0].path, "findings[id=trace.data_stall,rank=1].severity");
+  EXPECT_EQ(c.strings[0].before, "error");
+  EXPECT_EQ(c.strings[0].after, "warning");
+  ASSERT_EQ(c.numbers.size(), 1u);
+  EXPECT_EQ(c.numbers[0].path, "findings[id=trace.data_stall,rank=1].saving_per_step_ns");
+  EXPECT_DOUBLE_EQ(c.numbers[0].relative, 1.0);
+  auto bogus = ingest::ReadSavedResult(Json("c.json", result("bogus", "1")));
+  ASSERT_FALSE(bogus);
+  EXPECT_NE(bogus.error().message.find("findings[0] (trace.data_stall).severity: expected"),
+            std::string::npos)
+      << bogus.error().message;
+  auto negative = ingest::ReadSavedResult(Json("d.json", result("error", "-5")));
+  ASSERT_FALSE(negative);
+  EXPECT_NE(negative.error().message.find("saving_per_step_ns"), std::string::npos);
+}
+
 TEST(Compare, FindsAddedResolvedAndMovedNumbers) {
   SavedResult a, b;
   a.findings = {{"comm.p2p_disabled", Severity::kError, "", -1},
