@@ -7,6 +7,7 @@
 #include <new>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "base/file.h"
@@ -43,14 +44,57 @@ struct Slot {
   // The size and a hash of its text, where it was read as text (a copy of another input has
   // the same: the job's folder copied twice, `gzip -k` beside the original).
   std::optional<std::pair<uint64_t, size_t>> digest;
+  // A hash of its text's first kHeadDigestBytes: a shorter copy of another input (a job's logs
+  // copied while it ran, then again at its end) starts the same.
+  std::optional<size_t> head_digest;
   std::string copy_of;  // the earlier input with the same text: this one is not read
+  bool prefix_copy = false;  // copy_of holds all of its text and more
   std::vector<std::string> summarised_from;  // a summary: the files it was made from
 };
 
+constexpr size_t kHeadDigestBytes = 4096;
+
 void Digest(Slot& s) {
-  if (s.text && !s.digest)
-    s.digest = std::make_pair(static_cast<uint64_t>(s.text->data.size()),
-                              std::hash<std::string_view>{}(s.text->data));
+  if (s.text && !s.digest) {
+    const std::string_view data = s.text->data;
+    s.digest = std::make_pair(static_cast<uint64_t>(data.size()),
+                              std::hash<std::string_view>{}(data));
+    if (data.size() >= kHeadDigestBytes)
+      s.head_digest = std::hash<std::string_view>{}(data.substr(0, kHeadDigestBytes));
+  }
+}
+
+// Inputs read on the workers whose text is the start of another's (same first 4 KiB, then the
+// shorter read again and compared): each is marked a copy of the longest, and not merged. The
+// NCCL logs of a job copied while it ran and again at its end counted each process twice.
+void MarkPrefixCopies(std::vector<Slot>& slots) {
+  std::unordered_map<size_t, std::vector<Slot*>> by_head;
+  for (auto& s : slots)
+    if (s.in_part && !s.error && s.head_digest) by_head[*s.head_digest].push_back(&s);
+  for (auto& [hash, group] : by_head) {
+    if (group.size() < 2) continue;
+    std::stable_sort(group.begin(), group.end(),
+                     [](const Slot* a, const Slot* b) { return a->digest->first > b->digest->first; });
+    for (size_t i = 0; i + 1 < group.size(); ++i) {
+      Slot& longer = *group[i];
+      if (!longer.copy_of.empty()) continue;
+      std::optional<FileText> long_text;
+      for (size_t j = i + 1; j < group.size(); ++j) {
+        Slot& shorter = *group[j];
+        if (!shorter.copy_of.empty() || shorter.digest->first == longer.digest->first) continue;
+        if (!long_text) {
+          auto t = ReadFile(longer.path);
+          if (!t) break;  // changed or gone since: nothing is marked
+          long_text = std::move(t).value();
+        }
+        auto t = ReadFile(shorter.path);
+        if (t && long_text->data.starts_with(t->data)) {
+          shorter.copy_of = longer.path;
+          shorter.prefix_copy = true;
+        }
+      }
+    }
+  }
 }
 
 bool Allowed(const LoadOptions& options, InputKind kind) {
@@ -449,6 +493,7 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
   ParallelFor(slots.size(), options.threads,
               [&](size_t i) { NamingMemory(slots[i], [&] { Recognise(slots[i], options); }); });
   ReadInParallel(slots, options);
+  MarkPrefixCopies(slots);
   Job job;
   JobMerge merge(job);
   // A file whose text is another's (same size and hash) is read once, the first in order.
@@ -471,6 +516,7 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
       });
       if (s.error) continue;
     }
+    if (s.prefix_copy) continue;  // noted with the copies below
     if (const Slot* first = copy_of(s)) {
       s.copy_of = first->path;
       s.text.reset();
@@ -497,10 +543,13 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
       continue;
     }
     if (!s.copy_of.empty()) {
-      job.quality.Add("load.same_file_twice", DiagSeverity::kNote,
-                      "the same text as " + s.copy_of + " (a copy of an input): read once",
+      const std::string what =
+          s.prefix_copy ? "the start of " + s.copy_of + " (a shorter copy, made while it was "
+                                                        "still being written?)"
+                        : "the same text as " + s.copy_of + " (a copy of an input)";
+      job.quality.Add("load.same_file_twice", DiagSeverity::kNote, what + ": read once",
                       {s.path});
-      job.skipped.push_back({s.path, "the same text as " + s.copy_of + ": read once"});
+      job.skipped.push_back({s.path, what + ": read once"});
       continue;
     }
     if (s.streamed) merge.Add(std::move(s.part));

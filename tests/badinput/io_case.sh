@@ -144,6 +144,13 @@ sys.exit(f"not skipped as reports: {bad}" if bad else 0)' "$out" report.text rep
     has "NCCL reports it as set by the environment \(2 processes\)"
     run 0,1 diagnose all --format json
     [ "$(json_procs "$out")" = "$want" ] || fail "read $(json_procs "$out"), want $want" ;;
+  job_copied_while_running)  # an earlier, shorter copy of the same logs: each process once
+    job; mkdir all && cp -r job all/final && cp -r job all/early
+    for f in all/early/nccl.vm.*.log; do head -n -5 "$f" > t && mv t "$f"; done
+    run 0,1 diagnose all
+    has "load\\.same_file_twice x4: the start of all/final/nccl\\.vm\\.653\\.log \\(a shorter copy"
+    has "NCCL reports it as set by the environment \(2 processes\)"
+    grep -q "4 complete" "$out" && fail "a process counted twice"; true ;;
   gzip_bomb)  # decompression stops at the size limit (a quarter of `ulimit -v` here: 292 MiB)
     sanitized && { echo "skip: ulimit -v and AddressSanitizer's shadow memory do not mix"; exit 77; }
     yes "vm:653:653 [0] NCCL INFO comm 0x5d rank 0 nranks 2 cudaDev 0 busId 1000 - Init START" |
