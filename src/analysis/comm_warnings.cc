@@ -137,10 +137,25 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     f.method_step = 4;  // seen in the log's warnings, whatever step the id belongs to
     uint64_t lines = 0;
     std::set<std::pair<std::string, int64_t>> procs;
-    for (const auto* w : g.warns) lines += w->count, procs.insert({w->host, w->pid});
+    // A framework's copy of a WARN ("Last error:" in a job log) is a line, not a process.
+    uint64_t copies = 0;
+    for (const auto* w : g.warns) {
+      lines += w->count;
+      if (w->from_framework && ProcessRank(s, w->host, w->pid) < 0)
+        copies += w->count;
+      else
+        procs.insert({w->host, w->pid});
+    }
+    if (procs.empty()) {  // only copies: each stands for the process that logged it
+      for (const auto* w : g.warns) procs.insert({w->host, w->pid});
+      copies = 0;
+    }
     std::string where = std::to_string(lines) + " warning line" + (lines == 1 ? "" : "s") +
                         " from " + std::to_string(procs.size()) + " process" +
-                        (procs.size() == 1 ? "" : "es");
+                        (procs.size() == 1 ? "" : "es") +
+                        (copies > 0 ? " (" + std::to_string(copies) +
+                                          " of them a framework's copy in a job log)"
+                                    : "");
     // One rank raised it: the finding is that rank's. A framework's copy of a WARN ("Last
     // error:" in the job log, from a process no init line names) does not make it another's.
     std::set<int> ranks;
