@@ -251,7 +251,8 @@ TEST(NcclLogAnalysis, WarnCatalogue) {
   // ...and not as what their errno text alone would suggest.
   EXPECT_EQ(Find(All(Parse(std::string(cases[8].line) + "\n")), "comm.bootstrap_failure"), nullptr);
   EXPECT_EQ(Find(All(Parse(std::string(cases[10].line) + "\n")), "comm.shm_too_small"), nullptr);
-  const Finding* proxy = Find(All(Parse(std::string(cases[11].line) + "\n")), "comm.nccl_warn");
+  const auto proxy_findings = All(Parse(std::string(cases[11].line) + "\n"));
+  const Finding* proxy = Find(proxy_findings, "comm.nccl_warn");
   ASSERT_NE(proxy, nullptr);
   EXPECT_NE(proxy->detail.find("proxy thread"), std::string::npos) << proxy->detail;
   // Benign: rdma-core missing on a host without RDMA.
