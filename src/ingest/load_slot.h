@@ -1,0 +1,65 @@
+// The parts of LoadInputs (load_inputs.cc) its files share: one input on its way in (Slot), how
+// its format is recognised from its bytes (load_recognise.cc) and how copies of one text among
+// the inputs are found (load_copies.cc). Private to the loader.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/file.h"
+#include "ingest/load_inputs.h"
+#include "ingest/registry.h"
+
+namespace commdx::ingest::load {
+
+inline constexpr size_t kSniffBytes = 64 * 1024;
+// Windows of a text file whose start and end were not recognised (SniffWindows).
+inline constexpr size_t kScanWindowBytes = 256 * 1024;
+
+// One file on its way in.
+struct Slot {
+  std::string path;
+  bool named = false;                 // given on the command line, not found in a folder
+  bool pipe = false;                  // read once, whole, into text
+  bool streamed = false;              // read by the format's stream(), not from text
+  bool in_part = false;               // parsed on a worker into `part` (Importer::in_parts)
+  std::vector<const Importer*> imps;  // the format, then others that share the file
+  std::optional<FileText> text;       // read when a text importer needs it
+  std::optional<Error> error;
+  std::string skip;  // why it is not read, when imps is empty
+  Job part;          // what a streaming importer, or a worker's parse, read
+  uint64_t bytes = 0;
+  std::vector<InputKind> kinds;  // what it was read as
+  // The size and a hash of its text, where it was read as text (a copy of another input has
+  // the same: the job's folder copied twice, `gzip -k` beside the original).
+  std::optional<std::pair<uint64_t, size_t>> digest;
+  // A hash of its text's first kHeadDigestBytes: a shorter copy of another input (a job's logs
+  // copied while it ran, then again at its end) starts the same.
+  std::optional<size_t> head_digest;
+  std::string copy_of;       // the earlier input with the same text: this one is not read
+  bool prefix_copy = false;  // copy_of holds all of its text and more
+  std::vector<std::string> summarised_from;  // a summary: the files it was made from
+};
+
+// Whether --only and --skip let a format be read.
+bool Allowed(const LoadOptions& options, InputKind kind);
+
+// Reads the start of the file once and picks the importers that read it; sets `skip` with the
+// reason when none does, `error` when it cannot be read.
+void Recognise(Slot& s, const LoadOptions& options);
+
+// The size and hashes of a slot's text (whole, and its first kHeadDigestBytes), where it was read
+// as text.
+void Digest(Slot& s);
+
+// Inputs read on the workers whose text is the start of another's (same first 4 KiB, then the
+// shorter read again and compared): each is marked a copy of the longest, and not merged. The
+// NCCL logs of a job copied while it ran and again at its end counted each process twice.
+void MarkPrefixCopies(std::vector<Slot>& slots);
+
+}  // namespace commdx::ingest::load
