@@ -29,7 +29,9 @@ def main():
     def replaced(old, new):
         assert old in good, old
         return good.replace(old, new, 1)
-    put("summary_v2.commdx-summary.json", replaced(b'"version":1', b'"version":2'))
+    # A summary of the version before this one (the cut, bad row and bad index cases are of
+    # this commdx's own version).
+    put("summary_v1.commdx-summary.json", replaced(b'"version":2', b'"version":1'))
     put("summary_cut.commdx-summary.json.gz", gzip.compress(good[: len(good) // 2], mtime=0))
     put("summary_bad_row.commdx-summary.json",
         replaced(b'"gpu_ops":{"start_ns":[', b'"gpu_ops":{"start_ns":[0,'))

@@ -103,9 +103,8 @@ TEST(IdleCausesCaptures, NamingTheHostWorkMakesItLaunchIdleInThatOp) {
   const uint32_t name = static_cast<uint32_t>(t.names.size());
   t.names.push_back("log_metrics");
   for (const auto& g : before.timelines[0].idle.host_gaps)
-    t.host_ops.push_back(HostOp{g.start_ns, g.end_ns, -1, name,
-                                static_cast<uint32_t>(t.main_thread), HostOpKind::kUserAnnotation,
-                                kHostFlagNone});
+    t.host_ops.push_back(HostOp{g.start_ns, g.end_ns, name, static_cast<uint32_t>(t.main_thread),
+                                HostOpKind::kUserAnnotation, kHostFlagNone});
   std::stable_sort(t.host_ops.begin(), t.host_ops.end(),
                    [](const HostOp& a, const HostOp& b) { return a.start_ns < b.start_ns; });
   const auto after = analysis::ComputeTraceFacts(job);
@@ -144,7 +143,7 @@ TEST(IdleCausesCaptures, AllocatorCallsOverLaunchIdleBecomeChurn) {
     if (x.end - x.start < 100'000) continue;
     ++stretches;
     for (uint32_t th = 0; th < t.threads.size(); ++th)
-      calls.push_back({RuntimeCall{x.start, x.end, -1, -1, name, th, -1, kHostFlagAlloc}, -1});
+      calls.push_back({RuntimeCall{x.start, x.end, name, th, -1, kHostFlagAlloc}, -1});
   }
   ASSERT_GT(stretches, 0u);
   std::stable_sort(calls.begin(), calls.end(), [](const auto& x, const auto& y) {

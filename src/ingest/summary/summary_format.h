@@ -20,7 +20,7 @@ namespace commdx::ingest::summary {
 inline constexpr std::string_view kFormat = "commdx-summary";
 // Raised whenever a field changes meaning or a row gains or loses a column; a reader reads its
 // own version only (docs/summary-format.md, "Versions").
-inline constexpr int kVersion = 1;
+inline constexpr int kVersion = 2;
 // The name `commdx summarize` gives its files; the importer recognises content, not names.
 inline constexpr std::string_view kFileSuffix = ".commdx-summary.json";
 
@@ -38,16 +38,15 @@ inline constexpr Column kStreamColumns[] = {{"device", false},  {"stream", false
                                             {"ops", false},     {"busy_ns", false},
                                             {"comm_ns", false}, {"is_comm", false}};
 inline constexpr Column kGpuOpColumns[] = {
-    {"start_ns", true}, {"dur_ns", false}, {"correlation", true}, {"external_id", true},
-    {"bytes", false},   {"name", false},   {"stream", false},     {"collective", false},
-    {"launch", false},  {"grid_x", false}, {"device", false},     {"kind", false},
-    {"copy", false}};
-inline constexpr Column kHostOpColumns[] = {
-    {"start_ns", true}, {"dur_ns", false}, {"external_id", true}, {"name", false},
-    {"thread", false},  {"kind", false},   {"flags", false}};
-inline constexpr Column kRuntimeColumns[] = {
-    {"start_ns", true}, {"dur_ns", false}, {"correlation", true}, {"external_id", true},
-    {"name", false},    {"thread", false}, {"gpu_op", false},     {"flags", false}};
+    {"start_ns", true}, {"dur_ns", false},     {"bytes", false},  {"name", false},
+    {"stream", false},  {"collective", false}, {"launch", false}, {"grid_x", false},
+    {"device", false},  {"kind", false},       {"copy", false}};
+inline constexpr Column kHostOpColumns[] = {{"start_ns", true}, {"dur_ns", false},
+                                            {"name", false},    {"thread", false},
+                                            {"kind", false},    {"flags", false}};
+inline constexpr Column kRuntimeColumns[] = {{"start_ns", true}, {"dur_ns", false},
+                                             {"name", false},    {"thread", false},
+                                             {"gpu_op", false},  {"flags", false}};
 inline constexpr Column kCollectiveColumns[] = {
     {"start_ns", false},   {"end_ns", false},     {"issue_ns", false}, {"in_nelems", false},
     {"out_nelems", false}, {"bytes", false},      {"seq", false},      {"gpu_op", false},

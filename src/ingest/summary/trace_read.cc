@@ -170,24 +170,22 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
   COMMDX_TRY(
       Table(o, "gpu_ops", kGpuOpColumns, p, [&](const int64_t* c, const Place& here) -> Status {
         if ((!t.gpu_ops.empty() && c[0] < t.gpu_ops.back().start_ns) || c[1] < 0 ||
-            !InRange(c[5], names, false) || c[11] < 0 || c[11] > 4 || c[12] < 0 || c[12] > 6)
+            !InRange(c[3], names, false) || c[9] < 0 || c[9] > 4 || c[10] < 0 || c[10] > 6)
           return here.Expected(
               "a GPU op row (start after the previous row's, duration 0 or more, name index, kind "
               "0-4, copy kind 0-6)");
         GpuOp g;
         g.start_ns = c[0];
         g.end_ns = EndOf(g.start_ns, c[1]);
-        g.correlation = c[2];
-        g.external_id = c[3];
-        g.bytes = static_cast<uint64_t>(c[4]);
-        g.name = static_cast<uint32_t>(c[5]);
-        g.stream = static_cast<int32_t>(c[6]);
-        g.collective = static_cast<int32_t>(c[7]);
-        g.launch = static_cast<int32_t>(c[8]);
-        g.grid_x = static_cast<int32_t>(c[9]);
-        g.device = static_cast<int16_t>(c[10]);
-        g.kind = static_cast<GpuOpKind>(c[11]);
-        g.copy = static_cast<CopyKind>(c[12]);
+        g.bytes = static_cast<uint64_t>(c[2]);
+        g.name = static_cast<uint32_t>(c[3]);
+        g.stream = static_cast<int32_t>(c[4]);
+        g.collective = static_cast<int32_t>(c[5]);
+        g.launch = static_cast<int32_t>(c[6]);
+        g.grid_x = static_cast<int32_t>(c[7]);
+        g.device = static_cast<int16_t>(c[8]);
+        g.kind = static_cast<GpuOpKind>(c[9]);
+        g.copy = static_cast<CopyKind>(c[10]);
         t.gpu_ops.push_back(g);
         return Ok{};
       }));
@@ -195,19 +193,18 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
     COMMDX_TRY(Table(o, ops == &t.host_ops ? "host_ops" : "gpu_annotations", kHostOpColumns, p,
                      [&](const int64_t* c, const Place& here) -> Status {
                        if ((!ops->empty() && c[0] < ops->back().start_ns) || c[1] < 0 ||
-                           !InRange(c[3], names, false) || !InRange(c[4], threads, false) ||
-                           c[5] < 0 || c[5] > 1 || c[6] < 0 || c[6] > 255)
+                           !InRange(c[2], names, false) || !InRange(c[3], threads, false) ||
+                           c[4] < 0 || c[4] > 1 || c[5] < 0 || c[5] > 255)
                          return here.Expected(
                              "a host op row (sorted by start, duration 0 or more, name, "
                              "thread, kind 0-1, flags)");
                        HostOp h;
                        h.start_ns = c[0];
                        h.end_ns = EndOf(h.start_ns, c[1]);
-                       h.external_id = c[2];
-                       h.name = static_cast<uint32_t>(c[3]);
-                       h.thread = static_cast<uint32_t>(c[4]);
-                       h.kind = static_cast<HostOpKind>(c[5]);
-                       h.flags = static_cast<uint8_t>(c[6]);
+                       h.name = static_cast<uint32_t>(c[2]);
+                       h.thread = static_cast<uint32_t>(c[3]);
+                       h.kind = static_cast<HostOpKind>(c[4]);
+                       h.flags = static_cast<uint8_t>(c[5]);
                        ops->push_back(h);
                        return Ok{};
                      }));
@@ -215,20 +212,18 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
   COMMDX_TRY(
       Table(o, "runtime", kRuntimeColumns, p, [&](const int64_t* c, const Place& here) -> Status {
         if ((!t.runtime.empty() && c[0] < t.runtime.back().start_ns) || c[1] < 0 ||
-            !InRange(c[4], names, false) || !InRange(c[5], threads, false) ||
-            !InRange(c[6], t.gpu_ops.size()) || c[7] < 0 || c[7] > 255)
+            !InRange(c[2], names, false) || !InRange(c[3], threads, false) ||
+            !InRange(c[4], t.gpu_ops.size()) || c[5] < 0 || c[5] > 255)
           return here.Expected(
               "a runtime call row (sorted by start, duration 0 or more, name, thread, GPU op index "
               "or -1, flags)");
         RuntimeCall r;
         r.start_ns = c[0];
         r.end_ns = EndOf(r.start_ns, c[1]);
-        r.correlation = c[2];
-        r.external_id = c[3];
-        r.name = static_cast<uint32_t>(c[4]);
-        r.thread = static_cast<uint32_t>(c[5]);
-        r.gpu_op = static_cast<int32_t>(c[6]);
-        r.flags = static_cast<uint8_t>(c[7]);
+        r.name = static_cast<uint32_t>(c[2]);
+        r.thread = static_cast<uint32_t>(c[3]);
+        r.gpu_op = static_cast<int32_t>(c[4]);
+        r.flags = static_cast<uint8_t>(c[5]);
         t.runtime.push_back(r);
         return Ok{};
       }));

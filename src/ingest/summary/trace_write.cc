@@ -31,7 +31,7 @@ void Table(JsonWriter& w, const char* key, const std::vector<T>& rows, const Col
 
 void HostOps(const char* key, const std::vector<HostOp>& ops, JsonWriter& w) {
   Table(w, key, ops, kHostOpColumns, [](const HostOp& o, int64_t* c) {
-    int64_t row[] = {o.start_ns, o.end_ns - o.start_ns,        o.external_id, o.name,
+    int64_t row[] = {o.start_ns, o.end_ns - o.start_ns,        o.name,
                      o.thread,   static_cast<int64_t>(o.kind), o.flags};
     std::copy(std::begin(row), std::end(row), c);
   });
@@ -106,8 +106,6 @@ void WriteTrace(const RankTrace& t, JsonWriter& w) {
   Table(w, "gpu_ops", t.gpu_ops, kGpuOpColumns, [](const GpuOp& o, int64_t* c) {
     int64_t row[] = {o.start_ns,
                      o.end_ns - o.start_ns,
-                     o.correlation,
-                     o.external_id,
                      static_cast<int64_t>(o.bytes),
                      o.name,
                      o.stream,
@@ -122,9 +120,7 @@ void WriteTrace(const RankTrace& t, JsonWriter& w) {
   HostOps("host_ops", t.host_ops, w);
   HostOps("gpu_annotations", t.gpu_annotations, w);
   Table(w, "runtime", t.runtime, kRuntimeColumns, [](const RuntimeCall& r, int64_t* c) {
-    int64_t row[] = {
-        r.start_ns, r.end_ns - r.start_ns, r.correlation, r.external_id, r.name, r.thread, r.gpu_op,
-        r.flags};
+    int64_t row[] = {r.start_ns, r.end_ns - r.start_ns, r.name, r.thread, r.gpu_op, r.flags};
     std::copy(std::begin(row), std::end(row), c);
   });
   Table(w, "collectives", t.collectives, kCollectiveColumns, [](const Collective& k, int64_t* c) {

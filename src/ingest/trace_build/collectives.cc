@@ -172,8 +172,8 @@ void RankBuilder::BuildCollectives() {
   for (const PendingColl& k : colls_) {
     GpuOp& op = t.gpu_ops[k.gpu_op];
     const PendingColl* a = k.coll_name ? &k : nullptr;
-    if (!a && op.external_id >= 0)
-      if (auto it = by_ext.find(op.external_id); it != by_ext.end()) a = &ext_args_[it->second];
+    if (const int64_t ext = gpu_ids_[k.gpu_op].external_id; !a && ext >= 0)
+      if (auto it = by_ext.find(ext); it != by_ext.end()) a = &ext_args_[it->second];
     if (!a) a = enclosing(op);
     const std::string_view kernel_name = names_.Lookup(op.name);
     Collective c;

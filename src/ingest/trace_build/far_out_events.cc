@@ -1,5 +1,7 @@
 // Finishing a rank, before sorting: events far outside the trace's span (model/far_out.h) are
 // left out, with the collectives their kernels carried, and noted.
+#include <cstdint>
+
 #include "base/text.h"
 #include "ingest/trace_build/rank_builder.h"
 #include "model/far_out.h"
@@ -8,6 +10,16 @@ namespace commdx::ingest::trace_build {
 
 void RankBuilder::DropFarOut() {
   const TimeWindow w = FarOutWindow(trace_);
+  if (w.lo_ns == INT64_MIN && w.hi_ns == INT64_MAX) return;  // nothing can be far out
+  // The ids beside the events first, while the events still say which go.
+  auto keep_beside = [&w](const auto& events, auto& side) {
+    size_t kept = 0;
+    for (size_t i = 0; i < events.size(); ++i)
+      if (w.Keeps(events[i].start_ns, events[i].end_ns)) side[kept++] = side[i];
+    side.resize(kept);
+  };
+  keep_beside(trace_.gpu_ops, gpu_ids_);
+  keep_beside(trace_.runtime, runtime_correlation_);
   const FarOutDropped d = DropFarOutEvents(trace_, w);
   if (d.count == 0) return;
   // GpuOp::collective indexes colls_ until SortAndLink: keep the pending collectives of the

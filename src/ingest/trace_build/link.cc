@@ -59,8 +59,8 @@ struct Span {
   int64_t first = INT64_MAX, last = INT64_MIN;
 };
 
-template <class T>
-Span SortByStart(std::vector<T>& v) {
+template <class T, class... Side>
+Span SortByStart(std::vector<T>& v, std::vector<Side>&... side) {
   auto less = [&v](uint32_t a, uint32_t b) {
     const T& x = v[a];
     const T& y = v[b];
@@ -82,6 +82,13 @@ Span SortByStart(std::vector<T>& v) {
   if (!sorted) {
     std::vector<uint32_t> order = SortedOrder(
         v.size(), [&v](size_t i) { return v[i].start_ns; }, less, lo, hi);
+    // Permute() uses up the order it follows: each array beside `v` gets a copy.
+    (
+        [&order](auto& s) {
+          std::vector<uint32_t> copy = order;
+          Permute(s, copy);
+        }(side),
+        ...);
     Permute(v, order);
   }
   return {lo, last};
@@ -180,13 +187,16 @@ void RankBuilder::SortAndLink() {
                                  [](const TsId& a, int64_t x) { return a.first < x; });
       if (it != v.end() && it->first == ts) id = it->second;
     };
-    for (auto& op : t.gpu_ops)
-      if (op.correlation < 0) id_at(end_at, op.start_ns, op.correlation);
-    for (auto& rc : t.runtime)
-      if (rc.correlation < 0) id_at(start_at, rc.start_ns, rc.correlation);
+    for (size_t i = 0; i < t.gpu_ops.size(); ++i)
+      if (gpu_ids_[i].correlation < 0)
+        id_at(end_at, t.gpu_ops[i].start_ns, gpu_ids_[i].correlation);
+    for (size_t i = 0; i < t.runtime.size(); ++i)
+      if (runtime_correlation_[i] < 0)
+        id_at(start_at, t.runtime[i].start_ns, runtime_correlation_[i]);
   }
   // GpuOp::collective holds the index into colls_ until the collectives are built.
-  const Span spans[] = {SortByStart(t.gpu_ops), SortByStart(t.host_ops), SortByStart(t.runtime)};
+  const Span spans[] = {SortByStart(t.gpu_ops, gpu_ids_), SortByStart(t.host_ops),
+                        SortByStart(t.runtime, runtime_correlation_)};
   for (size_t i = 0; i < t.gpu_ops.size(); ++i)
     if (t.gpu_ops[i].collective >= 0)
       colls_[t.gpu_ops[i].collective].gpu_op = static_cast<int32_t>(i);
@@ -220,10 +230,10 @@ void RankBuilder::LinkLaunches() {
   // each id (the calls are in start order) serves them all in one pass over each list.
   FirstCallOf first_call(t.runtime.size());
   for (size_t i = 0; i < t.runtime.size(); ++i)
-    if (t.runtime[i].correlation >= 0)
-      first_call.Add(t.runtime[i].correlation, static_cast<int32_t>(i));
+    if (runtime_correlation_[i] >= 0)
+      first_call.Add(runtime_correlation_[i], static_cast<int32_t>(i));
   for (size_t i = 0; i < t.gpu_ops.size(); ++i) {
-    const int64_t c = t.gpu_ops[i].correlation;
+    const int64_t c = gpu_ids_[i].correlation;
     if (c < 0) continue;
     const int32_t launch = first_call.Find(c);
     if (launch >= 0) link(i, launch);

@@ -20,8 +20,7 @@ void RankBuilder::SetDistributed(int rank, int world, std::string backend,
   trace_.nccl_version = std::move(nccl_version);
 }
 
-void RankBuilder::Note(QualityId id, DiagSeverity sev, std::string message,
-                       uint64_t offset) {
+void RankBuilder::Note(QualityId id, DiagSeverity sev, std::string message, uint64_t offset) {
   SourceLoc loc{trace_.file};
   loc.offset = offset;
   loc.has_offset = true;
@@ -39,6 +38,8 @@ void RankBuilder::Rollback() {
   trace_.gpu_ops.resize(checkpoint_.gpu);
   trace_.host_ops.resize(checkpoint_.host);
   trace_.runtime.resize(checkpoint_.runtime);
+  gpu_ids_.resize(checkpoint_.gpu);
+  runtime_correlation_.resize(checkpoint_.runtime);
   flows_.resize(checkpoint_.flows);
   colls_.resize(checkpoint_.colls);
   ext_args_.resize(checkpoint_.ext_args);
@@ -88,8 +89,10 @@ void RankBuilder::Reserve(uint64_t json_bytes) {
 
 void RankBuilder::ReserveCounts(uint64_t gpu_ops, uint64_t host_ops, uint64_t runtime) {
   trace_.gpu_ops.reserve(gpu_ops);
+  gpu_ids_.reserve(gpu_ops);
   trace_.host_ops.reserve(host_ops);
   trace_.runtime.reserve(runtime);
+  runtime_correlation_.reserve(runtime);
   // The binary's operator new puts these blocks on huge pages (cli/main_operator_new.cc).
 }
 
@@ -156,7 +159,6 @@ void RankBuilder::AddComplete(const RawEvent& ev) {
         HostOp a;
         a.start_ns = ev.ts_ns;
         a.end_ns = ev.ts_ns + ev.dur_ns;
-        a.external_id = ev.external_id;
         a.name = names_.InternRaw(ev.name);
         a.kind = HostOpKind::kUserAnnotation;
         a.flags = Info(a.name).host_flags;
@@ -263,8 +265,6 @@ void RankBuilder::AddGpu(const RawEvent& ev) {
   op.start_ns = ev.ts_ns;
   op.end_ns = ev.ts_ns + ev.dur_ns;
   op.name = names_.InternRaw(ev.name);
-  op.correlation = ev.correlation;
-  op.external_id = ev.external_id;
   op.grid_x = static_cast<int32_t>(ev.grid_x);
   int64_t dev = ev.device >= 0 ? ev.device : ParseLooseInt(ev.pid);
   op.device = static_cast<int16_t>(dev >= 0 && dev < 32768 ? dev : -1);
@@ -292,6 +292,7 @@ void RankBuilder::AddGpu(const RawEvent& ev) {
     colls_.push_back(p);
   }
   trace_.gpu_ops.push_back(op);
+  gpu_ids_.push_back({ev.correlation, ev.external_id});
   trace_.has_gpu = true;
 }
 
@@ -300,20 +301,18 @@ void RankBuilder::AddRuntime(const RawEvent& ev) {
   RuntimeCall rc;
   rc.start_ns = ev.ts_ns;
   rc.end_ns = ev.ts_ns + ev.dur_ns;
-  rc.correlation = ev.correlation;
-  rc.external_id = ev.external_id;
   rc.name = names_.InternRaw(ev.name);
   rc.thread = Thread(ev.tid);
   rc.flags = Info(rc.name).runtime_flags;
   ++trace_.threads[rc.thread].ops;
   trace_.runtime.push_back(rc);
+  runtime_correlation_.push_back(ev.correlation);
 }
 
 void RankBuilder::AddHost(const RawEvent& ev) {
   HostOp op;
   op.start_ns = ev.ts_ns;
   op.end_ns = ev.ts_ns + ev.dur_ns;
-  op.external_id = ev.external_id;
   op.name = names_.InternRaw(ev.name);
   op.thread = Thread(ev.tid);
   op.kind = ev.cat == EventCat::kUserAnnotation ? HostOpKind::kUserAnnotation : HostOpKind::kCpuOp;
@@ -374,6 +373,8 @@ RankTrace RankBuilder::Finish(int rank_from_name) {
   colls_.clear();
   ext_args_.clear();
   flows_.clear();
+  gpu_ids_ = {};
+  runtime_correlation_ = {};
   FitEventArrays();
   return std::move(trace_);
 }

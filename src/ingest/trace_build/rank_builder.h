@@ -118,6 +118,14 @@ class RankBuilder {
   std::vector<PendingColl> colls_;     // from kernels
   std::vector<PendingColl> ext_args_;  // from record_param_comms
   std::vector<Flow> flows_;
+  // The ids that link events, beside trace_.gpu_ops and trace_.runtime (same index, kept in the
+  // same order) while the rank is built; the model does not keep them.
+  struct GpuIds {
+    int64_t correlation = -1;  // the runtime call that launched it
+    int64_t external_id = -1;  // the CPU op that issued it (collective args)
+  };
+  std::vector<GpuIds> gpu_ids_;
+  std::vector<int64_t> runtime_correlation_;
   std::vector<PgConfig> pg_configs_;
   Diagnostics quality_;
   Diagnostics quality_checkpoint_;

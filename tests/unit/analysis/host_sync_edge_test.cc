@@ -42,13 +42,13 @@ Job LaunchBoundSteps(std::vector<int64_t> sync_at) {
       op.name = 1;
       op.stream = 7;
       op.launch = static_cast<int32_t>(t.runtime.size());
-      t.runtime.push_back(RuntimeCall{launch, launch + 5 * kUs, -1, -1, 2, 0,
+      t.runtime.push_back(RuntimeCall{launch, launch + 5 * kUs, 2, 0,
                                       static_cast<int32_t>(t.gpu_ops.size()), kHostFlagLaunch});
       t.gpu_ops.push_back(op);
     }
     for (int64_t at : sync_at)
       t.runtime.push_back(
-          RuntimeCall{base + at * kUs, base + (at + 5) * kUs, -1, -1, 3, 0, -1, kHostFlagSync});
+          RuntimeCall{base + at * kUs, base + (at + 5) * kUs, 3, 0, -1, kHostFlagSync});
   }
   std::stable_sort(
       t.runtime.begin(), t.runtime.end(),
@@ -112,8 +112,8 @@ TEST(HostSyncEdge, AStepTheTraceCutIsLeftOutOfTheCountsAsOfTheCost) {
   for (RuntimeCall& rc : t.runtime)
     if (rc.gpu_op >= 0) ++rc.gpu_op;
   for (int k = 0; k < 30; ++k)
-    t.runtime.push_back(RuntimeCall{(350 + 10 * k) * kUs, (355 + 10 * k) * kUs, -1, -1, 3, 0, -1,
-                                    kHostFlagSync});
+    t.runtime.push_back(
+        RuntimeCall{(350 + 10 * k) * kUs, (355 + 10 * k) * kUs, 3, 0, -1, kHostFlagSync});
   std::stable_sort(
       t.runtime.begin(), t.runtime.end(),
       [](const RuntimeCall& a, const RuntimeCall& b) { return a.start_ns < b.start_ns; });
@@ -148,8 +148,8 @@ TEST(HostSyncStep, SweepAgreesWithTheWalk) {
   std::vector<std::vector<Step>> layouts;
   layouts.push_back(t.steps);  // back to back
   std::vector<Step> gaps = t.steps;
-  gaps[1].cpu_end_ns -= 300 * kUs;                // a gap after step 1
-  gaps[2].cpu_end_ns = gaps[2].cpu_start_ns;      // step 2 empty
+  gaps[1].cpu_end_ns -= 300 * kUs;            // a gap after step 1
+  gaps[2].cpu_end_ns = gaps[2].cpu_start_ns;  // step 2 empty
   gaps.insert(gaps.begin() + 3, Step{9, gaps[3].cpu_start_ns, gaps[3].cpu_start_ns});
   layouts.push_back(gaps);
   std::vector<Step> overlap = t.steps;

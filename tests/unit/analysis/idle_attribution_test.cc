@@ -24,23 +24,20 @@ struct Timeline {
   // A kernel on `stream` running [start, end), launched by a call [ls, le] on `thread`.
   void Kernel(int64_t start, int64_t end, int64_t ls, int64_t le, uint32_t thread = 0,
               int32_t stream = 7) {
-    RuntimeCall rc{
-        ls, le, next_corr, -1, 2, thread, static_cast<int32_t>(t.gpu_ops.size()), kHostFlagLaunch};
+    RuntimeCall rc{ls, le, 2, thread, static_cast<int32_t>(t.gpu_ops.size()), kHostFlagLaunch};
     GpuOp op;
     op.start_ns = start;
     op.end_ns = end;
-    op.correlation = next_corr++;
     op.stream = stream;
     op.launch = static_cast<int32_t>(t.runtime.size());
     t.runtime.push_back(rc);
     t.gpu_ops.push_back(op);
   }
   void Sync(int64_t s0, int64_t s1, uint32_t thread = 0) {
-    t.runtime.push_back(RuntimeCall{s0, s1, -1, -1, 3, thread, -1, kHostFlagSync});
+    t.runtime.push_back(RuntimeCall{s0, s1, 3, thread, -1, kHostFlagSync});
   }
   void Data(int64_t s, int64_t e, uint32_t thread = 0) {
-    t.host_ops.push_back(
-        HostOp{s, e, -1, 4, thread, HostOpKind::kUserAnnotation, kHostFlagDataLoader});
+    t.host_ops.push_back(HostOp{s, e, 4, thread, HostOpKind::kUserAnnotation, kHostFlagDataLoader});
   }
   // Sorts as the importer leaves it and measures [lo, hi) as one step.
   StepBreakdown Measure(int64_t lo, int64_t hi) {
@@ -56,7 +53,6 @@ struct Timeline {
     return MeasureWindow(tl, {}, lo, hi);
   }
   RankTimeline tl;
-  int64_t next_corr = 1;
 };
 
 void ExpectPartsAddUp(const StepBreakdown& s) {

@@ -52,24 +52,23 @@ struct Timeline {
   }
   // A kernel running [start, end), launched by a call [ls, le] on `thread`.
   void Kernel(int64_t start, int64_t end, int64_t ls, int64_t le, uint32_t thread = 0) {
-    t.runtime.push_back(RuntimeCall{ls, le, next_corr, -1, kLaunch, thread,
-                                    static_cast<int32_t>(t.gpu_ops.size()), kHostFlagLaunch});
+    t.runtime.push_back(RuntimeCall{ls, le, kLaunch, thread, static_cast<int32_t>(t.gpu_ops.size()),
+                                    kHostFlagLaunch});
     GpuOp op;
     op.start_ns = start;
     op.end_ns = end;
-    op.correlation = next_corr++;
     op.stream = 7;
     op.name = kKernel;
     t.gpu_ops.push_back(op);
   }
   void Call(int64_t s0, int64_t s1, Name name, uint32_t thread = 0) {
     const uint8_t flags = ingest::trace_build::RuntimeFlags(t.names[name]);
-    t.runtime.push_back(RuntimeCall{s0, s1, -1, -1, name, thread, -1, flags});
+    t.runtime.push_back(RuntimeCall{s0, s1, name, thread, -1, flags});
   }
   void Op(int64_t s, int64_t e, Name name, uint32_t thread = 0) {
     const uint8_t flags = name == kStepMark ? kHostFlagStep : kHostFlagNone;
     const HostOpKind kind = name == kStepMark ? HostOpKind::kUserAnnotation : HostOpKind::kCpuOp;
-    t.host_ops.push_back(HostOp{s, e, -1, name, thread, kind, flags});
+    t.host_ops.push_back(HostOp{s, e, name, thread, kind, flags});
   }
   // Sorts as the importer leaves it; one step over [lo, hi) unless steps were given.
   void Finish(int64_t lo, int64_t hi) {
@@ -96,7 +95,6 @@ struct Timeline {
     return 0;
   }
   RankTimeline tl;
-  int64_t next_corr = 1;
 };
 
 void ExpectPartsAddUp(const StepBreakdown& s) {

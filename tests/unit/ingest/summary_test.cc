@@ -90,8 +90,8 @@ std::string ErrorOf(const std::string& json) {
 
 TEST(Summary, BadSummariesSayWhatWasExpected) {
   const std::string good = Made({kTraces + "skew_rank0.json"}).json;
-  EXPECT_EQ(ErrorOf(Replaced(good, "\"version\":1", "\"version\":2")),
-            "s.json: commdx summary version 2: this commdx reads version 1 (summarise the inputs "
+  EXPECT_EQ(ErrorOf(Replaced(good, "\"version\":2", "\"version\":1")),
+            "s.json: commdx summary version 1: this commdx reads version 2 (summarise the inputs "
             "again with this commdx, or diagnose with the commdx that made it)");
   EXPECT_EQ(ErrorOf(Replaced(good, "\"format\":\"commdx-summary\"", "\"format\":\"x\"")),
             "s.json: summary field commdx_summary.format: expected \"commdx-summary\", got \"x\"");
@@ -116,7 +116,7 @@ TEST(Summary, BadSummariesSayWhatWasExpected) {
 
 // A summary of one trace, written around WriteTrace.
 std::string OneTrace(const RankTrace& t) {
-  return "{\"commdx_summary\":{\"format\":\"commdx-summary\",\"version\":1},\"inputs\":[],"
+  return "{\"commdx_summary\":{\"format\":\"commdx-summary\",\"version\":2},\"inputs\":[],"
          "\"skipped\":[],\"texts\":[],\"traces\":[" +
          TraceJson(t) + "],\"quality\":[]}";
 }
@@ -142,7 +142,7 @@ TEST(Summary, WhatTheTraceBuilderGuaranteesIsChecked) {
   bad.gpu_ops[1].end_ns = 299;
   EXPECT_NE(ErrorOf(OneTrace(bad)).find("traces[0].gpu_ops[1]"), std::string::npos);
   bad = t;
-  bad.host_ops.push_back({10, 20, -1, 1, 1, HostOpKind::kCpuOp, 0});
+  bad.host_ops.push_back({10, 20, 1, 1, HostOpKind::kCpuOp, 0});
   EXPECT_NE(ErrorOf(OneTrace(bad)).find("traces[0].host_ops[0]: expected a host op row"),
             std::string::npos);
   bad = t;

@@ -76,12 +76,12 @@ TEST(KinetoIngest, FlowsLinkLaunchesFirstFlowAtATimeWins) {
   RankTrace t = ReadRank(text, "flows.json");
   ASSERT_EQ(t.gpu_ops.size(), 2u);
   ASSERT_EQ(t.runtime.size(), 2u);
-  EXPECT_EQ(t.runtime[0].correlation, 5);  // ts 10: id 5, not the later 6
-  EXPECT_EQ(t.runtime[1].correlation, 8);
-  EXPECT_EQ(t.gpu_ops[0].correlation, 5);  // ts 20: id 5, not the later 9
-  EXPECT_EQ(t.gpu_ops[1].correlation, 8);
+  // The call at ts 10 takes id 5, not the later 6; the kernel at ts 20 id 5, not the later 9:
+  // any other pick leaves them unlinked.
   EXPECT_EQ(t.gpu_ops[0].launch, 0);
   EXPECT_EQ(t.gpu_ops[1].launch, 1);
+  EXPECT_EQ(t.runtime[0].gpu_op, 0);
+  EXPECT_EQ(t.runtime[1].gpu_op, 1);
 }
 
 TEST(KinetoIngest, LongBlankGapBetweenEventsIsNotOnePart) {
@@ -136,10 +136,8 @@ void CheckStartOrder(bool skew) {
           static_cast<int>(next(4)), i};
     ops.push_back(op);
     json += (i ? ",\n" : "") + std::string("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op") +
-            std::to_string(op.name) +
-            "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(op.ts) +
-            ", \"dur\": " + std::to_string(op.dur) +
-            ", \"args\": {\"External id\": " + std::to_string(i) + "}}";
+            std::to_string(op.name) + "\", \"pid\": 1, \"tid\": " + std::to_string(i) +
+            ", \"ts\": " + std::to_string(op.ts) + ", \"dur\": " + std::to_string(op.dur) + "}";
   }
   json += "\n]}\n";
   FileText f{"scrambled_rank0.json", json, false, json.size()};
@@ -159,8 +157,11 @@ void CheckStartOrder(bool skew) {
     return id_of[a.name] < id_of[b.name];
   });
   for (size_t i = 0; i < ops.size(); ++i) {
-    ASSERT_EQ(t.host_ops[i].external_id, ops[i].index) << i;
     ASSERT_EQ(t.host_ops[i].start_ns, ops[i].ts * 1000) << i;
+    ASSERT_EQ(t.host_ops[i].end_ns, (ops[i].ts + ops[i].dur) * 1000) << i;
+    ASSERT_EQ(t.host_ops[i].name, id_of[ops[i].name]) << i;
+    // Each op has a thread of its own (tid = its place in the file): ties keep the file order.
+    ASSERT_EQ(t.threads[t.host_ops[i].thread].id, std::to_string(ops[i].index)) << i;
   }
 }
 
@@ -203,11 +204,10 @@ TEST(KinetoIngest, LaunchesLinkByCorrelationHoweverTheIdsAreSpread) {
     ASSERT_EQ(t.gpu_ops.size(), ids.size() + 1);
     ASSERT_EQ(t.runtime.size(), ids.size() + 2);
     for (size_t k = 0; k < ids.size(); ++k) {
-      EXPECT_EQ(t.gpu_ops[k].correlation, ids[k]);
       EXPECT_EQ(t.gpu_ops[k].launch, static_cast<int32_t>(k)) << ids[k];
       EXPECT_EQ(t.runtime[k].gpu_op, static_cast<int32_t>(k)) << ids[k];
     }
-    EXPECT_EQ(t.gpu_ops.back().launch, -1);      // its call was not kept
+    EXPECT_EQ(t.gpu_ops.back().launch, -1);       // its call was not kept
     EXPECT_EQ(t.runtime[ids.size()].gpu_op, -1);  // the id again, later: not the launch
     EXPECT_EQ(t.runtime.back().gpu_op, -1);       // launched nothing
   }
