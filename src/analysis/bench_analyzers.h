@@ -20,6 +20,8 @@ std::vector<Finding> FindBenchHighLatency(const AnalysisInput& input, const Opti
 std::vector<Finding> FindBenchAsymmetricPair(const Job& job, const Options& options);
 // Two or more ranks of a live run on one GPU (the same CUDA UUID): the times are time slices.
 std::vector<Finding> FindBenchSharedGpu(const Job& job, const Options& options);
+// nccl-tests printed "Test NCCL failure" / "Test CUDA failure": the run stopped there.
+std::vector<Finding> FindBenchTestFailed(const AnalysisInput& input, const Options& options);
 // Wrong elements after a collective (#wrong, or nccl-tests' out-of-bounds count).
 std::vector<Finding> FindBenchWrongResults(const AnalysisInput& input, const Options& options);
 

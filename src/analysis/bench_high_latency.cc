@@ -33,6 +33,13 @@ std::vector<Finding> FindBenchHighLatency(const AnalysisInput& input, const Opti
     Finding f = NewFinding("bench.high_latency");
     f.severity = Severity::kWarning;
     f.title = buf;
+    // nccl-tests -g N: one thread launches every GPU's kernel in turn and waits for all, so the
+    // floor holds N serial launches: not the latency one process per GPU (as training runs) sees.
+    const bool serial_launch = r.gpus_per_thread > 1;
+    if (serial_launch) {
+      f.severity = Severity::kInfo;
+      f.title += "; one thread drives " + std::to_string(r.gpus_per_thread) + " GPUs";
+    }
     f.detail =
         "Even the smallest messages take this long, so every small collective (and each "
         "DDP bucket's launch) pays it. ";
@@ -59,6 +66,16 @@ std::vector<Finding> FindBenchHighLatency(const AnalysisInput& input, const Opti
         "Check the transport (NCCL_DEBUG=INFO), pin each rank to cores near its GPU "
         "(`commdx topo`), and fuse small tensors into larger buckets.";
     f.confidence = nodes_known ? 0.8 : 0.6;
+    if (serial_launch) {
+      f.detail += " Here one thread drove " + std::to_string(r.gpus_per_thread) +
+                  " GPUs (nccl-tests nGpus " + std::to_string(r.gpus_per_thread) +
+                  "): it launches each GPU's kernel in turn, so the floor includes those serial "
+                  "launches, which a job of one process per GPU does not pay.";
+      f.fix = "Measure the latency as training runs it, one process per GPU (mpirun -np " +
+              std::to_string(r.gpus_per_thread) + " ... -g 1, or `commdx bench`), before "
+              "tuning; then: " + f.fix;
+      f.confidence = 0.5;
+    }
     out.push_back(std::move(f));
   }
   return out;

@@ -172,6 +172,7 @@ inline constexpr CatalogueEntry kEntries[] = {
     {"bench.wide_tail", kBench, kSymptom, kW, 5,
      "The 99th percentile at a fixed size is far above the mean: a disturbed link or node"},
     {"bench.shared_gpu", kBench, kCause, kE, 5, "Two ranks of the benchmark run on one GPU"},
+    {"bench.test_failed", kBench, kCause, kE, 5, "nccl-tests failed (Test NCCL/CUDA failure)"},
     // `commdx bench replay`: the job's own collectives run again alone
     {"replay.slow_in_job", kBench, kSymptom, kW, 11,
      "The job's collectives are fast replayed alone but slow in the job: the training loop"},

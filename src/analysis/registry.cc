@@ -139,6 +139,8 @@ const std::vector<Analyzer>& Analyzers() {
        OnJob<&FindBenchWideTail>},
       {"bench_shared_gpu", "ranks of a live run on one GPU (same CUDA UUID)", kBench,
        OnJob<&FindBenchSharedGpu>},
+      {"bench_test_failed", "nccl-tests printed a failure and stopped", kBench,
+       &FindBenchTestFailed},
       {"replay_verdicts", "the job's collectives replayed alone vs in the job", kBench,
        &FindReplayVerdicts},
       {"topo_pcie_only", "GPU pairs without NVLink", kTopo, OnJob<&FindTopoPcieOnly>},

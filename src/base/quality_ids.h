@@ -111,7 +111,6 @@ inline constexpr QualityIdEntry kQualityIds[] = {
     // nccl-tests output, nvidia-smi text, environment dumps, snapshots
     {"nccl_tests.bad_json_result", "a -J result without the expected fields: skipped"},
     {"nccl_tests.bad_row", "a result row that does not match the column header: skipped"},
-    {"nccl_tests.failure", "nccl-tests printed a failure"},
     {"nccl_tests.no_header",
      "result rows without their column header (an excerpt): columns inferred from the rows"},
     {"nccl_tests.out_of_bounds", "nccl-tests reports out-of-bounds values (wrong results)"},

@@ -76,7 +76,7 @@ bool IsFailure(std::string_view id) {
       "comm.bootstrap_failure", "comm.cuda_error",
       "comm.ib_error",          "comm.nvls_failure",   "comm.unsupported_gpu",
       "comm.topology_error",    "comm.shm_too_small",  "comm.duplicate_gpu",
-      "comm.remote_exited"};
+      "comm.remote_exited",     "bench.test_failed"};
   if (id.substr(0, 5) == "hang.") return true;
   return std::find(std::begin(kFailures), std::end(kFailures), id) != std::end(kFailures);
 }

@@ -66,9 +66,10 @@ bool MayHoldKnownLines(std::string_view w) {
                                                 "ranks joining",
                                                 "Input/output mismatch",
                                                 "Missing dump files",
+                                                "Test CUDA failure",
                                                 "GPU0"};
-  for (std::string_view word :
-       kWords)  // memmem: glibc's is several times string_view::find's speed
+  // memmem: glibc's is several times string_view::find's speed.
+  for (std::string_view word : kWords)
     if (memmem(w.data(), w.size(), word.data(), word.size())) return true;
   return false;
 }

@@ -101,8 +101,18 @@ int HostCount(const std::vector<BenchRankGpu>& gpus);
 // Two ranks reported the same GPU UUID (whatever their hosts say): they took turns on one GPU.
 bool AnyGpuShared(const std::vector<BenchRankGpu>& gpus);
 
+// A failure nccl-tests printed, where the run stopped: "HOST: Test NCCL failure common.cu:1204
+// 'unhandled cuda error ...'", "Test CUDA failure common.cu:1045 'CUDA driver version is
+// insufficient ...'".
+struct BenchFailure {
+  std::string library;  // "NCCL" or "CUDA": whose call failed
+  std::string message;  // the quoted error text
+  std::string host;     // the host that printed it; "" when the line does not say
+  SourceLoc loc;
+};
+
 struct BenchResult {
-  std::string case_key;      // bench case: "p2p", "repro", or a CollectiveTypeName ("all_reduce")
+  std::string case_key;  // bench case: "p2p", "repro", or a CollectiveTypeName ("all_reduce")
   BenchSource source = BenchSource::kCommdx;
   std::string file;          // ingested file path (empty when live)
   std::string tool_version;  // nccl-tests version, or commdx version
@@ -111,6 +121,7 @@ struct BenchResult {
   std::string launch;        // "single_process" | "torchrun" | "mpi" | "nccl-tests"
   int nranks = 0;
   bool cuda_graph = false;
+  int gpus_per_thread = 0;  // nccl-tests "nGpus": GPUs one thread drives in turn (0 = unknown)
   int event_stride = 1;  // plain launches: iterations per timing event (live commdx runs)
   BenchTopology topology;
   std::vector<BenchRow> rows;
@@ -120,9 +131,10 @@ struct BenchResult {
   std::vector<ReproPoint> repro;
   double repro_grad_bytes = 0;
   double repro_compute_us = 0;
-  double wall_s = 0;               // wall time of the whole case (live)
+  double wall_s = 0;                    // wall time of the whole case (live)
   std::vector<BenchRankGpu> rank_gpus;  // live runs: every rank's GPU (empty when unknown)
-  std::vector<std::string> notes;  // waivers and caveats, one sentence each
+  std::vector<std::string> notes;       // waivers and caveats, one sentence each
+  std::vector<BenchFailure> failures;   // nccl-tests: the failures it printed (the run stopped)
 };
 
 }  // namespace commdx

@@ -76,8 +76,8 @@ struct State {
 
   SourceLoc Loc(uint64_t offset) { return lines.At(offset); }
   void Flush() {
-    if (!current.rows.empty() || !columns.empty()) {
-      if (current.rows.empty())
+    if (!current.rows.empty() || !columns.empty() || !current.failures.empty()) {
+      if (current.rows.empty() && !columns.empty() && current.failures.empty())
         current.notes.push_back("the result table has no rows (the test stopped early?)");
       job.bench.push_back(std::move(current));
     }
@@ -105,11 +105,16 @@ void ParsePreamble(std::string_view body, State& st) {
     return;
   }
   if (words.size() >= 2 && words[0] == "nThread") {
-    for (size_t i = 0; i + 1 < words.size(); ++i)
+    for (size_t i = 0; i + 1 < words.size(); ++i) {
       if (words[i] == "graph:") {
         auto g = ParseInt(words[i + 1]);
         st.header.cuda_graph = st.current.cuda_graph = g && *g > 0;
+      } else if (words[i] == "nGpus") {
+        auto g = ParseInt(words[i + 1]);
+        if (g && *g > 0 && *g < 1024)
+          st.header.gpus_per_thread = st.current.gpus_per_thread = static_cast<int>(*g);
       }
+    }
     return;
   }
   if (words.size() >= 2 && words[0] == "Rank") {
@@ -177,10 +182,14 @@ bool ParsePoint(const std::vector<std::string_view>& w, size_t at, bool old_erro
 // groups of time, algbw, busbw and #wrong (older versions: a max error "0e+00").
 bool InferColumns(const std::vector<std::string_view>& w, uint64_t offset, State& st) {
   size_t keys = 0;
-  if (w.size() == 13) keys = 5;
-  else if (w.size() == 12) keys = 4;
-  else if (w.size() == 11) keys = 3;
-  else return false;
+  if (w.size() == 13)
+    keys = 5;
+  else if (w.size() == 12)
+    keys = 4;
+  else if (w.size() == 11)
+    keys = 3;
+  else
+    return false;
   if (!ParseInt(w[0]) || !ParseInt(w[1]) || IsDigit(w[2][0])) return false;
   st.columns = {"size", "count", "type"};
   if (keys == 5) st.columns.insert(st.columns.end(), {"redop", "root"});
@@ -192,8 +201,10 @@ bool InferColumns(const std::vector<std::string_view>& w, uint64_t offset, State
   st.old_error_column = old_error;
   std::string names;
   for (const std::string& c : st.columns) names += (names.empty() ? "" : " ") + c;
-  st.current.notes.push_back("no column header before the rows: columns taken from the rows' "
-                             "words (" + names + "); which collective: unknown");
+  st.current.notes.push_back(
+      "no column header before the rows: columns taken from the rows' "
+      "words (" +
+      names + "); which collective: unknown");
   st.job.quality.Add("nccl_tests.no_header", DiagSeverity::kNote,
                      "nccl-tests rows without their column header: columns inferred from the rows",
                      st.Loc(offset));
@@ -262,6 +273,45 @@ void ParseTrailer(std::string_view body, uint64_t offset, State& st) {
   }
 }
 
+// A failure line: "HCA-128: Test NCCL failure common.cu:1204 'unhandled cuda error (run with
+// NCCL_DEBUG=INFO for details) / '", " Test CUDA failure common.cu:1045 'CUDA driver version is
+// insufficient for CUDA runtime version'". The bare "HOST pid N: Test failure common.cu:915" that
+// follows each says where the test gave up, not what failed: counted only when no line says what.
+bool ParseFailure(std::string_view line, uint64_t offset, State& st) {
+  std::string_view library;
+  size_t at = line.npos;
+  for (std::string_view lib : {"NCCL", "CUDA"})
+    if (size_t i = line.find("Test " + std::string(lib) + " failure"); i != line.npos) {
+      library = lib;
+      at = i;
+      break;
+    }
+  const bool bare = at == line.npos;
+  if (bare) at = line.find("Test failure");
+  if (at == line.npos) return false;
+  BenchFailure f;
+  f.library = std::string(library);
+  // The host before ": Test" ("HCA-128: ", ".. HCA-128 pid 757466: ").
+  std::string_view before = Trim(line.substr(0, at));
+  if (!before.empty() && before.back() == ':') before.remove_suffix(1);
+  auto words = SplitWhitespace(before);
+  if (!words.empty() && words.front() == "..") words.erase(words.begin());
+  if (!words.empty()) f.host = std::string(words.front());
+  size_t open = line.find('\'', at), close = line.rfind('\'');
+  if (open != line.npos && close > open) {
+    std::string_view msg = Trim(line.substr(open + 1, close - open - 1));
+    while (!msg.empty() && (msg.back() == '/' || msg.back() == ' ')) msg.remove_suffix(1);
+    f.message = std::string(msg);
+  }
+  f.loc = st.Loc(offset);
+  if (bare) {
+    for (const BenchFailure& g : st.current.failures)
+      if (!g.library.empty()) return true;
+  }
+  st.current.failures.push_back(std::move(f));
+  return true;
+}
+
 // The test a command line runs: "root@host:~/nccl-tests# ./build/all_reduce_perf -b 8 ...",
 // "mpirun -np 16 ... ./build/alltoall_perf_mpi -g 1" -> "all_reduce", "alltoall"; "" if the line
 // runs no nccl-tests binary. Files without "# Collective test starting:" (older nccl-tests, a
@@ -282,8 +332,8 @@ std::string CaseFromCommandLine(std::string_view line) {
 // A result row as nccl-tests prints it: size and count, then one of its type names.
 bool LooksLikeRow(std::string_view line) {
   static constexpr std::string_view kTypes[] = {
-      "int8",   "uint8",  "int32",    "uint32", "int64",    "uint64",   "half",
-      "float",  "double", "bfloat16", "fp8_e4m3", "fp8_e5m2", "char"};
+      "int8",  "uint8",  "int32",    "uint32",   "int64",    "uint64", "half",
+      "float", "double", "bfloat16", "fp8_e4m3", "fp8_e5m2", "char"};
   std::string buf;
   auto w = SplitWhitespace(StripRankTags(StripMpiTag(line), buf));
   if (w.size() < 11 || w.size() > 13 || !ParseInt(w[0]) || !ParseInt(w[1])) return false;
@@ -296,6 +346,8 @@ bool SniffNcclTests(std::string_view head) {
   if (Contains(head, "# nccl-tests version") || Contains(head, "# Collective test starting:") ||
       Contains(head, "# Avg bus bandwidth"))
     return true;
+  // A test that failed before its table ("Test CUDA failure common.cu:1045 '...'").
+  if (Contains(head, "Test NCCL failure") || Contains(head, "Test CUDA failure")) return true;
   // Rows pasted without header or trailer (an excerpt in an issue thread): three of them.
   int rows = 0;
   for (std::string_view line : Split(head, '\n'))
@@ -336,11 +388,8 @@ Status ParseNcclTests(const FileText& file, Job& job) {
     } else if (std::string name = CaseFromCommandLine(line); !name.empty()) {
       st.header.case_key = name;
       if (st.current.rows.empty()) st.current.case_key = name;
-    } else if (Contains(line, "NCCL failure") || Contains(line, "CUDA failure") ||
-               Contains(line, "Test failure") || Contains(line, "Test NCCL failure")) {
-      st.current.notes.push_back("nccl-tests reported: " + std::string(line));
-      job.quality.Add("nccl_tests.failure", DiagSeverity::kWarning,
-                      "nccl-tests printed a failure: " + std::string(line), st.Loc(offset));
+    } else {
+      ParseFailure(line, offset, st);
     }
   }
   st.Flush();

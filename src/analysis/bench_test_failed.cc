@@ -1,0 +1,93 @@
+// bench.test_failed: nccl-tests printed "Test NCCL failure" / "Test CUDA failure" and stopped.
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "analysis/bench_analyzers.h"
+#include "analysis/catalogue.h"
+#include "base/text.h"
+
+namespace commdx::analysis {
+
+namespace {
+
+// What the error text says to do. The texts are ncclGetErrorString's and cudaGetErrorString's.
+std::string FixFor(std::string_view message, const BenchResult& r) {
+  const std::string m = ToLower(message);
+  if (Contains(m, "driver version is insufficient"))
+    return "The NVIDIA driver is older than the CUDA runtime nccl-tests (or NCCL) was built "
+           "with: install a driver that supports that CUDA version (nvidia-smi's header shows the "
+           "newest CUDA version the driver supports), or build nccl-tests with a CUDA toolkit "
+           "the driver supports.";
+  if (Contains(m, "out of memory"))
+    return "The GPU ran out of memory: lower the largest size (-e / maxBytes), or stop what else "
+           "holds memory on the GPU.";
+  if (Contains(m, "unhandled cuda error")) {
+    std::string fix =
+        "A CUDA call inside NCCL failed; rerun with NCCL_DEBUG=WARN (or INFO) to see which call "
+        "and which CUDA error.";
+    if (!r.rows.empty())
+      fix += " It came after " + FormatBytes(static_cast<double>(r.rows.back().bytes)) +
+             " completed: at the largest sizes that is most often GPU memory (cudaMalloc of the "
+             "next size's buffers), so lower -e (maxBytes) first.";
+    return fix;
+  }
+  if (Contains(m, "unhandled system error"))
+    return "A system call or the network failed (sockets, InfiniBand verbs, shared memory): "
+           "rerun with NCCL_DEBUG=INFO and read the WARN lines before the failure (commdx "
+           "diagnose reads them).";
+  if (Contains(m, "remote process exited") || Contains(m, "network error"))
+    return "A peer process exited or the connection to it broke: look at the other hosts' "
+           "output for the first error, and at the network between them.";
+  if (Contains(m, "invalid usage") || Contains(m, "invalid argument"))
+    return "NCCL was called in a way it refuses: the ranks disagree on sizes or settings, or an "
+           "NCCL_* variable has a value this NCCL does not take. NCCL_DEBUG=WARN names it.";
+  return "Rerun with NCCL_DEBUG=INFO: NCCL's WARN lines before the failure say what failed "
+         "(commdx diagnose reads them with the output).";
+}
+
+}  // namespace
+
+std::vector<Finding> FindBenchTestFailed(const AnalysisInput& input, const Options&) {
+  std::vector<Finding> out;
+  for (const BenchResult& r : input.job().bench) {
+    if (r.failures.empty()) continue;
+    const BenchFailure& first = r.failures.front();
+    std::set<std::string> hosts;
+    for (const BenchFailure& f : r.failures)
+      if (!f.host.empty()) hosts.insert(f.host);
+    Finding f = NewFinding("bench.test_failed");
+    f.severity = Severity::kError;
+    const std::string what =
+        first.message.empty() ? std::string("a failure") : "'" + first.message + "'";
+    f.title = "nccl-tests " + (r.case_key == "unknown" ? "" : r.case_key + " ") + "failed: " + what;
+    if (r.failures.size() > 1)
+      f.title += " (" + std::to_string(r.failures.size()) + " processes" +
+                 (hosts.size() > 1 ? " on " + std::to_string(hosts.size()) + " hosts" : "") + ")";
+    f.detail = "nccl-tests stopped on " +
+               (first.library.empty() ? "an error" : "an error of a " + first.library + " call") +
+               (r.rows.empty()
+                    ? " before any size completed"
+                    : " after " + std::to_string(r.rows.size()) + " sizes completed, the largest " +
+                          FormatBytes(static_cast<double>(r.rows.back().bytes))) +
+               ". The numbers of a failed run stop where it failed; sizes past it were not "
+               "measured.";
+    for (const BenchFailure& b : r.failures) {
+      if (f.refs.size() >= 8) break;
+      EvidenceRef ref;
+      ref.where = b.loc;
+      ref.text = (b.host.empty() ? "" : b.host + ": ") + "Test " +
+                 (b.library.empty() ? "" : b.library + " ") + "failure" +
+                 (b.message.empty() ? "" : " '" + b.message + "'");
+      f.refs.push_back(std::move(ref));
+    }
+    f.metrics = {{"failures", static_cast<double>(r.failures.size()), Unit::kNone},
+                 {"sizes_completed", static_cast<double>(r.rows.size()), Unit::kNone}};
+    f.fix = FixFor(first.message, r);
+    f.confidence = first.message.empty() ? 0.7 : 0.9;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace commdx::analysis
