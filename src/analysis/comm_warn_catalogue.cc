@@ -219,6 +219,37 @@ constexpr WarnRule kProxyOpFailed = {
     "a rank; the return code is the error's class and the WARN line before it in the same "
     "process says what failed.",
     "Fix the error logged just before it (an RDMA, socket or CUDA failure)."};
+constexpr WarnRule kCollMismatch = {
+    "coll_mismatch",
+    "hang.desync",
+    kE,
+    false,
+    "NCCL (2.4 - 2.5) compared the collectives the ranks launched and found them different at "
+    "and around the rank it names: the ranks called different collectives, in a different "
+    "order or with different sizes (NVIDIA/nccl#296).",
+    "Make every rank call the same collectives in the same order with the same counts and "
+    "datatypes; NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL logs each rank's calls to compare "
+    "(TORCH_DISTRIBUTED_DEBUG=DETAIL does the comparison in PyTorch)."};
+// ncclIbIsend: the receiver posted a smaller buffer than the sender's message (return code 5,
+// invalid usage). The sender's NCCL calls its own size "local" and the peer's receive "remote".
+constexpr WarnRule kIbSizeMismatch = {
+    "ib_size_mismatch",
+    "hang.desync",
+    kE,
+    false,
+    "a rank sent a larger message over InfiniBand than its peer posted a receive for: the two "
+    "disagree on a transfer. Either the ranks called different collectives or sizes, or they "
+    "are configured differently (NCCL version, NCCL_PROTO, NCCL_BUFFSIZE or other NCCL_* "
+    "settings differ between the nodes: NVIDIA/nccl#969 was an environment error; NCCL PR #605, "
+    "which made it an invalid-usage error, names both causes). NCCL maintainers also ask about "
+    "NICs with PCIe relaxed ordering forced on (NVIDIA/nccl#531, #615), and NCCL before 2.7.8 "
+    "raised it wrongly for send/recv (its release notes, quoted in NVIDIA/nccl#1937).",
+    "Compare NCCL_* variables and the NCCL version on every node (the same NCCL_PROTO and "
+    "NCCL_BUFFSIZE everywhere), then the collectives each rank calls (NCCL_DEBUG_SUBSYS=COLL); "
+    "on Mellanox NICs `mlxconfig -d <dev> q PCI_WR_ORDERING` should read per_mkey (the "
+    "default), not forced relaxed ordering.",
+    nullptr,
+    0.5};
 constexpr WarnRule kTimeout = {
     "timeout",
     "comm.nccl_warn",
@@ -283,6 +314,8 @@ constexpr Signature kSignatures[] = {
      &kCuda},
     {{"", nullptr}, "graph/", &kTopology},
     {{"Could not find real path", "Topology detection", nullptr}, nullptr, &kTopology},
+    {{"Mismatched collective detected", nullptr}, nullptr, &kCollMismatch},
+    {{"collective mismatch error", nullptr}, nullptr, &kIbSizeMismatch},
     {{"Timeout", "timed out", "timeout", nullptr}, nullptr, &kTimeout},
 };
 

@@ -17,6 +17,7 @@ struct WarnRule {
   const char* cause;  // plain words
   const char* fix;
   const char* fixed_in = nullptr;  // NCCL version that fixed the underlying bug, if any
+  double confidence = 1.0;         // lower where the message has several known causes
 };
 
 // The rule for a WARN text (and the source file it was logged from); nullptr when commdx does

@@ -81,6 +81,55 @@ int ProcessRank(const NcclSetup& s, const std::string& host, int64_t pid) {
   return tie ? -1 : rank;
 }
 
+int64_t IntAfter(const std::string& text, std::string_view key) {
+  size_t at = text.find(key);
+  if (at == std::string::npos || at + key.size() >= text.size() ||
+      !IsDigit(text[at + key.size()]))
+    return -1;
+  return std::strtoll(text.c_str() + at + key.size(), nullptr, 10);
+}
+
+// The parties a mismatch WARN names, in its title: NCCL 2.4's "Mismatched collective detected,
+// please check your collective calls at and around rank 39" and NET/IB's "req 0/1 tag 0 peer
+// 10.10.23.6<58683> collective mismatch error, local size 496640 remote size 65536".
+void NameParties(std::string_view key, const std::vector<const NcclWarning*>& warns, Finding& f) {
+  if (key == "coll_mismatch") {
+    std::set<int64_t> ranks;
+    for (const auto* w : warns)
+      if (int64_t r = IntAfter(w->text, "around rank "); r >= 0) ranks.insert(r);
+    if (ranks.empty()) return;
+    std::string list;
+    for (int64_t r : ranks) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    f.title = std::string("NCCL detected mismatched collectives at and around rank") +
+              (ranks.size() > 1 ? "s " : " ") + list;
+    if (ranks.size() == 1) f.rank = static_cast<int>(*ranks.begin());
+  } else if (key == "ib_size_mismatch") {
+    const std::string& text = warns.front()->text;
+    const int64_t local = IntAfter(text, "local size "), remote = IntAfter(text, "remote size ");
+    size_t at = text.find("peer ");
+    std::string peer = at == std::string::npos
+                           ? "its peer"
+                           : "peer " + text.substr(at + 5, text.find_first_of("< ,", at + 5) -
+                                                                 (at + 5));
+    if (local < 0 || remote < 0) return;
+    f.title = "Ranks disagree on a transfer over InfiniBand: " + peer + " posted a " +
+              std::to_string(remote) + "-byte receive for a " + std::to_string(local) +
+              "-byte message";
+    f.metrics.push_back({"local_size", static_cast<double>(local), Unit::kBytes});
+    f.metrics.push_back({"remote_size", static_cast<double>(remote), Unit::kBytes});
+  }
+}
+
+// An unknown message as a title: whole up to `width`, else cut at a word boundary with "...".
+std::string ShortTitle(const std::string& text, size_t width) {
+  if (text.size() <= width) return text;
+  size_t cut = text.rfind(' ', width);
+  if (cut == std::string::npos || cut < width / 2) cut = width;
+  while (cut > 0 && (text[cut - 1] == ',' || text[cut - 1] == '.' || text[cut - 1] == ':'))
+    --cut;
+  return text.substr(0, cut) + "...";
+}
+
 struct Group {
   const WarnRule* rule = nullptr;
   std::vector<const NcclWarning*> warns;
@@ -176,6 +225,8 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
       f.detail =
           "NCCL: \"" + first.text.substr(0, 200) + "\" (" + where + "). Meaning: " + g.rule->cause;
       f.fix = g.rule->fix;
+      f.confidence = g.rule->confidence;
+      NameParties(g.rule->key, g.warns, f);
       if (g.all_fallout)
         f.detail += " Here it follows an earlier error of the same process, which is the cause.";
       if (std::string_view(g.rule->key) == "ib_completion")
@@ -194,7 +245,7 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     } else {
       f.severity = Severity::kWarning;
       f.confidence = 0.5;
-      f.title = "NCCL warning: " + first.text.substr(0, 100);
+      f.title = "NCCL warning: " + ShortTitle(first.text, 100);
       bool varied = false;
       for (const auto* w : g.warns) varied = varied || w->text != first.text;
       f.detail = "commdx does not know this message (" + where +

@@ -24,6 +24,18 @@ std::string Describe(const CollectiveFingerprint& fp) {
   return s;
 }
 
+// The wrapper's SequenceNumber counts from 0, the watchdog's SeqNum and Flight Recorder from 1
+// (PyTorch reads the counter before the collective bumps it): commdx names collectives from 1
+// and gives the number as the line printed it, so both can be found.
+constexpr const char* kNumbering =
+    " Collective numbers count from 1, as the watchdog's SeqNum does (the wrapper reads its "
+    "SequenceNumber before the collective counts itself, so it is one less).";
+
+std::string SeqPhrase(int64_t seq) {
+  return StrFormat("#%lld (SequenceNumber=%lld in the log)", static_cast<long long>(seq + 1),
+                   static_cast<long long>(seq));
+}
+
 std::string RankList(const std::vector<int>& ranks) {
   std::string s;
   for (int r : ranks) s += (s.empty() ? "" : ", ") + std::to_string(r);
@@ -37,8 +49,7 @@ Finding FromBarrier(const BarrierTimeout& b) {
   const bool known = b.entering.seq >= 0;
   f.title = StrFormat("Rank%s %s never reached %s that rank %s entered (monitored barrier, %s ms)",
                       b.missing.size() > 1 ? "s" : "", RankList(b.missing).c_str(),
-                      known ? StrFormat("collective #%lld (%s)",
-                                        static_cast<long long>(b.entering.seq + 1),
+                      known ? StrFormat("collective %s, %s", SeqPhrase(b.entering.seq).c_str(),
                                         Describe(b.entering).c_str())
                                   .c_str()
                             : "the collective",
@@ -47,9 +58,7 @@ Finding FromBarrier(const BarrierTimeout& b) {
       "TORCH_DISTRIBUTED_DEBUG=DETAIL puts a barrier in front of every collective; rank " +
       NumOrUnknown(b.rank) + " waited there and these ranks never arrived, so they never "
       "issued the collective (the job stopped with a RuntimeError, not a hang)." +
-      (known ? " Collective numbers count from 1, as the watchdog's SeqNum does "
-               "(the wrapper's SequenceNumber is one less)."
-             : "");
+      (known ? kNumbering : "");
   f.fix = "Find what rank " + std::to_string(b.missing.front()) +
           " did instead of this collective: its own traceback or last lines, a rank-dependent "
           "branch, an exception swallowed, a data wait longer than the barrier's timeout.";
@@ -85,19 +94,20 @@ Finding FromMismatches(int64_t seq, const std::vector<const FingerprintMismatch*
   if (odd_one) {
     f.rank = *calls.back().second.begin();
     std::vector<int> others(calls.front().second.begin(), calls.front().second.end());
-    f.title = StrFormat("Rank %d entered %s as collective #%lld where ranks %s entered %s", *f.rank,
-                        calls.back().first.c_str(), static_cast<long long>(seq + 1),
+    f.title = StrFormat("Rank %d entered %s as collective %s where ranks %s entered %s", *f.rank,
+                        calls.back().first.c_str(), SeqPhrase(seq).c_str(),
                         RankList(others).c_str(), calls.front().first.c_str());
   } else {
-    f.title = StrFormat("Ranks entered different collectives at #%lld (%s)",
-                        static_cast<long long>(seq + 1), groups.c_str());
+    f.title = StrFormat("Ranks entered different collectives at %s: %s", SeqPhrase(seq).c_str(),
+                        groups.c_str());
   }
   const std::string& aspects = lines.front()->aspects;
   f.detail =
       "TORCH_DISTRIBUTED_DEBUG=DETAIL compares each collective's fingerprint across ranks "
       "before running it; at this one they disagree (" +
       groups + (aspects.empty() ? std::string() : "; PyTorch: " + aspects) +
-      "). Without the check NCCL would have run mismatched collectives: a hang or wrong data.";
+      "). Without the check NCCL would have run mismatched collectives: a hang or wrong data." +
+      kNumbering;
   f.fix =
       "Make every rank issue the same collectives in the same order with the same shapes: look "
       "for rank-dependent branches, ranks that skip a step, or tensors whose shape depends on "

@@ -103,9 +103,14 @@ std::string NumOrUnknown(int64_t v) { return v >= 0 ? std::to_string(v) : "unkno
 
 std::string RanksPhrase(const std::vector<int>& ranks) {
   std::string list;
-  for (int r : ranks) list += (list.empty() ? "" : ",") + NumOrUnknown(r);
-  if (list.empty()) list = "unknown";
-  return (ranks.size() > 1 ? "ranks " : "rank ") + list;
+  size_t known = 0;
+  for (int r : ranks)
+    if (r >= 0) list += (list.empty() ? "" : ",") + std::to_string(r), ++known;
+  // A line without a rank prefix speaks for a process the log does not number.
+  if (known == 0) return ranks.size() > 1 ? "ranks the log does not name" : "a rank";
+  std::string s = (known > 1 ? "ranks " : "rank ") + list;
+  if (known < ranks.size()) s += " and a rank the log does not name";
+  return s;
 }
 
 }  // namespace commdx::analysis

@@ -39,7 +39,8 @@ void AddEntryEvidence(Finding& f, const FrRankView& r, const FrEntry& e);
 // A number or rank a log may not have printed (-1 there), for people: "600000" or "unknown".
 // No sentinel reaches a finding's text.
 std::string NumOrUnknown(int64_t v);
-// "ranks 0,2" / "rank 3" / "rank unknown" (a -1 in the list reads "unknown").
+// "ranks 0,2" / "rank 3"; a -1 in the list (a line without a rank) reads "a rank" alone, else
+// "rank 3 and a rank the log does not name". Never "rank unknown".
 std::string RanksPhrase(const std::vector<int>& ranks);
 
 }  // namespace commdx::analysis

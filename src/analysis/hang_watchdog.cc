@@ -11,6 +11,7 @@
 #include "analysis/catalogue.h"
 #include "analysis/hang_analyzers.h"
 #include "analysis/hang_flight_util.h"
+#include "analysis/hang_watchdog_skew.h"
 #include "base/str_format.h"
 
 namespace commdx::analysis {
@@ -123,6 +124,34 @@ void FromStatuses(const Job& job, std::vector<Finding>& out) {
   FindBehind(job, key.second, out);
 }
 
+// The fix of a timeout names only causes that are there: those found here from the watchdog's
+// own lines, or, where other inputs were read that can show one, those findings if listed.
+std::string TimeoutFix(const Job& job, const std::vector<Finding>& causes) {
+  const std::string dumps =
+      "TORCH_NCCL_TRACE_BUFFER_SIZE=2000 with TORCH_NCCL_DUMP_ON_TIMEOUT=1 leaves Flight "
+      "Recorder dumps that show each rank's last collectives and Python frames.";
+  std::set<std::string> ids;
+  for (const auto& c : causes) ids.insert(c.id);
+  if (!ids.empty()) {
+    std::string list;
+    for (const auto& id : ids) list += (list.empty() ? "" : " and ") + id;
+    return "The timeout is where the hang showed; " + list + " in this report " +
+           (ids.size() > 1 ? "say" : "says") + " why: fix that. " + dumps;
+  }
+  const bool other_sources = !job.nccl.empty() || !job.flight.empty() || !job.ras.empty() ||
+                             !job.job_log.mismatches.empty() ||
+                             !job.job_log.barrier_timeouts.empty() ||
+                             !job.job_log.fr_analysis.empty();
+  return std::string(other_sources
+                         ? "Where this report lists a hang.rank_behind, hang.desync or NCCL "
+                           "error finding, that is the cause. "
+                         : "") +
+         "Compare every rank's log at this sequence number (a rank whose last enqueued work is "
+         "below it never issued it; a rank in another collective at the same number is out of "
+         "step) and look for NCCL errors around the timeout; " +
+         dumps;
+}
+
 }  // namespace
 
 bool HasWorkFailureStatus(const Job& job) {
@@ -149,8 +178,9 @@ std::vector<Finding> FindWatchdogHang(const Job& job, const Options&) {
     if (x.seq == key.first && x.op == key.second && (!t || x.ran_ms > t->ran_ms)) t = &x;
   Finding f = NewFinding("hang.watchdog_timeout");
   if (ranks.size() == 1 && *ranks.begin() >= 0) f.rank = *ranks.begin();
-  f.title = StrFormat("Watchdog timeout on %s: %s #%s", RankList(ranks).c_str(), t->op.c_str(),
-                      NumOrUnknown(t->seq).c_str());
+  // Older PyTorch prints no SeqNum ("WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000)").
+  f.title = StrFormat("Watchdog timeout on %s: %s", RankList(ranks).c_str(), t->op.c_str());
+  if (t->seq >= 0) f.title += StrFormat(" #%lld", static_cast<long long>(t->seq));
   if (t->numel_in >= 0)
     f.title += StrFormat(" of %lld elements", static_cast<long long>(t->numel_in));
   f.title +=
@@ -164,10 +194,6 @@ std::vector<Finding> FindWatchdogHang(const Job& job, const Options&) {
       "step, a stuck transfer, or work queued before it on the GPU that takes "
       "longer than the timeout.",
       NumOrUnknown(t->ran_ms).c_str(), by_work.size());
-  f.fix =
-      "See the rank-behind, desync and NCCL findings for the cause; TORCH_NCCL_TRACE_BUFFER_SIZE"
-      "=2000 with TORCH_NCCL_DUMP_ON_TIMEOUT=1 leaves Flight Recorder dumps that show each "
-      "rank's last collectives and Python frames.";
   if (t->seq >= 0) f.metrics.push_back({"seq", static_cast<double>(t->seq), Unit::kCount});
   if (t->ran_ms >= 0) f.metrics.push_back({"ran", static_cast<double>(t->ran_ms) * 1e6, Unit::kNs});
   if (t->timeout_ms >= 0)
@@ -177,8 +203,14 @@ std::vector<Finding> FindWatchdogHang(const Job& job, const Options&) {
   for (const auto& s : job.job_log.statuses)
     if (s.failed_seq == t->seq && f.refs.size() < 3) f.refs.push_back({s.loc, s.line});
   AddFrames(f, job, t->rank, t->seq);
+  // Where the ranks timed out says why, when they are out of step; else the work status may.
+  std::vector<Finding> causes = FindTimeoutSkew(job);
+  if (std::none_of(causes.begin(), causes.end(),
+                   [](const Finding& c) { return c.id == "hang.rank_behind"; }))
+    FindBehind(job, t->seq, causes);
+  f.fix = TimeoutFix(job, causes);
   out.push_back(std::move(f));
-  FindBehind(job, t->seq, out);
+  for (auto& c : causes) out.push_back(std::move(c));
   return out;
 }
 

@@ -23,6 +23,10 @@ struct WatchdogTimeout {
   int64_t numel_out = -1;
   int64_t timeout_ms = -1;
   int64_t ran_ms = -1;
+  // The process group where the line names it ("[PG ID 2 PG GUID 9(desc) Rank 4] ... Watchdog
+  // caught"); empty in the PyTorch versions whose line starts "[Rank 4]" alone.
+  std::string pg;       // PG ID: numbers the groups of one process, not the same on every rank
+  std::string pg_guid;  // PG GUID (the group's name): the same on every rank of the group
   SourceLoc loc;
   std::string line;
 };
@@ -34,6 +38,7 @@ struct WatchdogStatus {
   int rank = -1;
   std::string pg;       // "0", "1" (the PG ID), "" when not printed
   std::string pg_desc;  // "default_pg" where printed
+  std::string pg_guid;  // "9" of "PG GUID 9": the group's name, the same on every rank
   int64_t failed_seq = -1;
   int64_t last_enqueued = -1;
   int64_t last_completed = -1;

@@ -57,6 +57,8 @@ const std::map<std::string, std::set<std::string>>& TagToIds() {
       {"remote_rank_failure", {"comm.remote_exited"}},
       {"env_override", {"comm.env_override"}},
       {"cuda_failure", {"comm.cuda_error"}},
+      {"collective_mismatch", {"hang.desync"}},
+      {"transfer_size_mismatch", {"hang.desync"}},
   };
   return m;
 }

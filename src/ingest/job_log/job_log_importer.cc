@@ -76,7 +76,11 @@ void ReadTimeouts(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
          at = l.squeezed.find(kSqTimeout, at + kSqTimeout.size())) {
       std::string_view work = std::string_view(l.squeezed).substr(at + kSqTimeout.size());
       WatchdogTimeout t;
-      t.rank = job_log::SqRankOf(std::string_view(l.squeezed).substr(0, at), true);
+      std::string_view head = std::string_view(l.squeezed).substr(0, at);
+      t.rank = job_log::SqRankOf(head, true);
+      std::string desc;
+      job_log::SqPgOf(head, t.pg, desc);
+      t.pg_guid = job_log::SqPgGuidOf(head);
       t.seq = NumberAfter(work, "SeqNum=");
       t.op = SqField(work, "OpType=");
       t.numel_in = NumberAfter(work, "NumelIn=");
@@ -121,6 +125,7 @@ void ReadStatuses(const FileText& f, JobLogFacts& out) {
     s.last_completed = NumberAfter(sq, "lastcompletedNCCLwork:");
     if (s.last_completed < 0) s.last_completed = NumberAfter(sq, "lastcompletedwork:");
     job_log::SqPgOf(sq, s.pg, s.pg_desc);
+    s.pg_guid = job_log::SqPgGuidOf(sq);
     if (s.last_enqueued < 0) continue;
     if (!seen.insert({s.rank, s.pg, s.failed_seq}).second) continue;
     s.loc = lines.At(f.path, l.start);

@@ -238,4 +238,14 @@ void SqPgOf(std::string_view s, std::string& pg, std::string& desc) {
   }
 }
 
+std::string SqPgGuidOf(std::string_view s) {
+  size_t at = s.find("PGGUID");
+  if (at == std::string_view::npos) return {};
+  std::string_view g = s.substr(at + 6);
+  g = g.substr(0, std::min(g.find('('), g.find(']')));
+  // Squeezed, "PG GUID 9 Rank 4]" reads "9Rank4": the rank is not part of the name.
+  if (size_t r = g.rfind("Rank"); r != std::string_view::npos && r > 0) g = g.substr(0, r);
+  return std::string(g.substr(0, 64));
+}
+
 }  // namespace commdx::ingest::job_log

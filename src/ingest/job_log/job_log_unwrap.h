@@ -51,4 +51,8 @@ int SqRankOf(std::string_view s, bool launcher_first);
 // PG ID and description of a squeezed "[PGID2PGGUID9(desc)Rank4]" or "[PG2Rank4]" prefix.
 void SqPgOf(std::string_view s, std::string& pg, std::string& desc);
 
+// The PG GUID of a squeezed "[PGID2PGGUID9(desc)Rank4]" prefix ("9"): unlike the PG ID, which
+// numbers the groups one process created, it names the group on every rank. Empty when none.
+std::string SqPgGuidOf(std::string_view s);
+
 }  // namespace commdx::ingest::job_log

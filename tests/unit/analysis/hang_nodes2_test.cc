@@ -60,7 +60,10 @@ TEST(DebugChecks, MonitoredBarrierNamesTheMissingRankAndTheCollective) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->rank, 1);
   EXPECT_EQ(f->severity, Severity::kError);
-  EXPECT_NE(f->title.find("#8 (ALLREDUCE [1048576] Float)"), std::string::npos) << f->title;
+  // Counted from 1 as the watchdog does, with the number the line printed beside it.
+  EXPECT_NE(f->title.find("#8 (SequenceNumber=7 in the log), ALLREDUCE [1048576] Float"),
+            std::string::npos)
+      << f->title;
 }
 
 TEST(DebugChecks, FingerprintMismatchNamesBothRanksAndOps) {
