@@ -41,17 +41,21 @@ std::string GroupKey(const std::string& guid, const std::string& id) {
 
 // One line per rank and group: the earliest work that rank timed out in.
 std::vector<Timed> Collect(const Job& job) {
+  // The status lines by (rank, failed work), in log order: one lookup per timeout, linear in
+  // the lines of a job of thousands of ranks.
+  std::map<std::pair<int, int64_t>, std::vector<const WatchdogStatus*>> statuses;
+  for (const auto& s : job.job_log.statuses) statuses[{s.rank, s.failed_seq}].push_back(&s);
   std::map<std::pair<int, std::string>, Timed> first;
   for (const auto& t : job.job_log.timeouts) {
     if (t.seq < 0 || t.rank < 0 || t.op.empty()) continue;
     Timed x{&t, nullptr, GroupKey(t.pg_guid, t.pg)};
-    for (const auto& s : job.job_log.statuses)
-      if (s.rank == t.rank && s.failed_seq == t.seq &&
-          (x.group.empty() || GroupKey(s.pg_guid, s.pg) == x.group)) {
-        x.status = &s;
-        if (x.group.empty()) x.group = GroupKey(s.pg_guid, s.pg);
-        break;
-      }
+    if (auto it = statuses.find({t.rank, t.seq}); it != statuses.end())
+      for (const WatchdogStatus* s : it->second)
+        if (x.group.empty() || GroupKey(s->pg_guid, s->pg) == x.group) {
+          x.status = s;
+          if (x.group.empty()) x.group = GroupKey(s->pg_guid, s->pg);
+          break;
+        }
     auto [it, added] = first.emplace(std::make_pair(t.rank, x.group), x);
     if (!added && t.seq < it->second.t->seq) it->second = x;
   }

@@ -49,7 +49,9 @@ Finding RootOf(const std::string& rel, std::string_view id) {
   EXPECT_TRUE(diag.root_cause.has_value() && diag.root_cause->id == id) << rel;
   auto w = Find(diag.findings, "hang.watchdog_timeout");
   EXPECT_TRUE(w.has_value()) << rel;
-  if (w) EXPECT_TRUE(Has(w->fix, std::string(id) + " in this report says why")) << w->fix;
+  if (w) {
+    EXPECT_TRUE(Has(w->fix, std::string(id) + " in this report says why")) << w->fix;
+  }
   auto root = Find(diag.findings, id);
   return root.value_or(Finding{});
 }
