@@ -7,11 +7,14 @@
 // that launched fewest: it is behind. docs/findings/ras.md.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string>
 #include <tuple>
 
 #include "analysis/catalogue.h"
 #include "analysis/ras_analyzers.h"
 #include "base/str_format.h"
+#include "base/text.h"
 
 namespace commdx::analysis {
 
@@ -77,6 +80,93 @@ Finding AbsentFinding(const Absent& a) {
   return f;
 }
 
+// The text report's groups of ranks by operation count, in the order RAS prints them (most
+// ranks first): "26 ranks have launched up to operation 6650", "2 ranks have not launched any
+// operations", "Rank 7 has launched up to operation 60 -- GPU 3 ...". RAS lists the ranks of a
+// small group ("Rank 12 -- GPU 4 managed by ...") right after its count line, whichever side of
+// the difference that group is on.
+struct CountGroup {
+  int64_t ranks = 0;
+  int64_t ops = 0;
+  std::vector<int> listed;
+};
+
+std::vector<CountGroup> TextGroups(const std::vector<std::string>& notes) {
+  std::vector<CountGroup> groups;
+  for (const std::string& n : notes) {
+    auto words = SplitWhitespace(n);
+    auto num = [&words](size_t i) { return i < words.size() ? ParseInt(words[i]) : std::nullopt; };
+    if (words.size() >= 3 && words[1] == "ranks" && words[2] == "have" && num(0)) {
+      CountGroup g;
+      g.ranks = *num(0);
+      if (words.size() >= 8 && words[3] == "launched" && num(7))
+        g.ops = *num(7);
+      else if (!Contains(n, "not launched any"))
+        continue;
+      groups.push_back(g);
+    } else if (words.size() >= 2 && words[0] == "Rank" && num(1)) {
+      const int rank = static_cast<int>(*num(1));
+      if (words.size() >= 8 && words[2] == "has" && words[3] == "launched" && num(7)) {
+        groups.push_back({1, *num(7), {rank}});
+      } else if (words.size() >= 3 && words[2] == "--" && !groups.empty()) {
+        groups.back().listed.push_back(rank);
+      }
+    }
+  }
+  return groups;
+}
+
+std::string RankList(const std::vector<int>& ranks) {
+  std::string s;
+  for (size_t i = 0; i < ranks.size(); ++i) s += (i ? ", " : "") + std::to_string(ranks[i]);
+  return s;
+}
+
+// A text report's MISMATCH of operation counts: who is behind, said so even when the ranks RAS
+// lists are the ones ahead (NVIDIA/nccl#1911: 30 ranks at 640, the two listed at 641).
+bool TextCountTitle(const RasComm& c, Finding& f) {
+  const std::vector<CountGroup> groups = TextGroups(c.notes);
+  if (groups.size() < 2) return false;
+  const CountGroup* low = &groups[0];
+  const CountGroup* high = &groups[0];
+  int64_t total = 0;
+  for (const CountGroup& g : groups) {
+    total += g.ranks;
+    if (g.ops < low->ops) low = &g;
+    if (g.ops > high->ops) high = &g;
+  }
+  if (low->ops == high->ops) return false;
+  const std::string of = " on communicator " + c.hash;
+  if (!low->listed.empty()) {
+    f.rank = low->listed.front();
+    f.title =
+        StrFormat("Rank%s %s launched up to operation %lld%s, %lld other ranks up to %lld",
+                  low->listed.size() > 1 ? "s" : "", RankList(low->listed).c_str(),
+                  static_cast<long long>(low->ops), of.c_str(),
+                  static_cast<long long>(total - low->ranks), static_cast<long long>(high->ops));
+  } else {
+    f.title =
+        StrFormat("%lld of %lld ranks launched up to operation %lld%s, behind %s",
+                  static_cast<long long>(low->ranks), static_cast<long long>(total),
+                  static_cast<long long>(low->ops), of.c_str(),
+                  high->listed.empty()
+                      ? StrFormat("%lld ranks at %lld", static_cast<long long>(high->ranks),
+                                  static_cast<long long>(high->ops))
+                            .c_str()
+                      : StrFormat("rank%s %s at %lld", high->listed.size() > 1 ? "s" : "",
+                                  RankList(high->listed).c_str(), static_cast<long long>(high->ops))
+                            .c_str());
+    if (!high->listed.empty())
+      f.detail += " The ranks RAS lists (" + RankList(high->listed) +
+                  ") are ahead, not behind: RAS lists the smaller group; the " +
+                  std::to_string(low->ranks) + " ranks at the lower count are the ones behind.";
+  }
+  f.metrics.push_back({"collectives", static_cast<double>(low->ops), Unit::kCount});
+  f.metrics.push_back({"most_collectives", static_cast<double>(high->ops), Unit::kCount});
+  f.metrics.push_back({"ranks_behind", static_cast<double>(low->ranks), Unit::kCount});
+  return true;
+}
+
 void Mismatch(const RasReport& rep, const RasComm& c, std::vector<Finding>& out) {
   const RasRank* low = nullptr;
   int64_t high = -1;
@@ -88,25 +178,36 @@ void Mismatch(const RasReport& rep, const RasComm& c, std::vector<Finding>& out)
   bool text_says = c.errors.find("MISMATCH") != std::string::npos;
   if (!text_says && (!low || low->collectives == high)) return;
   Finding f = NewFinding("ras.mismatch");
-  if (low && low->collectives < high) {
+  const bool counted = low && low->collectives < high;  // the JSON's per-rank counts
+  if (counted) {
     f.rank = low->rank;
     f.title = StrFormat("%s launched %lld collectives on communicator %s, the others up to %lld",
                         Who(*low).c_str(), static_cast<long long>(low->collectives), c.hash.c_str(),
                         static_cast<long long>(high));
     f.metrics.push_back({"collectives", static_cast<double>(low->collectives), Unit::kCount});
     f.metrics.push_back({"most_collectives", static_cast<double>(high), Unit::kCount});
-  } else {
-    f.title = "The ranks of communicator " + c.hash + " differ (RAS: MISMATCH)";
+  }
+  std::string behind;  // what the text report's groups say, after the notes
+  if (!counted) {
+    if (TextCountTitle(c, f)) {
+      behind = std::move(f.detail);
+      f.detail.clear();
+    } else {
+      f.title = "The ranks of communicator " + c.hash + " differ (RAS: MISMATCH)";
+    }
   }
   f.detail = "RAS found the ranks of one communicator in different states.";
   for (size_t i = 0; i < c.notes.size() && i < 6; ++i) f.detail += " " + c.notes[i] + ".";
+  f.detail += behind;
   f.detail +=
       " A difference of one or two in a running job is a snapshot taken mid-step; a "
       "rank far behind, or one that stays behind in a later query, is where a hang is.";
   f.fix =
-      "Query again; if the same rank stays behind, look at what it does (py-spy dump), as "
-      "for a rank behind in a hang.";
-  f.refs.push_back({c.where.file.empty() ? SourceLoc{rep.path} : c.where, "RAS report"});
+      "Query again, a few times some seconds apart: if the counts do not advance, the ranks at "
+      "the lower count are where the hang is (look at what they do: py-spy dump), as for a rank "
+      "behind in a hang; if they advance, the difference was a snapshot taken mid-step.";
+  f.refs.push_back({c.where.file.empty() ? SourceLoc{rep.path} : c.where,
+                    "RAS: communicator " + c.hash + (c.errors.empty() ? "" : " " + c.errors)});
   f.confidence = 0.6;
   out.push_back(std::move(f));
 }

@@ -117,6 +117,31 @@ TEST(RasCaptures, ConsistentReportBesideATimeoutNarrowsTheHang) {
     EXPECT_NE(f.id, "ras.consistent_hang");
 }
 
+// Public MISMATCH reports (README there): RAS lists the ranks of the smaller group, ahead or
+// behind; the finding says which side is behind.
+TEST(RasCaptures, MismatchNamesTheSideBehindWhicheverRasLists) {
+  Loaded ahead = Load("public_nccl1911_mismatch_text");
+  const Finding* m = Find(ahead, "ras.mismatch");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->title,
+            "30 of 32 ranks launched up to operation 640 on communicator fa93daea854b060b, behind "
+            "ranks 12, 13 at 641");
+  EXPECT_FALSE(m->rank.has_value());
+  EXPECT_NE(m->detail.find("The ranks RAS lists (12, 13) are ahead, not behind"), std::string::npos)
+      << m->detail;
+  ASSERT_FALSE(m->refs.empty());
+  EXPECT_EQ(m->refs[0].text, "RAS: communicator fa93daea854b060b MISMATCH");
+
+  Loaded behind = Load("public_nccl_docs_mismatch_text");
+  m = Find(behind, "ras.mismatch");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->title,
+            "Ranks 0, 2, 3, 4, 5, 7 launched up to operation 6649 on communicator "
+            "27a079b828ff1a75, 26 other ranks up to 6650");
+  EXPECT_EQ(m->rank, 0);
+  EXPECT_EQ(m->detail.find("are ahead"), std::string::npos);
+}
+
 TEST(RasCaptures, MatchGoldenSummaries) {
   for (const char* name : kFiles) {
     SCOPED_TRACE(name);

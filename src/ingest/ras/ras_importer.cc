@@ -26,6 +26,12 @@ bool LooksRasJson(std::string_view head) {
 // ===========
 bool SniffRas(std::string_view head) {
   if (ras::LooksRasJson(head)) return true;
+  // A report pasted without its first lines (an issue thread, a guide): its communicator table's
+  // header, or its words for operation counts that differ.
+  if (Contains(head, "Communicator ranks have different") ||
+      (Contains(head, "Comms") && Contains(head, "in group") && Contains(head, "per comm") &&
+       Contains(head, "Errors")))
+    return true;
   std::string_view t = TrimLeft(head);
   if (!StartsWith(t, "NCCL version ") ||
       !Contains(t.substr(0, t.find('\n')), " compiled with CUDA"))
