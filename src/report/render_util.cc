@@ -27,8 +27,14 @@ std::string FormatMetric(const Metric& m) {
 std::string FormatPercent(double fraction) { return StrFormat("%.0f%%", fraction * 100); }
 
 std::string SavingPhrase(double saving_ns, double step_ns) {
+  // Under a microsecond is nothing this profile can measure: no "about 0 ns (0%)".
+  if (saving_ns < 1000) return "saves nothing measurable per step";
   std::string out = "saves about " + FormatDurationNs(saving_ns) + " per step";
-  if (step_ns > 0) out += " (" + FormatPercent(saving_ns / step_ns) + " of the step)";
+  if (step_ns > 0) {
+    const double share = saving_ns / step_ns;
+    out +=
+        " (" + (share < 0.005 ? std::string("under 1%") : FormatPercent(share)) + " of the step)";
+  }
   return out;
 }
 
