@@ -33,17 +33,46 @@ int CompletionStatus(const std::string& text) {
   return -1;
 }
 
-void ExplainCompletion(int status, Finding& f) {
+// The link layer of the RDMA NICs the log's processes used ("Using [0]mlx5_0:1/RoCE"): "RoCE",
+// "IB", or "" when the log does not say or says both.
+std::string LinkLayer(const NcclSetup& s) {
+  std::string layer;
+  for (const NcclNetInfo& n : s.nets)
+    for (const NcclNic& nic : n.nics) {
+      if (nic.link_layer.empty()) continue;
+      if (!layer.empty() && layer != nic.link_layer) return "";
+      layer = nic.link_layer;
+    }
+  return layer;
+}
+
+void ExplainCompletion(int status, const std::string& link_layer, Finding& f) {
   if (status == 12) {
     f.detail +=
         " Status 12 is 'transport retry counter exceeded' (a timeout): right at the "
         "first transfer it means the NICs cannot reach each other - on RoCE usually the "
         "wrong GID index or RoCE version, or routing/PFC; on InfiniBand a link or subnet "
         "manager problem.";
-    f.fix =
-        "Check `show_gids` on both nodes and set NCCL_IB_GID_INDEX (3 is RoCEv2/IPv4 on most "
-        "setups) and NCCL_IB_TC to the class the switches expect; test with `ib_write_bw` "
-        "between the hosts.";
+    const std::string roce =
+        "check `show_gids` on both nodes and set NCCL_IB_GID_INDEX (3 is RoCEv2/IPv4 on most "
+        "setups) and NCCL_IB_TC to the class the switches expect";
+    const std::string ib =
+        "check the port state on both nodes (`ibstat`: State Active, Physical state LinkUp), "
+        "that a subnet manager runs (`sminfo`), and the cables and switch ports of the hosts "
+        "involved";
+    const std::string test = "; test with `ib_write_bw` between the hosts.";
+    if (link_layer == "RoCE") {
+      f.detail += " The log's NICs are RoCE.";
+      f.fix = "On RoCE: " + roce + test;
+    } else if (link_layer == "IB") {
+      f.detail += " The log's NICs are InfiniBand.";
+      f.fix = "On InfiniBand: " + ib + test;
+    } else {
+      f.fix =
+          "The log does not say whether the NICs are InfiniBand or RoCE (`ibv_devinfo`: "
+          "link_layer). On InfiniBand, " +
+          ib + ". On RoCE, " + roce + test;
+    }
   } else if (status == 4) {
     f.detail +=
         " Status 4 is a local protection error: the NIC could not access the registered "
@@ -83,8 +112,7 @@ int ProcessRank(const NcclSetup& s, const std::string& host, int64_t pid) {
 
 int64_t IntAfter(const std::string& text, std::string_view key) {
   size_t at = text.find(key);
-  if (at == std::string::npos || at + key.size() >= text.size() ||
-      !IsDigit(text[at + key.size()]))
+  if (at == std::string::npos || at + key.size() >= text.size() || !IsDigit(text[at + key.size()]))
     return -1;
   return std::strtoll(text.c_str() + at + key.size(), nullptr, 10);
 }
@@ -107,10 +135,10 @@ void NameParties(std::string_view key, const std::vector<const NcclWarning*>& wa
     const std::string& text = warns.front()->text;
     const int64_t local = IntAfter(text, "local size "), remote = IntAfter(text, "remote size ");
     size_t at = text.find("peer ");
-    std::string peer = at == std::string::npos
-                           ? "its peer"
-                           : "peer " + text.substr(at + 5, text.find_first_of("< ,", at + 5) -
-                                                                 (at + 5));
+    std::string peer =
+        at == std::string::npos
+            ? "its peer"
+            : "peer " + text.substr(at + 5, text.find_first_of("< ,", at + 5) - (at + 5));
     if (local < 0 || remote < 0) return;
     f.title = "Ranks disagree on a transfer over InfiniBand: " + peer + " posted a " +
               std::to_string(remote) + "-byte receive for a " + std::to_string(local) +
@@ -125,8 +153,7 @@ std::string ShortTitle(const std::string& text, size_t width) {
   if (text.size() <= width) return text;
   size_t cut = text.rfind(' ', width);
   if (cut == std::string::npos || cut < width / 2) cut = width;
-  while (cut > 0 && (text[cut - 1] == ',' || text[cut - 1] == '.' || text[cut - 1] == ':'))
-    --cut;
+  while (cut > 0 && (text[cut - 1] == ',' || text[cut - 1] == '.' || text[cut - 1] == ':')) --cut;
   return text.substr(0, cut) + "...";
 }
 
@@ -199,12 +226,11 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
       for (const auto* w : g.warns) procs.insert({w->host, w->pid});
       copies = 0;
     }
-    std::string where = std::to_string(lines) + " warning line" + (lines == 1 ? "" : "s") +
-                        " from " + std::to_string(procs.size()) + " process" +
-                        (procs.size() == 1 ? "" : "es") +
-                        (copies > 0 ? " (" + std::to_string(copies) +
-                                          " of them a framework's copy in a job log)"
-                                    : "");
+    std::string where =
+        std::to_string(lines) + " warning line" + (lines == 1 ? "" : "s") + " from " +
+        std::to_string(procs.size()) + " process" + (procs.size() == 1 ? "" : "es") +
+        (copies > 0 ? " (" + std::to_string(copies) + " of them a framework's copy in a job log)"
+                    : "");
     // One rank raised it: the finding is that rank's. A framework's copy of a WARN ("Last
     // error:" in the job log, from a process no init line names) does not make it another's.
     std::set<int> ranks;
@@ -230,7 +256,7 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
       if (g.all_fallout)
         f.detail += " Here it follows an earlier error of the same process, which is the cause.";
       if (std::string_view(g.rule->key) == "ib_completion")
-        ExplainCompletion(CompletionStatus(first.text), f);
+        ExplainCompletion(CompletionStatus(first.text), LinkLayer(s), f);
       if (std::string_view(g.rule->key) == "topology" &&
           (first.host.rfind("DESKTOP-", 0) == 0 || first.host == "DESKTOP" ||
            first.text.find("wsl") != std::string::npos ||

@@ -50,15 +50,18 @@ const std::vector<CauseRule>& CauseRules() {
       {"ras.consistent_hang", {"hang.watchdog_timeout"}},
       // A process that hit an error of its own takes its peers down: their "remote exited" /
       // "connection closed" errors and the watchdog timeouts that follow are fallout, whatever
-      // order the lines or files come in.
-      {"comm.cuda_error", {"comm.remote_exited", "hang.watchdog_timeout"}},
-      {"comm.ib_error", {"comm.remote_exited", "hang.watchdog_timeout"}},
-      {"comm.nvls_failure", {"comm.remote_exited", "hang.watchdog_timeout"}},
-      {"comm.unsupported_gpu", {"comm.remote_exited", "hang.watchdog_timeout"}},
-      {"comm.topology_error", {"comm.remote_exited", "hang.watchdog_timeout"}},
-      {"comm.shm_too_small", {"comm.nccl_warn", "comm.remote_exited", "hang.watchdog_timeout"}},
-      {"comm.duplicate_gpu", {"comm.remote_exited", "hang.watchdog_timeout"}},
-      {"comm.bootstrap_failure", {"comm.remote_exited", "hang.watchdog_timeout"}},
+      // order the lines or files come in; so is nccl-tests' "Test NCCL failure" after it.
+      {"comm.cuda_error", {"comm.remote_exited", "hang.watchdog_timeout", "bench.test_failed"}},
+      {"comm.ib_error", {"comm.remote_exited", "hang.watchdog_timeout", "bench.test_failed"}},
+      {"comm.nvls_failure", {"comm.remote_exited", "hang.watchdog_timeout", "bench.test_failed"}},
+      {"comm.unsupported_gpu",
+       {"comm.remote_exited", "hang.watchdog_timeout", "bench.test_failed"}},
+      {"comm.topology_error", {"comm.remote_exited", "hang.watchdog_timeout", "bench.test_failed"}},
+      {"comm.shm_too_small",
+       {"comm.nccl_warn", "comm.remote_exited", "hang.watchdog_timeout", "bench.test_failed"}},
+      {"comm.duplicate_gpu", {"comm.remote_exited", "hang.watchdog_timeout", "bench.test_failed"}},
+      {"comm.bootstrap_failure",
+       {"comm.remote_exited", "hang.watchdog_timeout", "bench.test_failed"}},
   };
   return kRules;
 }
@@ -73,9 +76,8 @@ bool IsUserLimit(const Finding& f) {
 
 bool IsFailure(std::string_view id) {
   static constexpr std::string_view kFailures[] = {
-      "comm.bootstrap_failure", "comm.cuda_error",
-      "comm.ib_error",          "comm.nvls_failure",   "comm.unsupported_gpu",
-      "comm.topology_error",    "comm.shm_too_small",  "comm.duplicate_gpu",
+      "comm.bootstrap_failure", "comm.cuda_error",     "comm.ib_error",      "comm.nvls_failure",
+      "comm.unsupported_gpu",   "comm.topology_error", "comm.shm_too_small", "comm.duplicate_gpu",
       "comm.remote_exited",     "bench.test_failed"};
   if (id.substr(0, 5) == "hang.") return true;
   return std::find(std::begin(kFailures), std::end(kFailures), id) != std::end(kFailures);

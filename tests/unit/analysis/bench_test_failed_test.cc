@@ -66,6 +66,23 @@ TEST(BenchTestFailed, AFailureBeforeAnyTableIsReadNotRefused) {
   EXPECT_NE(fs[0].fix.find("driver is older than the CUDA runtime"), std::string::npos);
 }
 
+// The NCCL error that made the test fail is the root: the failure is its fallout.
+TEST(BenchTestFailed, AnNcclErrorBeforeItIsTheRoot) {
+  Job job = LoadPublic("nccltests24-ib-error-then-test-failure.txt");
+  ASSERT_EQ(Failed(job).size(), 1u);
+  analysis::AnalysisInput in(job, 1);
+  diagnose::Diagnosis d = diagnose::Diagnose(in);
+  ASSERT_TRUE(d.root_cause.has_value());
+  ASSERT_FALSE(d.findings.empty());
+  const Finding& root = d.findings.front();
+  EXPECT_EQ(root.id, "comm.ib_error");
+  // The log names no link layer: the fix covers both, InfiniBand first.
+  EXPECT_NE(root.fix.find("On InfiniBand, check the port state"), std::string::npos) << root.fix;
+  EXPECT_NE(root.fix.find("On RoCE, check `show_gids`"), std::string::npos) << root.fix;
+  EXPECT_NE(d.root_cause->summary.find("It explains: bench.test_failed"), std::string::npos)
+      << d.root_cause->summary;
+}
+
 TEST(BenchTestFailed, OnlyABareTestFailureStillCounts) {
   Job job;
   FileText f{"mem.txt",
