@@ -132,6 +132,8 @@ inline constexpr CatalogueEntry kEntries[] = {
     // live
     {"topo.pcie_only", kTopo, kCause, kW, 4, "GPUs are connected by PCIe only (no NVLink)"},
     {"topo.nvlink_degraded", kTopo, kCause, kE, 4, "NVLinks are down or fewer than on peer GPUs"},
+    {"topo.numa_split", kTopo, kCause, kW, 4,
+     "GPUs sit on several NUMA nodes: pairs across them cross the CPU sockets' link"},
     {"topo.pcie_downtrained", kTopo, kCause, kW, 4,
      "A PCIe link runs below its maximum speed or width"},
     {"topo.nic_far", kTopo, kCause, kW, 4,

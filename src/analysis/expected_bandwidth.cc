@@ -47,37 +47,80 @@ ExpectedBandwidth ForNvLink(const LinkSpec& s) {
   return e;
 }
 
+// Which transport NCCL picks by default for a PCIe pair, and why in a few words. NCCL's rule
+// (NVIDIA/nccl src/graph/paths.cc, ncclTopoCheckP2p; docs/findings/live.md): P2P up to PXB on
+// every CPU; across the CPU (PHB, NODE, SYS) only on AMD with at most two GPUs from 2.23 on,
+// and everywhere but Intel, Zhaoxin and ARM before 2.23; then NVML's P2P status must be OK.
+struct PcieChoice {
+  NcclPath path = NcclPath::kP2PPcie;
+  std::string why;
+};
+
+PcieChoice ChoosePcie(const LinkSpec& s) {
+  const std::string path = PathTypeName(s.pcie_path);
+  if (s.p2p_blocked)
+    return {NcclPath::kShm, "P2P not supported between them: SHM through host memory"};
+  if (!s.p2p_ok && s.gpu_name.find("GeForce") != std::string::npos)
+    return {NcclPath::kShm,
+            "GeForce: NVIDIA's driver offers no P2P between GeForce cards, so NCCL uses SHM "
+            "through host memory (unless `nvidia-smi topo -p2p r` says OK)"};
+  if (!PathCrossesCpu(s.pcie_path))
+    return {NcclPath::kP2PPcie, "P2P over PCIe (path " + path + ")"};
+  const std::string crosses = "path " + path + " crosses the CPU: ";
+  switch (s.cpu) {
+    case CpuVendor::kIntel:
+    case CpuVendor::kZhaoxin:
+    case CpuVendor::kArm:
+      return {NcclPath::kShm,
+              crosses +
+                  "NCCL stops P2P at PXB on Intel, Zhaoxin and ARM CPUs: SHM through host memory"};
+    case CpuVendor::kAmd:
+      if (s.gpus <= 2)
+        return {NcclPath::kP2PPcie, crosses + "NCCL allows P2P there on AMD CPUs with two GPUs"};
+      return {NcclPath::kP2POrShm,
+              crosses +
+                  "on AMD CPUs with more than two GPUs NCCL 2.23 and later use SHM, older "
+                  "versions P2P"};
+    case CpuVendor::kOther:
+      return {NcclPath::kP2POrShm,
+              crosses + "NCCL 2.23 and later use SHM on this CPU, older versions P2P"};
+    case CpuVendor::kUnknown:
+      break;
+  }
+  if (s.gpus <= 2)
+    return {NcclPath::kP2POrShm, crosses +
+                                     "the CPU vendor is not in this input; NCCL uses P2P there on "
+                                     "AMD CPUs, SHM on Intel, Zhaoxin and ARM"};
+  return {NcclPath::kP2POrShm,
+          crosses +
+              "the CPU vendor and NCCL version are not in this input; NCCL 2.23 and later use SHM "
+              "there with more than two GPUs, older versions P2P on AMD CPUs and SHM on Intel, "
+              "Zhaoxin and ARM"};
+}
+
 ExpectedBandwidth ForPcie(const LinkSpec& s) {
   ExpectedBandwidth e;
   int width = s.pcie_width > 0 ? s.pcie_width : 16;
   e.link = s.pcie_gen ? "PCIe Gen" + std::to_string(s.pcie_gen) + " x" + std::to_string(width)
                       : std::string("PCIe (generation unknown)");
   double raw = PcieRawGbps(s.pcie_gen) * width / 16.0;
-  bool through_cpu = PathCrossesCpu(s.pcie_path);
-  bool p2p = !s.p2p_blocked && !(through_cpu && s.intel_cpu);
-  e.nccl_path = p2p ? NcclPath::kP2PPcie : NcclPath::kShm;
+  PcieChoice choice = ChoosePcie(s);
+  e.nccl_path = choice.path;
+  e.nccl_path_why = choice.why;
   if (raw <= 0) {
-    e.basis = "PCIe generation unknown: no rate to expect";
+    e.basis = "PCIe generation unknown: no rate to expect; " + choice.why;
     return e;
   }
   e.known = true;
   e.line_rate_gbps = raw;
   e.nccl_model_gbps = PcieNcclModelGbps(s.pcie_gen) * width / 16.0;
-  double lo = p2p ? kPcieP2PLow : kShmLow, hi = p2p ? kPcieP2PHigh : kShmHigh;
-  e.busbw_low_gbps = lo * raw;
-  e.busbw_high_gbps = hi * raw;
+  const bool p2p = choice.path == NcclPath::kP2PPcie, shm = choice.path == NcclPath::kShm;
+  e.busbw_low_gbps = (p2p ? kPcieP2PLow : kShmLow) * raw;
+  e.busbw_high_gbps = (shm ? kShmHigh : kPcieP2PHigh) * raw;
   e.confidence = s.pcie_path == PathType::kUnknown ? 0.5 : 0.7;
-  std::string why;
-  if (s.p2p_blocked)
-    why = "P2P not supported between them: NCCL uses SHM through host memory";
-  else if (through_cpu && s.intel_cpu)
-    why = std::string("path ") + PathTypeName(s.pcie_path) +
-          " crosses the CPU and NCCL stops P2P at PXB on Intel CPUs: SHM through host memory";
-  else
-    why = std::string("P2P over PCIe (path ") + PathTypeName(s.pcie_path) + ")";
   e.basis = e.link +
-            Fmt(": %.0f GB/s per direction raw, NCCL models %.0f; ", raw, e.nccl_model_gbps) + why +
-            Fmt("; busbw ~%.0f-%.0f", e.busbw_low_gbps, e.busbw_high_gbps);
+            Fmt(": %.0f GB/s per direction raw, NCCL models %.0f; ", raw, e.nccl_model_gbps) +
+            choice.why + Fmt("; busbw ~%.0f-%.0f", e.busbw_low_gbps, e.busbw_high_gbps);
   return e;
 }
 
@@ -104,6 +147,8 @@ const char* NcclPathName(NcclPath p) {
       return "P2P/PCIe";
     case NcclPath::kShm:
       return "SHM";
+    case NcclPath::kP2POrShm:
+      return "P2P or SHM";
     case NcclPath::kNetIB:
       return "NET/IB";
     case NcclPath::kNetSocket:
@@ -112,6 +157,17 @@ const char* NcclPathName(NcclPath p) {
       break;
   }
   return "unknown";
+}
+
+CpuVendor CpuVendorOf(const std::string& vendor_id) {
+  if (vendor_id.empty()) return CpuVendor::kUnknown;
+  if (vendor_id == "GenuineIntel") return CpuVendor::kIntel;
+  if (vendor_id == "AuthenticAMD") return CpuVendor::kAmd;
+  if (vendor_id == "CentaurHauls" || vendor_id.find("Shanghai") != std::string::npos)
+    return CpuVendor::kZhaoxin;
+  // /proc/cpuinfo on ARM has no vendor_id: an ARM machine reads as unknown (the probe does not
+  // tell the architecture yet), which says "P2P or SHM" rather than a wrong "P2P".
+  return CpuVendor::kOther;
 }
 
 double NominalNvLinkGbps(int generation) {
@@ -164,9 +220,10 @@ ExpectedBandwidth ExpectedForPath(const Topology& topo, int gpu_a, int gpu_b) {
   s.pcie_path = pair->pcie_path != PathType::kUnknown ? pair->pcie_path
                 : pair->path != PathType::kNvLink     ? pair->path
                                                       : PathType::kUnknown;
-  s.p2p_blocked =
-      Blocked(pair->p2p_read) || Blocked(pair->p2p_write) || Blocked(pair->p2p_pci);
-  s.intel_cpu = topo.cpu_vendor == "GenuineIntel";
+  s.p2p_blocked = Blocked(pair->p2p_read) || Blocked(pair->p2p_write) || Blocked(pair->p2p_pci);
+  // Any capability said OK (a status that is not OK already made the pair blocked).
+  s.p2p_ok = pair->p2p_read == P2PStatus::kOk || pair->p2p_write == P2PStatus::kOk;
+  s.cpu = CpuVendorOf(topo.cpu_vendor);
   s.gpus = static_cast<int>(topo.gpus.size());
   if (s.nvlinks == 0 && s.pcie_path == PathType::kUnknown && s.pcie_gen == 0) {
     unknown.basis = "neither NVLink nor the PCIe link of this pair is known";

@@ -1,6 +1,6 @@
 // What a GPU pair, or a whole job, should reach: the line rate of the link per direction and a
-// typical NCCL all_reduce bus bandwidth at large messages (docs/bench-method.md, "Expected bandwidth per link"). One place for the
-// table; topo, bench and trace analyzers all call it.
+// typical NCCL all_reduce bus bandwidth at large messages (docs/bench-method.md, "Expected
+// bandwidth per link"). One place for the table; topo, bench and trace analyzers all call it.
 //
 //   link                                  line rate per GPU per direction
 //   NVLink2 (V100) 6 links                150 GB/s
@@ -21,14 +21,23 @@
 
 namespace commdx::analysis {
 
-// How NCCL would move data between two GPUs of one node (or between nodes).
-enum class NcclPath { kUnknown, kP2PNvLink, kP2PPcie, kShm, kNetIB, kNetSocket };
-const char* NcclPathName(NcclPath p);  // "P2P/NVLink", "P2P/PCIe", "SHM", "NET/IB", "NET/Socket"
+// How NCCL would move data between two GPUs of one node (or between nodes). kP2POrShm: the
+// input does not tell which (the path crosses the CPU and the CPU vendor is unknown).
+enum class NcclPath { kUnknown, kP2PNvLink, kP2PPcie, kShm, kP2POrShm, kNetIB, kNetSocket };
+// "P2P/NVLink", "P2P/PCIe", "SHM", "P2P or SHM", "NET/IB", "NET/Socket"
+const char* NcclPathName(NcclPath p);
+
+// The CPU vendor as NCCL tells them apart for its default P2P level (docs/findings/live.md,
+// "Which path NCCL takes over PCIe").
+enum class CpuVendor { kUnknown, kIntel, kAmd, kZhaoxin, kArm, kOther };
+// From /proc/cpuinfo's vendor_id ("GenuineIntel", "AuthenticAMD", "CentaurHauls", ...).
+CpuVendor CpuVendorOf(const std::string& vendor_id);
 
 struct ExpectedBandwidth {
   bool known = false;
   std::string link;  // "NVLink4 x18", "PCIe Gen4 x16", "IB 400 Gb/s x4"
   NcclPath nccl_path = NcclPath::kUnknown;
+  std::string nccl_path_why;   // over PCIe: why that path ("path SYS crosses the CPU: ...")
   double line_rate_gbps = 0;   // per GPU per direction, GB/s (decimal)
   double nccl_model_gbps = 0;  // NCCL's own topology model of that link, where known
   double busbw_low_gbps = 0;   // typical NCCL all_reduce busbw at large sizes, low..high
@@ -47,9 +56,10 @@ struct LinkSpec {
   int pcie_gen = 0;              // current generation of the slower GPU; 0 = unknown
   int pcie_width = 0;            // current width of the narrower GPU; 0 = x16 assumed
   PathType pcie_path = PathType::kUnknown;
-  bool p2p_blocked = false;  // P2P status says not supported / disabled
-  bool intel_cpu = false;    // NCCL's default P2P level stops at PXB on Intel CPUs
-  int gpus = 2;              // GPUs in the collective on this node
+  bool p2p_blocked = false;             // P2P status says not supported / disabled
+  bool p2p_ok = false;                  // P2P status read as OK (and none says otherwise)
+  CpuVendor cpu = CpuVendor::kUnknown;  // decides NCCL's default P2P level across the CPU
+  int gpus = 2;                         // GPUs on this node (NCCL's AMD rule counts them)
 };
 
 ExpectedBandwidth ExpectedForLink(const LinkSpec& spec);

@@ -143,6 +143,9 @@ const std::vector<Analyzer>& Analyzers() {
        &FindBenchTestFailed},
       {"replay_verdicts", "the job's collectives replayed alone vs in the job", kBench,
        &FindReplayVerdicts},
+      // Before pcie_only: both are unpriced warnings; the split is the more specific cause.
+      {"topo_numa_split", "GPUs on several NUMA nodes, pairs across without NVLink", kTopo,
+       OnJob<&FindTopoNumaSplit>},
       {"topo_pcie_only", "GPU pairs without NVLink", kTopo, OnJob<&FindTopoPcieOnly>},
       {"topo_nvlink_degraded", "inactive NVLinks, fewer links than peers", kTopo,
        OnJob<&FindTopoNvlinkDegraded>},

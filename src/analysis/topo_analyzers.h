@@ -12,6 +12,8 @@ namespace commdx::analysis {
 
 // topo.pcie_only: GPU pairs without NVLink (all of them, or some in a mixed box).
 std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options& options);
+// topo.numa_split: GPUs on two or more NUMA nodes with pairs across them not on NVLink.
+std::vector<Finding> FindTopoNumaSplit(const Job& job, const Options& options);
 // topo.nvlink_degraded: links listed inactive, or a GPU/pair with fewer links than its peers.
 std::vector<Finding> FindTopoNvlinkDegraded(const Job& job, const Options& options);
 // topo.pcie_downtrained: a GPU's PCIe link narrower or slower than its maximum.

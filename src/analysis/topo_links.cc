@@ -34,9 +34,11 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
                       " GPU pairs have no NVLink: a ring through them runs at PCIe speed";
   ExpectedBandwidth worst;
   std::map<std::string, int> by_path;
+  std::string undecided;  // why NCCL's choice is open for pairs said "P2P or SHM"
   for (const GpuPair* p : pcie) {
     ExpectedBandwidth e = ExpectedForPath(t, p->a, p->b);
     if (e.known && (!worst.known || e.busbw_high_gbps < worst.busbw_high_gbps)) worst = e;
+    if (e.nccl_path == NcclPath::kP2POrShm && undecided.empty()) undecided = e.nccl_path_why;
     ++by_path[PathTypeName(p->pcie_path != PathType::kUnknown ? p->pcie_path : p->path)];
     std::string text =
         PairLabel(*p) + ": " + PathTypeName(p->path) + ", NCCL " + NcclPathName(e.nccl_path);
@@ -49,8 +51,10 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
     paths += (paths.empty() ? "" : ", ") + std::to_string(n) + "x " + path;
   f.detail = "Facts from " + FactsSource(t) + ". Pairs without NVLink: " + paths +
              ". Over PCIe NCCL reaches about 20-35 GB/s bus bandwidth per GPU (10x below an "
-             "NVLink4 box); pairs whose path crosses the CPU (PHB/NODE/SYS) may go through host "
-             "memory (SHM) instead of P2P.";
+             "NVLink4 box). Where the path crosses the CPU (PHB/NODE/SYS) NCCL uses P2P by "
+             "default only on AMD CPUs (from NCCL 2.23 on: with at most two GPUs), else it copies "
+             "through host memory (SHM).";
+  if (!undecided.empty()) f.detail += " Pairs said 'P2P or SHM': " + undecided + ".";
   // nvidia-smi's P2P matrix says NS/CNS/GNS/TNS for a pair under one switch: no P2P where the
   // path allows it (a GeForce driver, ACS or the IOMMU), so NCCL copies through host memory.
   int blocked_near = 0;

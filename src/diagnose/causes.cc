@@ -25,6 +25,7 @@ const std::vector<CauseRule>& CauseRules() {
       {"comm.env_override", {"trace.slow_collective_bw", "bench.low_busbw", "trace.exposed_comm"}},
       {"topo.nvlink_degraded",
        {"trace.slow_collective_bw", "bench.low_busbw", "trace.exposed_comm"}},
+      {"topo.numa_split", {"trace.slow_collective_bw", "bench.low_busbw"}},
       {"topo.pcie_only", {"trace.slow_collective_bw", "bench.low_busbw"}},
       {"topo.pcie_downtrained", {"trace.slow_collective_bw", "bench.low_busbw"}},
       {"topo.acs_enabled", {"trace.slow_collective_bw", "bench.low_busbw", "comm.p2p_disabled"}},

@@ -130,7 +130,8 @@ void AddMatrix(const Topology& t, Report& r) {
   }
   std::string legend;
   for (size_t i = 0; i < t.nics.size(); ++i)
-    legend += (legend.empty() ? "" : ", ") + labels[ng + i] + ": " + t.nics[i].name;
+    if (!t.nics[i].name.empty() && t.nics[i].name != labels[ng + i])
+      legend += (legend.empty() ? "" : ", ") + labels[ng + i] + ": " + t.nics[i].name;
   tab.note =
       "X self, NV# bonded NVLinks, PIX one PCIe switch, PXB several, PHB host bridge, NODE across "
       "host bridges, SYS across sockets" +
@@ -163,12 +164,18 @@ void AddPairs(const Topology& t, const analysis::TopologyTableData& d, Report& r
                 e.known ? Cell::Num(e.line_rate_gbps, 1) : Cell("-"),
                 e.nccl_model_gbps > 0 ? Cell::Num(e.nccl_model_gbps, 1) : Cell("-"), busbw});
   }
+  std::string undecided;
+  for (size_t i = 0; i < t.pairs.size() && i < d.pairs.size() && undecided.empty(); ++i)
+    if (d.pairs[i].expected.nccl_path == analysis::NcclPath::kP2POrShm)
+      undecided = d.pairs[i].expected.nccl_path_why;
   tab.note =
       "Per direction. busbw: typical NCCL all_reduce bus bandwidth at large messages "
       "(docs/bench-method.md "
       "section 6); "
       "P2P: OK, CNS chipset / GNS GPU / TNS topology / NS not supported, DR disabled by regkey, U "
-      "unknown.";
+      "unknown." +
+      (undecided.empty() ? std::string()
+                         : " P2P or SHM: " + undecided + " (docs/findings/live.md).");
   r.tables.push_back(std::move(tab));
 }
 

@@ -1,5 +1,5 @@
-// Expected bandwidth (docs/bench-method.md) and the topo_* analyzers, on nvidia-smi samples and on the
-// fake pcie4 machine probed with a fake NVML.
+// Expected bandwidth (docs/bench-method.md) and the topo_* analyzers, on nvidia-smi samples and on
+// the fake pcie4 machine probed with a fake NVML.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -94,11 +94,11 @@ TEST(ExpectedBandwidth, PciePathsAndShm) {
   EXPECT_DOUBLE_EQ(pix.line_rate_gbps, 32);
   EXPECT_DOUBLE_EQ(pix.nccl_model_gbps, 24);
   s.pcie_path = PathType::kSys;
-  s.intel_cpu = true;  // NCCL stops P2P at PXB on Intel: SHM
+  s.cpu = CpuVendor::kIntel;  // NCCL stops P2P at PXB on Intel: SHM
   ExpectedBandwidth sys = ExpectedForLink(s);
   EXPECT_EQ(sys.nccl_path, NcclPath::kShm);
   EXPECT_LT(sys.busbw_high_gbps, pix.busbw_low_gbps);
-  s.intel_cpu = false;
+  s.cpu = CpuVendor::kAmd;  // two GPUs on AMD: P2P across the CPU
   EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kP2PPcie);
   s.p2p_blocked = true;
   EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kShm);
@@ -108,6 +108,37 @@ TEST(ExpectedBandwidth, PciePathsAndShm) {
   EXPECT_DOUBLE_EQ(ExpectedForLink(s).line_rate_gbps, 31.5);
   LinkSpec unknown;
   EXPECT_FALSE(ExpectedForLink(unknown).known);
+}
+
+TEST(ExpectedBandwidth, NcclP2PLevelAcrossTheCpuByVendor) {
+  LinkSpec s;
+  s.pcie_gen = 4;
+  s.pcie_path = PathType::kSys;
+  s.gpus = 8;
+  EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kP2POrShm);  // vendor unknown
+  s.cpu = CpuVendor::kIntel;
+  EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kShm);
+  s.cpu = CpuVendor::kArm;
+  EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kShm);
+  s.cpu = CpuVendor::kAmd;  // SHM from NCCL 2.23 on, P2P before
+  EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kP2POrShm);
+  s.gpus = 2;  // AMD with two GPUs: P2P in every version
+  EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kP2PPcie);
+  s.cpu = CpuVendor::kUnknown;
+  ExpectedBandwidth two = ExpectedForLink(s);
+  EXPECT_EQ(two.nccl_path, NcclPath::kP2POrShm);
+  EXPECT_NE(two.nccl_path_why.find("P2P there on AMD"), std::string::npos) << two.nccl_path_why;
+  s.pcie_path = PathType::kPxb;  // under PCIe switches: P2P on every CPU
+  EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kP2PPcie);
+  s.gpu_name = "NVIDIA GeForce RTX 4090";  // no P2P from NVIDIA's driver unless the status says OK
+  EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kShm);
+  s.p2p_ok = true;
+  EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kP2PPcie);
+  EXPECT_EQ(CpuVendorOf("GenuineIntel"), CpuVendor::kIntel);
+  EXPECT_EQ(CpuVendorOf("AuthenticAMD"), CpuVendor::kAmd);
+  EXPECT_EQ(CpuVendorOf("CentaurHauls"), CpuVendor::kZhaoxin);
+  EXPECT_EQ(CpuVendorOf("HygonGenuine"), CpuVendor::kOther);
+  EXPECT_EQ(CpuVendorOf(""), CpuVendor::kUnknown);
 }
 
 TEST(ExpectedBandwidth, JobTakesTheSlowestPair) {
