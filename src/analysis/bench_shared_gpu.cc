@@ -3,19 +3,9 @@
 
 #include "analysis/bench_analyzers.h"
 #include "analysis/catalogue.h"
+#include "base/text.h"
 
 namespace commdx::analysis {
-
-namespace {
-
-std::string RankList(const std::vector<int>& ranks) {
-  std::string out;
-  for (size_t i = 0; i < ranks.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == ranks.size() ? " and " : ", ") + std::to_string(ranks[i]);
-  return out;
-}
-
-}  // namespace
 
 std::vector<Finding> FindBenchSharedGpu(const Job& job, const Options&) {
   std::vector<Finding> out;
@@ -31,7 +21,7 @@ std::vector<Finding> FindBenchSharedGpu(const Job& job, const Options&) {
       for (const BenchRankGpu* g : gpus) ranks.push_back(g->rank), hosts.insert(g->host);
       Finding f = NewFinding("bench.shared_gpu");
       f.severity = Severity::kError;
-      f.title = "Ranks " + RankList(ranks) + " run on one GPU (" + uuid + ")";
+      f.title = "Ranks " + JoinInts(ranks, ", ", " and ") + " run on one GPU (" + uuid + ")";
       f.detail =
           "These ranks reported the same GPU UUID (bus " + gpus[0]->bus_id + "), so they take " +
           "turns on one GPU: the times measured are the GPU's time slices between processes, " +

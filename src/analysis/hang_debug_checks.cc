@@ -12,6 +12,7 @@
 #include "analysis/hang_analyzers.h"
 #include "analysis/hang_flight_util.h"
 #include "base/str_format.h"
+#include "base/text.h"
 
 namespace commdx::analysis {
 
@@ -36,19 +37,13 @@ std::string SeqPhrase(int64_t seq) {
                    static_cast<long long>(seq));
 }
 
-std::string RankList(const std::vector<int>& ranks) {
-  std::string s;
-  for (int r : ranks) s += (s.empty() ? "" : ", ") + std::to_string(r);
-  return s;
-}
-
 Finding FromBarrier(const BarrierTimeout& b) {
   Finding f = NewFinding("hang.rank_behind");
   f.severity = Severity::kError;
   f.rank = b.missing.front();
   const bool known = b.entering.seq >= 0;
   f.title = StrFormat("Rank%s %s never reached %s that rank %s entered (monitored barrier, %s ms)",
-                      b.missing.size() > 1 ? "s" : "", RankList(b.missing).c_str(),
+                      b.missing.size() > 1 ? "s" : "", JoinInts(b.missing).c_str(),
                       known ? StrFormat("collective %s, %s", SeqPhrase(b.entering.seq).c_str(),
                                         Describe(b.entering).c_str())
                                   .c_str()
@@ -87,7 +82,7 @@ Finding FromMismatches(int64_t seq, const std::vector<const FingerprintMismatch*
   for (const auto& [call, ranks] : calls) {
     std::vector<int> list(ranks.begin(), ranks.end());
     groups += (groups.empty() ? "" : "; ") + std::string(list.size() > 1 ? "ranks " : "rank ") +
-              RankList(list) + ": " + call;
+              JoinInts(list) + ": " + call;
   }
   const bool odd_one = calls.size() >= 2 && calls.back().second.size() == 1 &&
                        calls.front().second.size() > 1;
@@ -96,7 +91,7 @@ Finding FromMismatches(int64_t seq, const std::vector<const FingerprintMismatch*
     std::vector<int> others(calls.front().second.begin(), calls.front().second.end());
     f.title = StrFormat("Rank %d entered %s as collective %s where ranks %s entered %s", *f.rank,
                         calls.back().first.c_str(), SeqPhrase(seq).c_str(),
-                        RankList(others).c_str(), calls.front().first.c_str());
+                        JoinInts(others).c_str(), calls.front().first.c_str());
   } else {
     f.title = StrFormat("Ranks entered different collectives at %s: %s", SeqPhrase(seq).c_str(),
                         groups.c_str());

@@ -116,12 +116,6 @@ std::vector<CountGroup> TextGroups(const std::vector<std::string>& notes) {
   return groups;
 }
 
-std::string RankList(const std::vector<int>& ranks) {
-  std::string s;
-  for (size_t i = 0; i < ranks.size(); ++i) s += (i ? ", " : "") + std::to_string(ranks[i]);
-  return s;
-}
-
 // A text report's MISMATCH of operation counts: who is behind, said so even when the ranks RAS
 // lists are the ones ahead (NVIDIA/nccl#1911: 30 ranks at 640, the two listed at 641).
 bool TextCountTitle(const RasComm& c, Finding& f) {
@@ -141,7 +135,7 @@ bool TextCountTitle(const RasComm& c, Finding& f) {
     f.rank = low->listed.front();
     f.title =
         StrFormat("Rank%s %s launched up to operation %lld%s, %lld other ranks up to %lld",
-                  low->listed.size() > 1 ? "s" : "", RankList(low->listed).c_str(),
+                  low->listed.size() > 1 ? "s" : "", JoinInts(low->listed).c_str(),
                   static_cast<long long>(low->ops), of.c_str(),
                   static_cast<long long>(total - low->ranks), static_cast<long long>(high->ops));
   } else {
@@ -154,10 +148,10 @@ bool TextCountTitle(const RasComm& c, Finding& f) {
                                   static_cast<long long>(high->ops))
                             .c_str()
                       : StrFormat("rank%s %s at %lld", high->listed.size() > 1 ? "s" : "",
-                                  RankList(high->listed).c_str(), static_cast<long long>(high->ops))
+                                  JoinInts(high->listed).c_str(), static_cast<long long>(high->ops))
                             .c_str());
     if (!high->listed.empty())
-      f.detail += " The ranks RAS lists (" + RankList(high->listed) +
+      f.detail += " The ranks RAS lists (" + JoinInts(high->listed) +
                   ") are ahead, not behind: RAS lists the smaller group; the " +
                   std::to_string(low->ranks) + " ranks at the lower count are the ones behind.";
   }

@@ -90,6 +90,16 @@ std::vector<std::string_view> SplitWhitespace(std::string_view s) {
   return out;
 }
 
+std::string JoinInts(const std::vector<int>& values, std::string_view sep,
+                     std::string_view last_sep) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += i + 1 == values.size() ? last_sep : sep;
+    out += std::to_string(values[i]);
+  }
+  return out;
+}
+
 std::string ToLower(std::string_view s) {
   std::string out(s);
   for (char& c : out)

@@ -41,6 +41,10 @@ std::vector<std::string_view> Split(std::string_view s, char sep);
 // Splits on runs of whitespace; no empty fields.
 std::vector<std::string_view> SplitWhitespace(std::string_view s);
 
+// Joins numbers for a message: JoinInts({0, 3, 7}) is "0, 3, 7"; with last_sep " and ", "0, 3 and 7".
+std::string JoinInts(const std::vector<int>& values, std::string_view sep = ", ",
+                     std::string_view last_sep = ", ");
+
 std::string ToLower(std::string_view s);
 
 // Replaces bytes that are not printable ASCII or valid UTF-8 by '?', so names from inputs can be

@@ -70,11 +70,7 @@ size_t CountIn(const RankTrace& t, const std::string& pg_name) {
   return n;
 }
 
-std::string RankList(const std::vector<int>& ranks) {
-  std::string s = "[";
-  for (size_t i = 0; i < ranks.size(); ++i) s += (i ? ", " : "") + std::to_string(ranks[i]);
-  return s + "]";
-}
+std::string RankList(const std::vector<int>& ranks) { return "[" + JoinInts(ranks) + "]"; }
 
 // Why traces `a` and `b` cannot come from one run of one job, or "" when nothing says so.
 // Each rule is a fact every rank of one job shares: the world size, the members of a process

@@ -50,6 +50,14 @@ TEST(Text, SplitsAndTrims) {
   EXPECT_EQ(Trim("  x \n"), "x");
 }
 
+TEST(Text, JoinsInts) {
+  EXPECT_EQ(JoinInts({}), "");
+  EXPECT_EQ(JoinInts({4}), "4");
+  EXPECT_EQ(JoinInts({0, 3, 7}), "0, 3, 7");
+  EXPECT_EQ(JoinInts({0, 3, 7}, ", ", " and "), "0, 3 and 7");
+  EXPECT_EQ(JoinInts({1, 2}, ", ", " and "), "1 and 2");
+}
+
 TEST(Text, SanitizesInvalidUtf8) {
   EXPECT_EQ(SanitizeUtf8("ok \xc3\xa9"), "ok \xc3\xa9");
   EXPECT_EQ(SanitizeUtf8("a\nb"), "a\nb");
