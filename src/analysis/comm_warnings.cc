@@ -148,15 +148,6 @@ void NameParties(std::string_view key, const std::vector<const NcclWarning*>& wa
   }
 }
 
-// An unknown message as a title: whole up to `width`, else cut at a word boundary with "...".
-std::string ShortTitle(const std::string& text, size_t width) {
-  if (text.size() <= width) return text;
-  size_t cut = text.rfind(' ', width);
-  if (cut == std::string::npos || cut < width / 2) cut = width;
-  while (cut > 0 && (text[cut - 1] == ',' || text[cut - 1] == '.' || text[cut - 1] == ':')) --cut;
-  return text.substr(0, cut) + "...";
-}
-
 struct Group {
   const WarnRule* rule = nullptr;
   std::vector<const NcclWarning*> warns;
@@ -271,7 +262,7 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     } else {
       f.severity = Severity::kWarning;
       f.confidence = 0.5;
-      f.title = "NCCL warning: " + ShortTitle(first.text, 100);
+      f.title = "NCCL warning: " + CutAtWord(first.text, 100);
       bool varied = false;
       for (const auto* w : g.warns) varied = varied || w->text != first.text;
       f.detail = "commdx does not know this message (" + where +

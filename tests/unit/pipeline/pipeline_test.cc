@@ -133,6 +133,21 @@ TEST(Pipeline, ALiveTopologyIsShownEvenWhenTheProbeFoundLittle) {
   }
 }
 
+TEST(Pipeline, NcclWarningsTableCutsLongMessagesBetweenWords) {
+  const std::string log = std::string(COMMDX_SOURCE_DIR) +
+                          "/tests/data/nccl_log_fixtures/"
+                          "case47-nccl2.4.8-mismatched-collective-around-rank39.log";
+  auto out = pipeline::Run(LogsRequest({log}));
+  ASSERT_TRUE(out) << out.error().ToString();
+  const report::Table* t = FindTable(out->report, "warnings");
+  ASSERT_TRUE(t);
+  ASSERT_EQ(t->rows.size(), 1u);
+  // 171 characters: the old fixed cut at 160 ended in "to see the coll".
+  EXPECT_EQ(t->rows[0].back().text,
+            "Mismatched collective detected, please check your collective calls at and around "
+            "rank 39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the...");
+}
+
 TEST(Pipeline, TracePatternTableIsThePatternTheAnalyzerSaw) {
   const std::string dir = std::string(COMMDX_SOURCE_DIR) + "/examples/ddp_healthy/";
   if (!fs::exists(dir + "trace_rank0.json.gz")) GTEST_SKIP() << "no capture";
