@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -44,6 +45,16 @@ Request LogsRequest(std::vector<std::string> paths) {
   r.needs = Needs::kNcclLines;
   r.diagnose = diagnose::DiagnoseOptions::Only({Source::kLogs});
   r.parts = {Part::kNccl};
+  return r;
+}
+
+Request TraceRequest(std::vector<std::string> paths) {
+  Request r;
+  r.command = "trace";
+  r.paths = std::move(paths);
+  r.needs = Needs::kTrace;
+  r.diagnose = diagnose::DiagnoseOptions::Only({Source::kTrace});
+  r.parts = {Part::kTrace};
   return r;
 }
 
@@ -151,13 +162,8 @@ TEST(Pipeline, NcclWarningsTableCutsLongMessagesBetweenWords) {
 TEST(Pipeline, TracePatternTableIsThePatternTheAnalyzerSaw) {
   const std::string dir = std::string(COMMDX_SOURCE_DIR) + "/examples/ddp_healthy/";
   if (!fs::exists(dir + "trace_rank0.json.gz")) GTEST_SKIP() << "no capture";
-  Request r;
-  r.command = "trace";
-  r.paths = {dir + "trace_rank0.json.gz", dir + "trace_rank1.json.gz"};
-  r.needs = Needs::kTrace;
-  r.diagnose = diagnose::DiagnoseOptions::Only({Source::kTrace});
-  r.parts = {Part::kTrace};
-  auto out = pipeline::Run(std::move(r));
+  auto out =
+      pipeline::Run(TraceRequest({dir + "trace_rank0.json.gz", dir + "trace_rank1.json.gz"}));
   ASSERT_TRUE(out) << out.error().ToString();
   const report::Table* t = FindTable(out->report, "trace_collectives");
   ASSERT_TRUE(t);
@@ -169,6 +175,35 @@ TEST(Pipeline, TracePatternTableIsThePatternTheAnalyzerSaw) {
   for (const auto& f : out->report.diagnosis.findings)
     finding |= f.id == "trace.pattern" &&
                f.title == "Communication pattern: " + analysis::PatternName(rows);
+  EXPECT_TRUE(finding);
+}
+
+// A collective the trace ties to no process group and gives no size for (display_ns_rank1.json
+// has one): the table says "-" for what it does not know, never "0 B" or "?".
+TEST(Pipeline, TracePatternTableShowsUnknownGroupAndSizeAsDash) {
+  auto out = pipeline::Run(
+      TraceRequest({std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/display_ns_rank1.json"}));
+  ASSERT_TRUE(out) << out.error().ToString();
+  const report::Table* t = FindTable(out->report, "trace_collectives");
+  ASSERT_TRUE(t);
+  ASSERT_EQ(t->rows.size(), 1u);
+  const auto& row = t->rows[0];
+  const auto& keys = t->column_keys;
+  auto cell = [&](const std::string& key) {
+    size_t i = std::find(keys.begin(), keys.end(), key) - keys.begin();
+    return i < row.size() ? row[i].text : "(no column " + key + ")";
+  };
+  EXPECT_EQ(cell("pg"), "-");
+  EXPECT_EQ(cell("ranks"), "-");
+  EXPECT_EQ(cell("median_bytes"), "-");
+  EXPECT_EQ(cell("total_bytes"), "-");
+  EXPECT_EQ(cell("n_size_unknown"), "1");
+  bool finding = false;
+  for (const auto& f : out->report.diagnosis.findings)
+    if (f.id == "trace.pattern") {
+      finding = true;
+      EXPECT_EQ(f.detail.rfind("unknown: 1.0 per step, size unknown. Link:", 0), 0u) << f.detail;
+    }
   EXPECT_TRUE(finding);
 }
 
