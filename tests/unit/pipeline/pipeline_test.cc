@@ -127,6 +127,35 @@ TEST(Pipeline, DiagnoseShowsEachPresentSourceWithTheSummaryAnalysisGave) {
   EXPECT_FALSE(rep.charts.xy.empty());  // the sweep against the line rate
 }
 
+// A sweep of 1 GiB and up whose fit is rejected (nccl-tests#322): no alpha (no latency-bound
+// size), no beta (above the measured peak), and the note says why for each.
+TEST(Pipeline, BenchSummaryLeavesOutAFitThatDoesNotDescribeTheSweep) {
+  Request r;
+  r.command = "diagnose";
+  r.paths = {std::string(COMMDX_SOURCE_DIR) +
+             "/tests/data/nccl_tests_public/nccltests322-failure-after-largest-size.txt"};
+  r.parts = EveryPart();
+  auto out = pipeline::Run(std::move(r));
+  ASSERT_TRUE(out) << out.error().ToString();
+  const report::Table* t = FindTable(out->report, "bench_unknown_summary");
+  ASSERT_TRUE(t);
+  ASSERT_EQ(t->rows.size(), 1u);
+  int fit_cells = 0;
+  for (size_t i = 0; i < t->column_keys.size(); ++i)
+    if (t->column_keys[i] == "alpha_us" || t->column_keys[i] == "beta_busbw_gbps") {
+      ++fit_cells;
+      EXPECT_EQ(t->rows[0][i].text, "-") << t->column_keys[i];
+      EXPECT_FALSE(t->rows[0][i].number) << t->column_keys[i];
+    }
+  EXPECT_EQ(fit_cells, 2);
+  EXPECT_NE(t->note.find("latency floor and alpha: no size of 64 KiB or less"), std::string::npos)
+      << t->note;
+  EXPECT_NE(t->note.find("alpha-beta fit not shown: beta 498.6 GB/s is above the measured peak "
+                         "of 367.3 GB/s"),
+            std::string::npos)
+      << t->note;
+}
+
 TEST(Pipeline, ALiveTopologyIsShownEvenWhenTheProbeFoundLittle) {
   for (bool live : {false, true}) {
     Request r;
