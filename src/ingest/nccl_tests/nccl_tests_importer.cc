@@ -5,54 +5,23 @@
 #include <vector>
 
 #include "base/text.h"
+#include "ingest/nccl_tests/nccl_tests_lines.h"
 #include "model/nccl_version.h"
 
 namespace commdx::ingest {
 
 namespace {
 
+using nccl_tests::CaseFromBinary;
+using nccl_tests::CaseFromCommandLine;
+using nccl_tests::LooksLikeRow;
+using nccl_tests::StripMpiTag;
+using nccl_tests::StripRankTags;
+
 struct Line {
   std::string_view text;
   uint64_t offset;
 };
-
-// OpenMPI --tag-output prefixes every line with "[1,0]<stdout>:".
-std::string_view StripMpiTag(std::string_view s) {
-  if (!s.empty() && s[0] == '[') {
-    size_t p = s.find("]<stdout>:");
-    if (p == s.npos) p = s.find("]<stderr>:");
-    if (p != s.npos && p < 24) return s.substr(p + 10);
-  }
-  return s;
-}
-
-// MPICH's `mpirun -prepend-rank` puts "[0] " before every piece the process wrote, which can be
-// mid-line ("...  -1[0]    1626.5 ..."): each "[digits]" becomes a space. nccl-tests prints no
-// brackets of its own in a header or a row.
-std::string_view StripRankTags(std::string_view s, std::string& buf) {
-  if (s.find('[') == s.npos) return s;
-  buf.clear();
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '[') {
-      size_t j = i + 1;
-      while (j < s.size() && IsDigit(s[j])) ++j;
-      if (j > i + 1 && j < s.size() && s[j] == ']') {
-        buf += ' ';
-        i = j;
-        continue;
-      }
-    }
-    buf += s[i];
-  }
-  return buf;
-}
-
-// "all_reduce_perf" / "all_reduce_perf_mpi" -> "all_reduce"
-std::string CaseFromBinary(std::string_view name) {
-  name = Trim(name);
-  size_t p = name.find("_perf");
-  return std::string(p == name.npos ? name : name.substr(0, p));
-}
 
 // nccl-tests' "nccl-library=22809": the code as model/nccl_version.h reads it; anything else as
 // written.
@@ -312,35 +281,7 @@ bool ParseFailure(std::string_view line, uint64_t offset, State& st) {
   return true;
 }
 
-// The test a command line runs: "root@host:~/nccl-tests# ./build/all_reduce_perf -b 8 ...",
-// "mpirun -np 16 ... ./build/alltoall_perf_mpi -g 1" -> "all_reduce", "alltoall"; "" if the line
-// runs no nccl-tests binary. Files without "# Collective test starting:" (older nccl-tests, a
-// pasted excerpt) name the test only there.
-std::string CaseFromCommandLine(std::string_view line) {
-  for (std::string_view w : SplitWhitespace(line)) {
-    size_t slash = w.find_last_of('/');
-    if (slash != w.npos) w = w.substr(slash + 1);
-    if (!EndsWith(w, "_perf") && !EndsWith(w, "_perf_mpi")) continue;
-    std::string name = CaseFromBinary(w);
-    if (!name.empty() && name[0] >= 'a' && name[0] <= 'z') return name;
-  }
-  return "";
-}
-
 }  // namespace
-
-// A result row as nccl-tests prints it: size and count, then one of its type names.
-bool LooksLikeRow(std::string_view line) {
-  static constexpr std::string_view kTypes[] = {
-      "int8",  "uint8",  "int32",    "uint32",   "int64",    "uint64", "half",
-      "float", "double", "bfloat16", "fp8_e4m3", "fp8_e5m2", "char"};
-  std::string buf;
-  auto w = SplitWhitespace(StripRankTags(StripMpiTag(line), buf));
-  if (w.size() < 11 || w.size() > 13 || !ParseInt(w[0]) || !ParseInt(w[1])) return false;
-  for (std::string_view t : kTypes)
-    if (w[2] == t) return true;
-  return false;
-}
 
 bool SniffNcclTests(std::string_view head) {
   if (Contains(head, "# nccl-tests version") || Contains(head, "# Collective test starting:") ||
