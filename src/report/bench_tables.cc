@@ -142,7 +142,7 @@ void AddSummary(const BenchResult& r, const analysis::BenchSummary& s, const std
   if (s.dropped)
     note += "; busbw falls after its peak: " + FormatFixed(s.tail_busbw_gbps, 1) + " GB/s at " +
             FormatBytes(static_cast<double>(s.tail_bytes));
-  else if (!s.saturated)
+  else if (!s.saturated && r.rows.size() > 1)  // one row is no sweep: nothing to rise
     note += "; busbw still rising at the largest size (use a larger -e)";
   if (!s.latency_row) note += "; latency floor and alpha: no size of 64 KiB or less in the sweep";
   if (!s.fit_rejected.empty()) note += "; alpha-beta fit not shown: " + s.fit_rejected;

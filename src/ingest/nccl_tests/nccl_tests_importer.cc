@@ -14,6 +14,7 @@ namespace {
 
 using nccl_tests::CaseFromBinary;
 using nccl_tests::CaseFromCommandLine;
+using nccl_tests::IsTypeName;
 using nccl_tests::LooksLikeRow;
 using nccl_tests::StripMpiTag;
 using nccl_tests::StripRankTags;
@@ -39,6 +40,7 @@ struct State {
   std::vector<std::string> columns;  // column header names, '#' removed
   size_t key_columns = 0;
   bool old_error_column = false;
+  bool leading_column = false;  // inferred rows carry one extra integer before the size
   std::set<std::string> hosts;
   int device_lines = 0;
   LineLocator lines;  // every row keeps its place: line numbers carried forward, not rescanned
@@ -52,6 +54,7 @@ struct State {
     }
     current = header;
     columns.clear();
+    leading_column = false;
   }
 };
 
@@ -113,6 +116,7 @@ bool ParseColumnHeader(std::string_view body, State& st) {
   if (!st.current.rows.empty()) st.Flush();
   st.current = st.header;  // the preamble seen so far describes this table
   st.columns.clear();
+  st.leading_column = false;
   for (auto w : words) st.columns.emplace_back(w);
   st.key_columns = 0;
   while (st.key_columns < st.columns.size() && st.columns[st.key_columns] != "time")
@@ -149,7 +153,20 @@ bool ParsePoint(const std::vector<std::string_view>& w, size_t at, bool old_erro
 // words, as every nccl-tests version prints them. Keys are size, count, type, then redop and
 // root where the row has them (a word of letters is a reduction, a number a root), then two
 // groups of time, algbw, busbw and #wrong (older versions: a max error "0e+00").
-bool InferColumns(const std::vector<std::string_view>& w, uint64_t offset, State& st) {
+bool InferColumns(std::vector<std::string_view> w, uint64_t offset, State& st) {
+  // A hand-made table with one more integer column first (nccl#527: the node count of each run,
+  // under a header without '#'): read when the rest is a row of a known type whose two groups
+  // of time, algbw and busbw parse; every row must then carry it.
+  if (w.size() >= 12 && w.size() <= 14 && ParseInt(w[0]) && ParseInt(w[1]) && ParseInt(w[2]) &&
+      IsTypeName(w[3])) {
+    std::vector<std::string_view> rest(w.begin() + 1, w.end());
+    const size_t at = rest.size() - 8;
+    BenchPoint probe;
+    if (ParsePoint(rest, at, true, probe) && ParsePoint(rest, at + 4, true, probe)) {
+      st.leading_column = true;
+      w = std::move(rest);
+    }
+  }
   size_t keys = 0;
   if (w.size() == 13)
     keys = 5;
@@ -177,12 +194,21 @@ bool InferColumns(const std::vector<std::string_view>& w, uint64_t offset, State
   st.job.quality.Add("nccl_tests.no_header", DiagSeverity::kNote,
                      "nccl-tests rows without their column header: columns inferred from the rows",
                      st.Loc(offset));
+  if (st.leading_column) {
+    st.current.notes.push_back(
+        "each row starts with one more integer column before the size (a hand-made table): "
+        "ignored; a size not above the row before begins another table");
+    st.job.quality.Add("nccl_tests.leading_column", DiagSeverity::kNote,
+                       "nccl-tests rows with one extra integer column before the size: ignored",
+                       st.Loc(offset));
+  }
   return true;
 }
 
 void ParseRow(std::string_view line, uint64_t offset, State& st) {
   auto w = SplitWhitespace(line);
   if (st.columns.empty()) InferColumns(w, offset, st);
+  if (st.leading_column && w.size() == st.columns.size() + 1 && ParseInt(w[0])) w.erase(w.begin());
   size_t groups = st.columns.size() > st.key_columns ? (st.columns.size() - st.key_columns) / 4 : 0;
   BenchRow row;
   row.loc = st.Loc(offset);
@@ -215,6 +241,15 @@ void ParseRow(std::string_view line, uint64_t offset, State& st) {
                            : "a result row that does not match the column header; skipped",
                        row.loc);
     return;
+  }
+  // A size not above the row before begins another run of the hand-made table (nccl#527: one
+  // 1 GiB row per node count): a table of its own, read with the same columns.
+  if (st.leading_column && !st.current.rows.empty() && row.bytes <= st.current.rows.back().bytes) {
+    std::vector<std::string> columns = st.columns, notes = st.current.notes;
+    st.Flush();
+    st.columns = std::move(columns);
+    st.current.notes = std::move(notes);
+    st.leading_column = true;
   }
   st.current.rows.push_back(std::move(row));
 }
@@ -298,7 +333,7 @@ bool SniffNcclTests(std::string_view head) {
 }
 
 Status ParseNcclTests(const FileText& file, Job& job) {
-  State st{file, job, {}, {}, {}, 0, false, {}, 0, LineLocator(file)};
+  State st{file, job, {}, {}, {}, 0, false, false, {}, 0, LineLocator(file)};
   st.header.source = BenchSource::kNcclTests;
   st.header.launch = "nccl-tests";
   st.header.file = file.path;
