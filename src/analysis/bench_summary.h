@@ -31,9 +31,13 @@ struct BenchSummary {
   double latency_floor_us = 0;  // smallest time among sizes <= 64 KiB (none: latency_row null)
   uint64_t latency_bytes = 0;
   const BenchRow* latency_row = nullptr;
+  // fit_ok: the fit exists and describes the sweep. One that does not (kFitBetaOverPeak) keeps
+  // its numbers but not fit_ok; fit_rejected says why. alpha is an extrapolation, not shown,
+  // where the sweep has no latency-bound size (latency_row null).
   bool fit_ok = false;
   double alpha_us = 0;         // t(bytes) = alpha + bytes / beta (relative least squares)
   double beta_busbw_gbps = 0;  // beta in bus-bandwidth terms
+  std::string fit_rejected;    // "" unless a fit was computed and is not to be shown
   int64_t wrong_total = 0;     // wrong elements over all checked points
   ExpectedLink expected;
   double efficiency = 0;  // plateau / expected line rate (0 when unknown)
@@ -43,6 +47,10 @@ struct BenchSummary {
 inline constexpr double kPlateauBand = 0.95;
 // The largest sizes below this fraction of the peak: bandwidth dropped.
 inline constexpr double kDropBand = 0.5;
+// A fit's beta above the measured peak busbw by more than this factor does not describe the sweep
+// (t = alpha + bytes/beta puts every point below beta, the large sizes close to it; the reference
+// H200 sweeps give 0.85-0.99).
+inline constexpr double kFitBetaOverPeak = 1.1;
 
 BenchSummary SummarizeBench(const BenchResult& result);
 

@@ -148,20 +148,33 @@ void NameParties(std::string_view key, const std::vector<const NcclWarning*>& wa
   }
 }
 
-// An unknown message as a title: whole up to `width`, else cut at a word boundary with "...".
-std::string ShortTitle(const std::string& text, size_t width) {
-  if (text.size() <= width) return text;
-  size_t cut = text.rfind(' ', width);
-  if (cut == std::string::npos || cut < width / 2) cut = width;
-  while (cut > 0 && (text[cut - 1] == ',' || text[cut - 1] == '.' || text[cut - 1] == ':')) --cut;
-  return text.substr(0, cut) + "...";
-}
-
 struct Group {
   const WarnRule* rule = nullptr;
   std::vector<const NcclWarning*> warns;
   bool all_fallout = true;
 };
+
+// A peer's connection closed and no other warning in the inputs says why: NCCL's ncclRemoteError
+// ("a network error or a remote process exiting") covers both, so the finding does too. In
+// NVIDIA/nccl#2076 "Connection reset by peer" was InfiniBand trouble on some nodes.
+void AddNetworkDrop(const NcclWarning& first, Finding& f) {
+  std::string peer;
+  if (size_t at = first.text.find(" from "); at != std::string::npos) {
+    size_t end = first.text.find('<', at + 6);
+    if (end != std::string::npos) peer = first.text.substr(at + 6, end - at - 6);
+    if (peer.find_first_not_of("0123456789abcdefABCDEF.:[]") != std::string::npos) peer.clear();
+  }
+  f.title = "A peer process exited, or the network dropped the connection";
+  f.detail +=
+      " Here no other error is in these inputs: the peer's own log may hold one, or the network "
+      "dropped the connection (a link going down, a flapping port), which NCCL reports the same "
+      "way (ncclRemoteError: \"a network error or a remote process exiting\").";
+  f.fix += " If the peer's log shows no error of its own, check the network of its host" +
+           (peer.empty() ? std::string() : " (" + peer + ")") +
+           ": the InfiniBand/RoCE port state and error counters (`ibstat`, `perfquery`), the "
+           "Ethernet link and its drop counters (`ip -s link`), and `dmesg` for link-down "
+           "events.";
+}
 
 // An unknown warning's text with its numbers (decimal, 0x hex) as '#': one finding for a message
 // logged with a counter, an address or a size that changes each time.
@@ -204,6 +217,9 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     g.warns.push_back(&w);
     g.all_fallout = g.all_fallout && fallout;
   }
+  // Whether the inputs hold a warning that is not fallout (a closed connection, ...): a cause.
+  bool other_warning = false;
+  for (const auto& [key, g] : groups) other_warning = other_warning || !g.rule || !g.rule->fallout;
   std::vector<Finding> out;
   for (const auto& key : order) {
     const Group& g = groups[key];
@@ -255,6 +271,8 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
       NameParties(g.rule->key, g.warns, f);
       if (g.all_fallout)
         f.detail += " Here it follows an earlier error of the same process, which is the cause.";
+      else if (std::string_view(g.rule->key) == "peer_gone" && !other_warning)
+        AddNetworkDrop(first, f);
       if (std::string_view(g.rule->key) == "ib_completion")
         ExplainCompletion(CompletionStatus(first.text), LinkLayer(s), f);
       if (std::string_view(g.rule->key) == "topology" &&
@@ -271,7 +289,7 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     } else {
       f.severity = Severity::kWarning;
       f.confidence = 0.5;
-      f.title = "NCCL warning: " + ShortTitle(first.text, 100);
+      f.title = "NCCL warning: " + CutAtWord(first.text, 100);
       bool varied = false;
       for (const auto* w : g.warns) varied = varied || w->text != first.text;
       f.detail = "commdx does not know this message (" + where +

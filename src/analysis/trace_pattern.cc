@@ -55,8 +55,6 @@ std::vector<PatternRow> CommPattern(const TraceSet& set) {
       r.pg = pg.name;
       r.pg_desc = pg.desc;
       r.ranks = pg.ranks;
-    } else {
-      r.pg = "?";
     }
     r.type = type;
     r.family = family;
@@ -132,9 +130,8 @@ std::vector<Finding> FindPattern(const AnalysisInput& input, const Options&) {
     std::string median = r.unknown_size == r.count
                              ? "size unknown"
                              : "median " + FormatBytes(static_cast<double>(r.median_bytes));
-    detail +=
-        StrFormat("%s on group %s: %.1f per step, %s", CollectiveLabel(r.type, r.family).c_str(),
-                  r.pg.c_str(), r.per_step, median.c_str());
+    detail += CollectiveLabel(r.type, r.family) + (r.pg.empty() ? "" : " on group " + r.pg) +
+              StrFormat(": %.1f per step, %s", r.per_step, median.c_str());
     if (r.unknown_size > 0 && r.unknown_size < r.count)
       detail += " (" + std::to_string(r.unknown_size) + " of " + std::to_string(r.count) +
                 " calls of unknown size)";

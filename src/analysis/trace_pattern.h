@@ -20,7 +20,7 @@ inline constexpr std::array<const char*, 5> kSizeBucketNames = {"<64KiB", "64KiB
 int SizeBucket(uint64_t bytes);
 
 struct PatternRow {
-  std::string pg;
+  std::string pg;  // "" when the trace ties the calls to no process group
   std::string pg_desc;
   std::vector<int> ranks;
   CollectiveType type = CollectiveType::kUnknown;

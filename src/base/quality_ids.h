@@ -111,6 +111,8 @@ inline constexpr QualityIdEntry kQualityIds[] = {
     // nccl-tests output, nvidia-smi text, environment dumps, snapshots
     {"nccl_tests.bad_json_result", "a -J result without the expected fields: skipped"},
     {"nccl_tests.bad_row", "a result row that does not match the column header: skipped"},
+    {"nccl_tests.leading_column",
+     "result rows with one extra integer column before the size (a hand-made table): ignored"},
     {"nccl_tests.no_header",
      "result rows without their column header (an excerpt): columns inferred from the rows"},
     {"nccl_tests.out_of_bounds", "nccl-tests reports out-of-bounds values (wrong results)"},

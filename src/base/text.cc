@@ -107,6 +107,17 @@ std::string ToLower(std::string_view s) {
   return out;
 }
 
+std::string CutAtWord(std::string_view s, size_t width) {
+  if (s.size() <= width) return std::string(s);
+  size_t cut = s.rfind(' ', width);
+  if (cut == s.npos || cut < width / 2) {
+    cut = width;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+  }
+  while (cut > 0 && (s[cut - 1] == ',' || s[cut - 1] == '.' || s[cut - 1] == ':')) --cut;
+  return std::string(s.substr(0, cut)) + "...";
+}
+
 std::string SanitizeUtf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -47,6 +47,11 @@ std::string JoinInts(const std::vector<int>& values, std::string_view sep = ", "
 
 std::string ToLower(std::string_view s);
 
+// s whole when it has at most `width` bytes; else cut at the last space within `width` (at the
+// byte limit, not inside a UTF-8 character, when no space falls in its second half), trailing
+// ",.:" dropped, and "..." added.
+std::string CutAtWord(std::string_view s, size_t width);
+
 // Replaces bytes that are not printable ASCII or valid UTF-8 by '?', so names from inputs can be
 // shown and put into JSON safely.
 std::string SanitizeUtf8(std::string_view s);

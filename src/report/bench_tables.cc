@@ -127,7 +127,7 @@ void AddSummary(const BenchResult& r, const analysis::BenchSummary& s, const std
                            Cell(FormatBytes(static_cast<double>(s.plateau_from_bytes))),
                            Cell::Num(s.peak_busbw_gbps, 1),
                            s.latency_row ? Cell::Num(s.latency_floor_us, 2) : Cell("-")};
-  row.push_back(s.fit_ok ? Cell::Num(s.alpha_us, 2) : Cell("-"));
+  row.push_back(s.fit_ok && s.latency_row ? Cell::Num(s.alpha_us, 2) : Cell("-"));
   row.push_back(s.fit_ok ? Cell::Num(s.beta_busbw_gbps, 1) : Cell("-"));
   row.push_back(s.expected.known ? Cell::Num(s.expected.line_rate_gbps, 0) : Cell("-"));
   row.push_back(s.expected.known ? Cell::Num(100 * s.efficiency, 0) : Cell("-"));
@@ -142,9 +142,10 @@ void AddSummary(const BenchResult& r, const analysis::BenchSummary& s, const std
   if (s.dropped)
     note += "; busbw falls after its peak: " + FormatFixed(s.tail_busbw_gbps, 1) + " GB/s at " +
             FormatBytes(static_cast<double>(s.tail_bytes));
-  else if (!s.saturated)
+  else if (!s.saturated && r.rows.size() > 1)  // one row is no sweep: nothing to rise
     note += "; busbw still rising at the largest size (use a larger -e)";
-  if (!s.latency_row) note += "; latency floor: no size of 64 KiB or less in the sweep";
+  if (!s.latency_row) note += "; latency floor and alpha: no size of 64 KiB or less in the sweep";
+  if (!s.fit_rejected.empty()) note += "; alpha-beta fit not shown: " + s.fit_rejected;
   if (s.in_place) note += "; from the in-place column";
   for (const auto& n : r.notes) note += "; " + n;
   t.note = note;

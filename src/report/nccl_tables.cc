@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "base/text.h"
+
 namespace commdx::report {
 
 namespace {
@@ -229,7 +231,7 @@ void AddWarnings(const NcclSetup& nccl, Report& report) {
               w.cuda_dev >= 0 ? Cell::Int(w.cuda_dev) : Cell("-"),
               w.from_framework ? "framework 'Last error'"
                                : (w.source_file.empty() ? "-" : w.source_file),
-              Cell::Int(w.count), w.text.substr(0, 160)});
+              Cell::Int(w.count), CutAtWord(w.text, 160)});
   report.tables.push_back(std::move(t));
 }
 

@@ -86,18 +86,23 @@ void AddPattern(const analysis::TraceTableData& d, Report& report) {
     const analysis::PatternRow& r = d.pattern[i];
     std::string ranks;
     for (int x : r.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(x);
-    Cell median = Cell::Int(static_cast<long long>(r.median_bytes));
-    median.text =
-        r.unknown_size == r.count ? "unknown" : FormatBytes(static_cast<double>(r.median_bytes));
-    Cell total = Cell::Int(static_cast<long long>(r.bytes_total));
-    total.text = FormatBytes(static_cast<double>(r.bytes_total));
-    std::vector<Cell> row{r.pg + (r.pg_desc.empty() ? "" : " (" + r.pg_desc + ")"),
-                          ranks,
+    // "-" where the trace does not say: no process group, or no call of known size (0 B would
+    // read as a measured size).
+    auto bytes = [known = r.unknown_size < r.count](uint64_t n) {
+      if (!known) return Cell("-");
+      Cell c = Cell::Int(static_cast<long long>(n));
+      c.text = FormatBytes(static_cast<double>(n));
+      return c;
+    };
+    std::string group = r.pg.empty() ? "-" : r.pg;
+    if (!r.pg_desc.empty()) group += " (" + r.pg_desc + ")";
+    std::vector<Cell> row{group,
+                          ranks.empty() ? "-" : ranks,
                           d.pattern_labels[i],
                           Cell::Int(static_cast<long long>(r.count)),
                           Cell::Num(r.per_step, 1),
-                          median,
-                          total,
+                          bytes(r.median_bytes),
+                          bytes(r.bytes_total),
                           Ms(r.time_ns),
                           Cell::Int(r.median_channels)};
     for (uint64_t n : r.histogram) row.push_back(Cell::Int(static_cast<long long>(n)));
@@ -140,8 +145,7 @@ void AddLate(const std::vector<analysis::LateStep>& late, Report& report) {
   for (const auto& l : late)
     // Collectives issued outside every step (before the first mark) have no step number.
     t.AddRow({l.step >= 0 ? Cell::Int(l.step) : Cell("outside the steps"), Cell::Int(l.late_rank),
-              Ms(l.caused_wait_ns),
-              Cell::Int(l.instances), l.doing});
+              Ms(l.caused_wait_ns), Cell::Int(l.instances), l.doing});
   report.tables.push_back(std::move(t));
 }
 

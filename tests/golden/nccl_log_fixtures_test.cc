@@ -55,6 +55,7 @@ const std::map<std::string, std::set<std::string>>& TagToIds() {
       {"net_plugin_mismatch", {"comm.net_plugin_mismatch"}},
       {"efa_provider_wrong", {"comm.efa_not_used"}},
       {"remote_rank_failure", {"comm.remote_exited"}},
+      {"network_failure", {"comm.remote_exited", "comm.ib_error"}},
       {"env_override", {"comm.env_override"}},
       {"cuda_failure", {"comm.cuda_error"}},
       {"collective_mismatch", {"hang.desync"}},

@@ -5,54 +5,24 @@
 #include <vector>
 
 #include "base/text.h"
+#include "ingest/nccl_tests/nccl_tests_lines.h"
 #include "model/nccl_version.h"
 
 namespace commdx::ingest {
 
 namespace {
 
+using nccl_tests::CaseFromBinary;
+using nccl_tests::CaseFromCommandLine;
+using nccl_tests::IsTypeName;
+using nccl_tests::LooksLikeRow;
+using nccl_tests::StripMpiTag;
+using nccl_tests::StripRankTags;
+
 struct Line {
   std::string_view text;
   uint64_t offset;
 };
-
-// OpenMPI --tag-output prefixes every line with "[1,0]<stdout>:".
-std::string_view StripMpiTag(std::string_view s) {
-  if (!s.empty() && s[0] == '[') {
-    size_t p = s.find("]<stdout>:");
-    if (p == s.npos) p = s.find("]<stderr>:");
-    if (p != s.npos && p < 24) return s.substr(p + 10);
-  }
-  return s;
-}
-
-// MPICH's `mpirun -prepend-rank` puts "[0] " before every piece the process wrote, which can be
-// mid-line ("...  -1[0]    1626.5 ..."): each "[digits]" becomes a space. nccl-tests prints no
-// brackets of its own in a header or a row.
-std::string_view StripRankTags(std::string_view s, std::string& buf) {
-  if (s.find('[') == s.npos) return s;
-  buf.clear();
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '[') {
-      size_t j = i + 1;
-      while (j < s.size() && IsDigit(s[j])) ++j;
-      if (j > i + 1 && j < s.size() && s[j] == ']') {
-        buf += ' ';
-        i = j;
-        continue;
-      }
-    }
-    buf += s[i];
-  }
-  return buf;
-}
-
-// "all_reduce_perf" / "all_reduce_perf_mpi" -> "all_reduce"
-std::string CaseFromBinary(std::string_view name) {
-  name = Trim(name);
-  size_t p = name.find("_perf");
-  return std::string(p == name.npos ? name : name.substr(0, p));
-}
 
 // nccl-tests' "nccl-library=22809": the code as model/nccl_version.h reads it; anything else as
 // written.
@@ -70,6 +40,7 @@ struct State {
   std::vector<std::string> columns;  // column header names, '#' removed
   size_t key_columns = 0;
   bool old_error_column = false;
+  bool leading_column = false;  // inferred rows carry one extra integer before the size
   std::set<std::string> hosts;
   int device_lines = 0;
   LineLocator lines;  // every row keeps its place: line numbers carried forward, not rescanned
@@ -83,6 +54,7 @@ struct State {
     }
     current = header;
     columns.clear();
+    leading_column = false;
   }
 };
 
@@ -144,6 +116,7 @@ bool ParseColumnHeader(std::string_view body, State& st) {
   if (!st.current.rows.empty()) st.Flush();
   st.current = st.header;  // the preamble seen so far describes this table
   st.columns.clear();
+  st.leading_column = false;
   for (auto w : words) st.columns.emplace_back(w);
   st.key_columns = 0;
   while (st.key_columns < st.columns.size() && st.columns[st.key_columns] != "time")
@@ -180,7 +153,20 @@ bool ParsePoint(const std::vector<std::string_view>& w, size_t at, bool old_erro
 // words, as every nccl-tests version prints them. Keys are size, count, type, then redop and
 // root where the row has them (a word of letters is a reduction, a number a root), then two
 // groups of time, algbw, busbw and #wrong (older versions: a max error "0e+00").
-bool InferColumns(const std::vector<std::string_view>& w, uint64_t offset, State& st) {
+bool InferColumns(std::vector<std::string_view> w, uint64_t offset, State& st) {
+  // A hand-made table with one more integer column first (nccl#527: the node count of each run,
+  // under a header without '#'): read when the rest is a row of a known type whose two groups
+  // of time, algbw and busbw parse; every row must then carry it.
+  if (w.size() >= 12 && w.size() <= 14 && ParseInt(w[0]) && ParseInt(w[1]) && ParseInt(w[2]) &&
+      IsTypeName(w[3])) {
+    std::vector<std::string_view> rest(w.begin() + 1, w.end());
+    const size_t at = rest.size() - 8;
+    BenchPoint probe;
+    if (ParsePoint(rest, at, true, probe) && ParsePoint(rest, at + 4, true, probe)) {
+      st.leading_column = true;
+      w = std::move(rest);
+    }
+  }
   size_t keys = 0;
   if (w.size() == 13)
     keys = 5;
@@ -208,12 +194,21 @@ bool InferColumns(const std::vector<std::string_view>& w, uint64_t offset, State
   st.job.quality.Add("nccl_tests.no_header", DiagSeverity::kNote,
                      "nccl-tests rows without their column header: columns inferred from the rows",
                      st.Loc(offset));
+  if (st.leading_column) {
+    st.current.notes.push_back(
+        "each row starts with one more integer column before the size (a hand-made table): "
+        "ignored; a size not above the row before begins another table");
+    st.job.quality.Add("nccl_tests.leading_column", DiagSeverity::kNote,
+                       "nccl-tests rows with one extra integer column before the size: ignored",
+                       st.Loc(offset));
+  }
   return true;
 }
 
 void ParseRow(std::string_view line, uint64_t offset, State& st) {
   auto w = SplitWhitespace(line);
   if (st.columns.empty()) InferColumns(w, offset, st);
+  if (st.leading_column && w.size() == st.columns.size() + 1 && ParseInt(w[0])) w.erase(w.begin());
   size_t groups = st.columns.size() > st.key_columns ? (st.columns.size() - st.key_columns) / 4 : 0;
   BenchRow row;
   row.loc = st.Loc(offset);
@@ -246,6 +241,15 @@ void ParseRow(std::string_view line, uint64_t offset, State& st) {
                            : "a result row that does not match the column header; skipped",
                        row.loc);
     return;
+  }
+  // A size not above the row before begins another run of the hand-made table (nccl#527: one
+  // 1 GiB row per node count): a table of its own, read with the same columns.
+  if (st.leading_column && !st.current.rows.empty() && row.bytes <= st.current.rows.back().bytes) {
+    std::vector<std::string> columns = st.columns, notes = st.current.notes;
+    st.Flush();
+    st.columns = std::move(columns);
+    st.current.notes = std::move(notes);
+    st.leading_column = true;
   }
   st.current.rows.push_back(std::move(row));
 }
@@ -312,35 +316,7 @@ bool ParseFailure(std::string_view line, uint64_t offset, State& st) {
   return true;
 }
 
-// The test a command line runs: "root@host:~/nccl-tests# ./build/all_reduce_perf -b 8 ...",
-// "mpirun -np 16 ... ./build/alltoall_perf_mpi -g 1" -> "all_reduce", "alltoall"; "" if the line
-// runs no nccl-tests binary. Files without "# Collective test starting:" (older nccl-tests, a
-// pasted excerpt) name the test only there.
-std::string CaseFromCommandLine(std::string_view line) {
-  for (std::string_view w : SplitWhitespace(line)) {
-    size_t slash = w.find_last_of('/');
-    if (slash != w.npos) w = w.substr(slash + 1);
-    if (!EndsWith(w, "_perf") && !EndsWith(w, "_perf_mpi")) continue;
-    std::string name = CaseFromBinary(w);
-    if (!name.empty() && name[0] >= 'a' && name[0] <= 'z') return name;
-  }
-  return "";
-}
-
 }  // namespace
-
-// A result row as nccl-tests prints it: size and count, then one of its type names.
-bool LooksLikeRow(std::string_view line) {
-  static constexpr std::string_view kTypes[] = {
-      "int8",  "uint8",  "int32",    "uint32",   "int64",    "uint64", "half",
-      "float", "double", "bfloat16", "fp8_e4m3", "fp8_e5m2", "char"};
-  std::string buf;
-  auto w = SplitWhitespace(StripRankTags(StripMpiTag(line), buf));
-  if (w.size() < 11 || w.size() > 13 || !ParseInt(w[0]) || !ParseInt(w[1])) return false;
-  for (std::string_view t : kTypes)
-    if (w[2] == t) return true;
-  return false;
-}
 
 bool SniffNcclTests(std::string_view head) {
   if (Contains(head, "# nccl-tests version") || Contains(head, "# Collective test starting:") ||
@@ -357,7 +333,7 @@ bool SniffNcclTests(std::string_view head) {
 }
 
 Status ParseNcclTests(const FileText& file, Job& job) {
-  State st{file, job, {}, {}, {}, 0, false, {}, 0, LineLocator(file)};
+  State st{file, job, {}, {}, {}, 0, false, false, {}, 0, LineLocator(file)};
   st.header.source = BenchSource::kNcclTests;
   st.header.launch = "nccl-tests";
   st.header.file = file.path;

@@ -341,6 +341,25 @@ TEST(BenchFindings, LatencyOfAnExcerptWithoutItsRanksUsesTheAcrossNodesBound) {
   EXPECT_EQ(sock.bench[0].topology.nodes, 1);
 }
 
+// nccl-tests#322: five sizes from 1 GiB, the first at a third of the peak. The fit's beta is far
+// above the measured peak, so the summary does not offer it as a measurement; the reference
+// sweeps' fits stay (their beta is 0.85-0.99 of the peak).
+TEST(BenchSummary, AFitWhoseBetaIsAboveThePeakIsRejected) {
+  Job job = LoadPublic("nccltests322-failure-after-largest-size.txt");
+  ASSERT_EQ(job.bench.size(), 1u);
+  analysis::BenchSummary s = analysis::SummarizeBench(job.bench[0]);
+  EXPECT_DOUBLE_EQ(s.peak_busbw_gbps, 367.29);
+  EXPECT_FALSE(s.fit_ok);
+  EXPECT_GT(s.beta_busbw_gbps, analysis::kFitBetaOverPeak * s.peak_busbw_gbps);
+  EXPECT_EQ(s.fit_rejected, "beta 498.6 GB/s is above the measured peak of 367.3 GB/s");
+  for (const char* name : {"nccl-tests-allreduce-base.txt", "nccl-tests-allreduce-socket.txt",
+                           "nccl-tests-sendrecv-base.txt"}) {
+    analysis::BenchSummary ref = analysis::SummarizeBench(Load(name).bench[0]);
+    EXPECT_TRUE(ref.fit_ok) << name;
+    EXPECT_EQ(ref.fit_rejected, "") << name;
+  }
+}
+
 TEST(BenchSummary, ALevelledSweepHasNoFall) {
   Job job = Load("nccl-tests-allreduce-base.txt");
   analysis::BenchSummary s = analysis::SummarizeBench(job.bench[0]);

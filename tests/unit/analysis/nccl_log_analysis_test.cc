@@ -280,6 +280,30 @@ TEST(NcclLogAnalysis, PeerClosedAfterOwnErrorIsFallout) {
   EXPECT_EQ(Find(fs, "comm.remote_exited")->severity, Severity::kWarning);
 }
 
+// A closed connection with no other error in the inputs: NCCL's ncclRemoteError covers a network
+// that dropped it as well as a peer that exited (NVIDIA/nccl#2076: InfiniBand trouble on some
+// nodes), so the finding names both and the fix the peer host's links. With the peer's own error
+// in the log, the closed connection is that error's fallout and says nothing of the network.
+TEST(NcclLogAnalysis, PeerClosedWithNoOtherErrorMayBeTheNetwork) {
+  const std::string reset =
+      "h:7:9 [0] misc/socket.cc:50 NCCL WARN socketProgressOpt: Call to recv from "
+      "10.1.2.3<33759> failed : Connection reset by peer\n";
+  auto alone = All(Parse(reset));
+  const Finding* f = Find(alone, "comm.remote_exited");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->title, "A peer process exited, or the network dropped the connection");
+  EXPECT_NE(f->detail.find("the network dropped the connection"), std::string::npos) << f->detail;
+  EXPECT_NE(f->fix.find("of its host (10.1.2.3)"), std::string::npos) << f->fix;
+  EXPECT_NE(f->fix.find("`ibstat`"), std::string::npos) << f->fix;
+  EXPECT_NE(f->fix.find("`ip -s link`"), std::string::npos) << f->fix;
+  auto with_cause = All(
+      Parse(reset + "g:5:6 [0] include/alloc.h:228 NCCL WARN Cuda failure 2 'out of memory'\n"));
+  f = Find(with_cause, "comm.remote_exited");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->detail.find("network"), std::string::npos) << f->detail;
+  EXPECT_EQ(f->fix.find("ibstat"), std::string::npos) << f->fix;
+}
+
 // Lines of examples/nodes2_oom_then_remote_exit (two processes, one a node): the process that
 // ran out of memory is rank 1 of the world communicator, and the finding says so; a warning
 // raised by two processes names no rank.

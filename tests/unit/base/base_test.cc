@@ -58,6 +58,22 @@ TEST(Text, JoinsInts) {
   EXPECT_EQ(JoinInts({1, 2}, ", ", " and "), "1 and 2");
 }
 
+TEST(Text, CutAtWordKeepsWholeWords) {
+  EXPECT_EQ(CutAtWord("short enough", 12), "short enough");
+  // NCCL 2.4's warning (nccl#296): a fixed cut gave "You can us.".
+  const std::string warn =
+      "Mismatched collective detected, please check your collective calls at and around rank "
+      "39. You can use NCCL_DEBUG=INFO";
+  EXPECT_EQ(CutAtWord(warn, 100),
+            "Mismatched collective detected, please check your collective calls at and around "
+            "rank 39. You can...");
+  EXPECT_EQ(CutAtWord("around rank 39. You", 16), "around rank 39...");  // no "39...."
+  // No space in the second half: the byte limit, moved back to the start of a UTF-8 character.
+  EXPECT_EQ(CutAtWord("ab cdefghij", 8), "ab cdefg...");
+  const std::string accented = "abc\xc3\xa9";  // "abc" and a two-byte e-acute
+  EXPECT_EQ(CutAtWord(accented + "def", 4), "abc...");
+}
+
 TEST(Text, SanitizesInvalidUtf8) {
   EXPECT_EQ(SanitizeUtf8("ok \xc3\xa9"), "ok \xc3\xa9");
   EXPECT_EQ(SanitizeUtf8("a\nb"), "a\nb");

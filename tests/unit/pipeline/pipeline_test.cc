@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -44,6 +45,16 @@ Request LogsRequest(std::vector<std::string> paths) {
   r.needs = Needs::kNcclLines;
   r.diagnose = diagnose::DiagnoseOptions::Only({Source::kLogs});
   r.parts = {Part::kNccl};
+  return r;
+}
+
+Request TraceRequest(std::vector<std::string> paths) {
+  Request r;
+  r.command = "trace";
+  r.paths = std::move(paths);
+  r.needs = Needs::kTrace;
+  r.diagnose = diagnose::DiagnoseOptions::Only({Source::kTrace});
+  r.parts = {Part::kTrace};
   return r;
 }
 
@@ -116,6 +127,35 @@ TEST(Pipeline, DiagnoseShowsEachPresentSourceWithTheSummaryAnalysisGave) {
   EXPECT_FALSE(rep.charts.xy.empty());  // the sweep against the line rate
 }
 
+// A sweep of 1 GiB and up whose fit is rejected (nccl-tests#322): no alpha (no latency-bound
+// size), no beta (above the measured peak), and the note says why for each.
+TEST(Pipeline, BenchSummaryLeavesOutAFitThatDoesNotDescribeTheSweep) {
+  Request r;
+  r.command = "diagnose";
+  r.paths = {std::string(COMMDX_SOURCE_DIR) +
+             "/tests/data/nccl_tests_public/nccltests322-failure-after-largest-size.txt"};
+  r.parts = EveryPart();
+  auto out = pipeline::Run(std::move(r));
+  ASSERT_TRUE(out) << out.error().ToString();
+  const report::Table* t = FindTable(out->report, "bench_unknown_summary");
+  ASSERT_TRUE(t);
+  ASSERT_EQ(t->rows.size(), 1u);
+  int fit_cells = 0;
+  for (size_t i = 0; i < t->column_keys.size(); ++i)
+    if (t->column_keys[i] == "alpha_us" || t->column_keys[i] == "beta_busbw_gbps") {
+      ++fit_cells;
+      EXPECT_EQ(t->rows[0][i].text, "-") << t->column_keys[i];
+      EXPECT_FALSE(t->rows[0][i].number) << t->column_keys[i];
+    }
+  EXPECT_EQ(fit_cells, 2);
+  EXPECT_NE(t->note.find("latency floor and alpha: no size of 64 KiB or less"), std::string::npos)
+      << t->note;
+  EXPECT_NE(t->note.find("alpha-beta fit not shown: beta 498.6 GB/s is above the measured peak "
+                         "of 367.3 GB/s"),
+            std::string::npos)
+      << t->note;
+}
+
 TEST(Pipeline, ALiveTopologyIsShownEvenWhenTheProbeFoundLittle) {
   for (bool live : {false, true}) {
     Request r;
@@ -133,16 +173,26 @@ TEST(Pipeline, ALiveTopologyIsShownEvenWhenTheProbeFoundLittle) {
   }
 }
 
+TEST(Pipeline, NcclWarningsTableCutsLongMessagesBetweenWords) {
+  const std::string log = std::string(COMMDX_SOURCE_DIR) +
+                          "/tests/data/nccl_log_fixtures/"
+                          "case47-nccl2.4.8-mismatched-collective-around-rank39.log";
+  auto out = pipeline::Run(LogsRequest({log}));
+  ASSERT_TRUE(out) << out.error().ToString();
+  const report::Table* t = FindTable(out->report, "warnings");
+  ASSERT_TRUE(t);
+  ASSERT_EQ(t->rows.size(), 1u);
+  // 171 characters: the old fixed cut at 160 ended in "to see the coll".
+  EXPECT_EQ(t->rows[0].back().text,
+            "Mismatched collective detected, please check your collective calls at and around "
+            "rank 39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the...");
+}
+
 TEST(Pipeline, TracePatternTableIsThePatternTheAnalyzerSaw) {
   const std::string dir = std::string(COMMDX_SOURCE_DIR) + "/examples/ddp_healthy/";
   if (!fs::exists(dir + "trace_rank0.json.gz")) GTEST_SKIP() << "no capture";
-  Request r;
-  r.command = "trace";
-  r.paths = {dir + "trace_rank0.json.gz", dir + "trace_rank1.json.gz"};
-  r.needs = Needs::kTrace;
-  r.diagnose = diagnose::DiagnoseOptions::Only({Source::kTrace});
-  r.parts = {Part::kTrace};
-  auto out = pipeline::Run(std::move(r));
+  auto out =
+      pipeline::Run(TraceRequest({dir + "trace_rank0.json.gz", dir + "trace_rank1.json.gz"}));
   ASSERT_TRUE(out) << out.error().ToString();
   const report::Table* t = FindTable(out->report, "trace_collectives");
   ASSERT_TRUE(t);
@@ -154,6 +204,35 @@ TEST(Pipeline, TracePatternTableIsThePatternTheAnalyzerSaw) {
   for (const auto& f : out->report.diagnosis.findings)
     finding |= f.id == "trace.pattern" &&
                f.title == "Communication pattern: " + analysis::PatternName(rows);
+  EXPECT_TRUE(finding);
+}
+
+// A collective the trace ties to no process group and gives no size for (display_ns_rank1.json
+// has one): the table says "-" for what it does not know, never "0 B" or "?".
+TEST(Pipeline, TracePatternTableShowsUnknownGroupAndSizeAsDash) {
+  auto out = pipeline::Run(
+      TraceRequest({std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/display_ns_rank1.json"}));
+  ASSERT_TRUE(out) << out.error().ToString();
+  const report::Table* t = FindTable(out->report, "trace_collectives");
+  ASSERT_TRUE(t);
+  ASSERT_EQ(t->rows.size(), 1u);
+  const auto& row = t->rows[0];
+  const auto& keys = t->column_keys;
+  auto cell = [&](const std::string& key) {
+    size_t i = std::find(keys.begin(), keys.end(), key) - keys.begin();
+    return i < row.size() ? row[i].text : "(no column " + key + ")";
+  };
+  EXPECT_EQ(cell("pg"), "-");
+  EXPECT_EQ(cell("ranks"), "-");
+  EXPECT_EQ(cell("median_bytes"), "-");
+  EXPECT_EQ(cell("total_bytes"), "-");
+  EXPECT_EQ(cell("n_size_unknown"), "1");
+  bool finding = false;
+  for (const auto& f : out->report.diagnosis.findings)
+    if (f.id == "trace.pattern") {
+      finding = true;
+      EXPECT_EQ(f.detail.rfind("unknown: 1.0 per step, size unknown. Link:", 0), 0u) << f.detail;
+    }
   EXPECT_TRUE(finding);
 }
 
