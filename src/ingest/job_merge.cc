@@ -50,6 +50,7 @@ void JobMerge::Add(Job&& part) {
   MoveAppend(part.replay, into_.replay);
   MoveAppend(part.skipped, into_.skipped);  // what a summary's run skipped (ingest/summary)
   MoveAppend(part.inspector, into_.inspector);
+  MoveAppend(part.inspector_buckets, into_.inspector_buckets);
   MoveAppend(part.ras, into_.ras);
   part = Job{};
 }

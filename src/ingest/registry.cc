@@ -27,6 +27,10 @@ const std::vector<Importer>& Importers() {
       {K::kInspector,
        "NCCL Inspector profiler plugin JSONL (one file per process, .log/.jsonl, .gz too)", false,
        &SniffInspector, &ParseInspector, nullptr, &FinishInspector, true},
+      {K::kInspectorProm,
+       "NCCL Inspector in Prometheus mode (NCCL_INSPECTOR_PROM_DUMP=1): "
+       "nccl_inspector_metrics_<GPU>.prom, or a node exporter page with its samples",
+       false, &SniffInspectorProm, &ParseInspectorProm, nullptr, &FinishInspector, true},
       {K::kNcclTestsJson,
        "nccl-tests JSON (-J FILE; with -I 1 the per-iteration times: p99 per size)", false,
        &SniffNcclTestsJson, &ParseNcclTestsJson, nullptr, nullptr, true},

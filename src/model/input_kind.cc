@@ -38,6 +38,8 @@ const char* InputKindName(InputKind kind) {
       return "ras";
     case InputKind::kNcclTestsJson:
       return "nccl_tests_json";
+    case InputKind::kInspectorProm:
+      return "inspector_prom";
   }
   return "unknown";
 }
@@ -52,6 +54,7 @@ Source InputKindSource(InputKind kind) {
     case InputKind::kJobLog:
     case InputKind::kFrAnalysis:
     case InputKind::kInspector:
+    case InputKind::kInspectorProm:
     case InputKind::kRas:
       return Source::kLogs;
     case InputKind::kNcclTests:

@@ -27,6 +27,7 @@ enum class InputKind {
   kInspector,       // NCCL Inspector profiler plugin JSONL, one file per process
   kRas,             // NCCL RAS client (ncclras) report, text or JSON
   kNcclTestsJson,   // nccl-tests -J JSON (with -I: per-iteration times)
+  kInspectorProm,   // NCCL Inspector in Prometheus mode: text exposition, one file per GPU
 };
 
 // The stable key shown in reports and accepted on the command line, e.g. "nccl_log".

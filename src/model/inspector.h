@@ -39,4 +39,29 @@ struct InspectorRecord {
   SourceLoc where;  // file:line of the record
 };
 
+// NCCL Inspector's Prometheus output from NCCL 2.30 on: per GPU and dump pass, the collectives
+// (or sends/receives) of one communicator aggregated per (collective, size range, algorithm and
+// protocol). No rank and no sequence number: buckets are compared across GPUs, not matched.
+struct InspectorBucket {
+  std::string version;    // the plugin's Prometheus format, "v5.1"
+  std::string node;       // host name
+  std::string gpu;        // "GPU0": the CUDA device of the process
+  std::string comm;       // communicator name ("unknown" when NCCL had none), else its id
+  int rank = -1;          // where a label gives it (forks of the plugin), else -1
+  int n_ranks = 0;
+  int nnodes = 0;
+  std::string op;          // "AllReduce", ..., or "Send" / "Recv"
+  bool p2p = false;        // from the nccl_p2p_* metrics
+  uint64_t size_lo = 0;    // message_size "4-5MB": [4 MiB, 5 MiB); an exact size: lo == hi
+  uint64_t size_hi = 0;
+  std::string size_label;  // as printed, "4-5MB"
+  std::string algo_proto;  // "RING_SIMPLE"; empty for point-to-point
+  double busbw_gbps = 0;   // geometric mean over the bucket's operations
+  double exec_us = 0;      // mean
+  int64_t count = 0;       // operations in the bucket, where the output says (0: not said)
+  double p99_us = -1;      // where the output has percentiles
+  double max_us = -1;
+  SourceLoc where;         // file:line of its first sample
+};
+
 }  // namespace commdx

@@ -46,6 +46,7 @@ struct Job {
   std::vector<FrDump> flight;              // PyTorch Flight Recorder dumps, one per rank
   JobLogFacts job_log;                     // the job's own stdout/stderr (watchdog timeouts)
   std::vector<InspectorRecord> inspector;  // NCCL Inspector JSONL, in file and line order
+  std::vector<InspectorBucket> inspector_buckets;  // its Prometheus output from NCCL 2.30 on
   std::vector<RasReport> ras;              // NCCL RAS client reports, one per file
   std::vector<ReplayResult> replay;        // `commdx bench replay` runs (live or saved)
   Diagnostics quality;  // bad records skipped while reading, for the input-quality section

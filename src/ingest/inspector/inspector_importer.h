@@ -16,6 +16,11 @@ bool SniffInspector(std::string_view head);
 // Every record line into job.inspector; bad lines counted in job.quality and skipped. An error
 // only when no line of the file is a record.
 Status ParseInspector(const FileText& file, Job& job);
+// The Prometheus mode of the same plugin (NCCL_INSPECTOR_PROM_DUMP=1, 2.29+): text exposition,
+// nccl_inspector_metrics_<GPU UUID>.prom, or a node exporter page holding its samples.
+// Recognised by a line starting with one of its metric names; read into the same records.
+bool SniffInspectorProm(std::string_view head);
+Status ParseInspectorProm(const FileText& file, Job& job);
 // Once after every file: duplicates across files, communicators missing ranks, coll_sn gaps.
 void FinishInspector(Job& job);
 
