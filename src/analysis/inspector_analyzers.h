@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "analysis/expected_bandwidth.h"
 #include "analysis/registry.h"
 
 namespace commdx::analysis {
@@ -13,5 +14,12 @@ std::vector<Finding> FindInspectorLateRank(const Job& job, const Options& option
 // inspector.comm_summary (each communicator: kind, collectives, bus bandwidth per size) and
 // inspector.slow_collective_bw (transfer bandwidth well under the link's, where it is known).
 std::vector<Finding> FindInspectorBandwidth(const Job& job, const Options& options);
+// The same two from the aggregated Prometheus output of NCCL 2.30 on (InspectorBucket): per
+// communicator, per (operation, size range, algorithm_protocol) across GPUs.
+std::vector<Finding> FindInspectorBuckets(const Job& job, const Options& options);
+
+// What both sources' inspector.slow_collective_bw share: the fix, the metrics, the confidence.
+void CompleteSlowBandwidth(Finding& f, double busbw_gbps, uint64_t bytes,
+                           const ExpectedBandwidth& expected);
 
 }  // namespace commdx::analysis

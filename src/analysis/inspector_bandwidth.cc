@@ -44,6 +44,17 @@ std::string Bytes(uint64_t b) {
 
 }  // namespace
 
+void CompleteSlowBandwidth(Finding& f, double busbw_gbps, uint64_t bytes,
+                           const ExpectedBandwidth& expected) {
+  f.fix =
+      "Check the transport NCCL chose (NCCL_DEBUG=INFO: P2P/NVLink, NET/IB or a socket "
+      "fallback), the channel count, and the link's health (commdx topo).";
+  f.metrics.push_back({"busbw", busbw_gbps, Unit::kGBps});
+  f.metrics.push_back({"expected_busbw_low", expected.busbw_low_gbps, Unit::kGBps});
+  f.metrics.push_back({"bytes", static_cast<double>(bytes), Unit::kBytes});
+  f.confidence = expected.confidence;
+}
+
 std::vector<Finding> FindInspectorBandwidth(const Job& job, const Options&) {
   std::vector<Finding> out;
   if (job.inspector.empty()) return out;
@@ -101,6 +112,10 @@ std::vector<Finding> FindInspectorBandwidth(const Job& job, const Options&) {
     out.push_back(std::move(f));
 
     if (!expected.known || expected.busbw_low_gbps <= 0 || c.n_ranks <= 1) continue;
+    // One node's links or the network: a communicator of the other kind is not held to it.
+    const bool network =
+        expected.nccl_path == NcclPath::kNetIB || expected.nccl_path == NcclPath::kNetSocket;
+    if ((c.nnodes > 1) != network) continue;
     for (const auto& [k, s] : order) {
       uint64_t traffic = k.second;
       if (k.first == "AllGather" || k.first == "ReduceScatter") traffic *= c.n_ranks;
@@ -118,14 +133,8 @@ std::vector<Finding> FindInspectorBandwidth(const Job& job, const Options&) {
           "for others). Expected from %s. Not priced per step: the Inspector records carry no "
           "step boundaries.",
           s->transfer_busbw.size(), expected.basis.c_str());
-      x.fix =
-          "Check the transport NCCL chose (NCCL_DEBUG=INFO: P2P/NVLink, NET/IB or a socket "
-          "fallback), the channel count, and the link's health (commdx topo).";
-      x.metrics.push_back({"busbw", got, Unit::kGBps});
-      x.metrics.push_back({"expected_busbw_low", expected.busbw_low_gbps, Unit::kGBps});
-      x.metrics.push_back({"bytes", static_cast<double>(k.second), Unit::kBytes});
+      CompleteSlowBandwidth(x, got, k.second, expected);
       x.refs.push_back({s->example->where, "first record of this size"});
-      x.confidence = expected.confidence;
       out.push_back(std::move(x));
       break;  // the most frequent slow size speaks for the communicator
     }

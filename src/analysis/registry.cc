@@ -121,6 +121,8 @@ const std::vector<Analyzer>& Analyzers() {
        OnJob<&FindInspectorLateRank>},
       {"inspector_bandwidth", "communicators and bus bandwidth per size from NCCL Inspector", kLogs,
        OnJob<&FindInspectorBandwidth>},
+      {"inspector_buckets", "bus bandwidth per size range from NCCL Inspector's Prometheus output",
+       kLogs, OnJob<&FindInspectorBuckets>},
       {"ras_ranks", "dead, missing and mismatched ranks from NCCL RAS reports", kLogs,
        OnJob<&FindRasRanks>},
       {"ras_consistent_hang", "RAS consistent while the job's watchdog timed out", kLogs,
