@@ -56,6 +56,10 @@ struct PcieChoice {
   std::string why;
 };
 
+// NCCL 2.23.4 made PXB the default P2P level on every CPU, with P2P across the CPU kept only for
+// AMD with at most two GPUs.
+constexpr int kNcclPxbDefault = 22304;
+
 PcieChoice ChoosePcie(const LinkSpec& s) {
   const std::string path = PathTypeName(s.pcie_path);
   if (s.p2p_blocked)
@@ -67,6 +71,13 @@ PcieChoice ChoosePcie(const LinkSpec& s) {
   if (!PathCrossesCpu(s.pcie_path))
     return {NcclPath::kP2PPcie, "P2P over PCIe (path " + path + ")"};
   const std::string crosses = "path " + path + " crosses the CPU: ";
+  const bool version_known = s.nccl_version > 0;
+  const bool pxb_default = s.nccl_version >= kNcclPxbDefault;
+  const std::string nccl =
+      version_known ? "NCCL " + std::to_string(s.nccl_version / 10000) + "." +
+                          std::to_string(s.nccl_version / 100 % 100) + "." +
+                          std::to_string(s.nccl_version % 100) + " (the job's) "
+                    : std::string();
   switch (s.cpu) {
     case CpuVendor::kIntel:
     case CpuVendor::kZhaoxin:
@@ -77,16 +88,33 @@ PcieChoice ChoosePcie(const LinkSpec& s) {
     case CpuVendor::kAmd:
       if (s.gpus <= 2)
         return {NcclPath::kP2PPcie, crosses + "NCCL allows P2P there on AMD CPUs with two GPUs"};
+      if (version_known)
+        return pxb_default
+                   ? PcieChoice{NcclPath::kShm, crosses + nccl +
+                                                    "uses SHM there on AMD CPUs with more than "
+                                                    "two GPUs (2.23 and later)"}
+                   : PcieChoice{NcclPath::kP2PPcie,
+                                crosses + nccl + "uses P2P there on AMD CPUs (before 2.23)"};
       return {NcclPath::kP2POrShm,
               crosses +
                   "on AMD CPUs with more than two GPUs NCCL 2.23 and later use SHM, older "
                   "versions P2P"};
     case CpuVendor::kOther:
+      if (version_known)
+        return pxb_default
+                   ? PcieChoice{NcclPath::kShm,
+                                crosses + nccl + "uses SHM there on this CPU (2.23 and later)"}
+                   : PcieChoice{NcclPath::kP2PPcie,
+                                crosses + nccl + "uses P2P there on this CPU (before 2.23)"};
       return {NcclPath::kP2POrShm,
               crosses + "NCCL 2.23 and later use SHM on this CPU, older versions P2P"};
     case CpuVendor::kUnknown:
       break;
   }
+  if (pxb_default && s.gpus > 2)
+    return {NcclPath::kShm, crosses + nccl +
+                                "uses SHM there with more than two GPUs, whatever the CPU (2.23 "
+                                "and later)"};
   if (s.gpus <= 2)
     return {NcclPath::kP2POrShm, crosses +
                                      "the CPU vendor is not in this input; NCCL uses P2P there on "
@@ -170,6 +198,25 @@ CpuVendor CpuVendorOf(const std::string& vendor_id) {
   return CpuVendor::kOther;
 }
 
+int NcclVersionCode(const std::string& version) {
+  int major = 0, minor = 0, patch = 0;
+  char tail = 0;
+  if (std::sscanf(version.c_str(), "%d.%d.%d%c", &major, &minor, &patch, &tail) < 3) return 0;
+  if (major < 1 || major > 99 || minor < 0 || minor > 99 || patch < 0 || patch > 99) return 0;
+  return major * 10000 + minor * 100 + patch;
+}
+
+int JobNcclVersion(const Job& job) {
+  int code = 0;
+  for (const NcclProcess& p : job.nccl.processes) {
+    const int v = NcclVersionCode(p.version);
+    if (v == 0) continue;
+    if (code != 0 && v != code) return 0;
+    code = v;
+  }
+  return code;
+}
+
 double NominalNvLinkGbps(int generation) {
   static constexpr double kGbps[] = {0, 20, 25, 25, 25, 50};
   return generation >= 1 && generation <= 5 ? kGbps[generation] : 0;
@@ -194,7 +241,7 @@ ExpectedBandwidth ExpectedForLink(const LinkSpec& spec) {
   return spec.nvlinks > 0 ? ForNvLink(spec) : ForPcie(spec);
 }
 
-ExpectedBandwidth ExpectedForPath(const Topology& topo, int gpu_a, int gpu_b) {
+ExpectedBandwidth ExpectedForPath(const Topology& topo, int gpu_a, int gpu_b, int nccl_version) {
   const GpuPair* pair = topo.FindPair(gpu_a, gpu_b);
   const Gpu* a = topo.FindGpu(gpu_a);
   const Gpu* b = topo.FindGpu(gpu_b);
@@ -225,6 +272,7 @@ ExpectedBandwidth ExpectedForPath(const Topology& topo, int gpu_a, int gpu_b) {
   s.p2p_ok = pair->p2p_read == P2PStatus::kOk || pair->p2p_write == P2PStatus::kOk;
   s.cpu = CpuVendorOf(topo.cpu_vendor);
   s.gpus = static_cast<int>(topo.gpus.size());
+  s.nccl_version = nccl_version;
   if (s.nvlinks == 0 && s.pcie_path == PathType::kUnknown && s.pcie_gen == 0) {
     unknown.basis = "neither NVLink nor the PCIe link of this pair is known";
     return unknown;
@@ -263,10 +311,11 @@ ExpectedBandwidth ExpectedForJob(const Job& job) {
                            gpus, e.line_rate_gbps, e.busbw_low_gbps, e.busbw_high_gbps);
     return e;
   }
+  const int version = JobNcclVersion(job);
   ExpectedBandwidth slowest;
   slowest.basis = "no GPU pair with a known link";
   for (const auto& p : topo.pairs) {
-    ExpectedBandwidth e = ExpectedForPath(topo, p.a, p.b);
+    ExpectedBandwidth e = ExpectedForPath(topo, p.a, p.b, version);
     if (!e.known) continue;
     if (!slowest.known || e.busbw_high_gbps < slowest.busbw_high_gbps) slowest = e;
   }

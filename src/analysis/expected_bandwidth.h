@@ -60,12 +60,21 @@ struct LinkSpec {
   bool p2p_ok = false;                  // P2P status read as OK (and none says otherwise)
   CpuVendor cpu = CpuVendor::kUnknown;  // decides NCCL's default P2P level across the CPU
   int gpus = 2;                         // GPUs on this node (NCCL's AMD rule counts them)
+  int nccl_version = 0;  // NcclVersionCode of the job's NCCL (its rule changed in 2.23.4); 0 unknown
 };
 
 ExpectedBandwidth ExpectedForLink(const LinkSpec& spec);
 
 // Two GPUs of one Topology (GPU indices). Unknown when the pair or its path is unknown.
-ExpectedBandwidth ExpectedForPath(const Topology& topo, int gpu_a, int gpu_b);
+// `nccl_version`: the job's NCCL as NcclVersionCode gives it, 0 when not known.
+ExpectedBandwidth ExpectedForPath(const Topology& topo, int gpu_a, int gpu_b,
+                                  int nccl_version = 0);
+
+// "2.28.9" -> 22809 (major * 10000 + minor * 100 + patch); 0 when it is not a version.
+int NcclVersionCode(const std::string& version);
+// The NCCL version every process of the job's NCCL logs names, as a code; 0 when none is known
+// or they differ.
+int JobNcclVersion(const Job& job);
 
 // A job: the slowest GPU pair of its node (a ring goes as fast as its slowest hop); across
 // nodes (NCCL logs say nNodes > 1) the RDMA NICs per GPU. Unknown without topology facts.

@@ -50,7 +50,7 @@ TraceTableData TraceData(const AnalysisInput& input) {
   return d;
 }
 
-TopologyTableData TopologyData(const Topology& t) {
+TopologyTableData TopologyData(const Topology& t, int nccl_version) {
   TopologyTableData d;
   if (!t.gpus.empty()) {
     Job alone;  // the machine's own expectation, whatever else the job holds
@@ -58,7 +58,7 @@ TopologyTableData TopologyData(const Topology& t) {
     d.machine = ExpectedForJob(alone);
   }
   for (const auto& p : t.pairs) {
-    ExpectedBandwidth e = ExpectedForPath(t, p.a, p.b);
+    ExpectedBandwidth e = ExpectedForPath(t, p.a, p.b, nccl_version);
     std::string path = e.nccl_path == NcclPath::kUnknown ? "" : NcclPathName(e.nccl_path);
     d.pairs.push_back({std::move(e), std::move(path)});
   }
@@ -87,7 +87,7 @@ TableData TableDataOf(const AnalysisInput& input, const TableDataRequest& which)
   const Job& job = input.job();
   if (which.trace) d.trace = TraceData(input);
   if (which.bench) d.bench = input.bench_summaries();
-  if (which.topology) d.topology = TopologyData(job.topo);
+  if (which.topology) d.topology = TopologyData(job.topo, JobNcclVersion(job));
   if (which.environment) d.variables = Variables(job);
   return d;
 }

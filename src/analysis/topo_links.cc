@@ -36,7 +36,7 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
   std::map<std::string, int> by_path;
   std::string undecided;  // why NCCL's choice is open for pairs said "P2P or SHM"
   for (const GpuPair* p : pcie) {
-    ExpectedBandwidth e = ExpectedForPath(t, p->a, p->b);
+    ExpectedBandwidth e = ExpectedForPath(t, p->a, p->b, JobNcclVersion(job));
     if (e.known && (!worst.known || e.busbw_high_gbps < worst.busbw_high_gbps)) worst = e;
     if (e.nccl_path == NcclPath::kP2POrShm && undecided.empty()) undecided = e.nccl_path_why;
     ++by_path[PathTypeName(p->pcie_path != PathType::kUnknown ? p->pcie_path : p->path)];

@@ -101,7 +101,7 @@ std::vector<Finding> FindTopoNumaSplit(const Job& job, const Options&) {
     where += (where.empty() ? "" : ", ") + GpuList(g.gpus) + " on " + g.label;
   f.title = "GPUs sit on " + std::to_string(groups.size()) +
             (groups[0].label.rfind("NUMA", 0) == 0 ? " NUMA nodes: " : " CPU sets: ") + where;
-  ExpectedBandwidth e = ExpectedForPath(t, across[0]->a, across[0]->b);
+  ExpectedBandwidth e = ExpectedForPath(t, across[0]->a, across[0]->b, JobNcclVersion(job));
   f.detail = std::to_string(across.size()) + " of " + std::to_string(t.pairs.size()) +
              " GPU pairs lie across the split without NVLink (" + Paths(across_paths) +
              "): their traffic crosses the link between the CPU sockets (UPI on Intel, Infinity "

@@ -122,6 +122,21 @@ TEST(ExpectedBandwidth, NcclP2PLevelAcrossTheCpuByVendor) {
   EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kShm);
   s.cpu = CpuVendor::kAmd;  // SHM from NCCL 2.23 on, P2P before
   EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kP2POrShm);
+  s.nccl_version = NcclVersionCode("2.28.9");  // the job's NCCL decides it
+  ExpectedBandwidth amd_new = ExpectedForLink(s);
+  EXPECT_EQ(amd_new.nccl_path, NcclPath::kShm);
+  EXPECT_NE(amd_new.nccl_path_why.find("NCCL 2.28.9 (the job's)"), std::string::npos)
+      << amd_new.nccl_path_why;
+  s.nccl_version = NcclVersionCode("2.21.5");
+  EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kP2PPcie);
+  s.cpu = CpuVendor::kOther;
+  EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kP2PPcie);
+  s.cpu = CpuVendor::kUnknown;  // before 2.23 the vendor still decides
+  EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kP2POrShm);
+  s.nccl_version = NcclVersionCode("2.23.4");  // from 2.23.4: SHM with 8 GPUs on every CPU
+  EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kShm);
+  s.cpu = CpuVendor::kAmd;
+  s.nccl_version = 0;
   s.gpus = 2;  // AMD with two GPUs: P2P in every version
   EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kP2PPcie);
   s.cpu = CpuVendor::kUnknown;
@@ -134,6 +149,18 @@ TEST(ExpectedBandwidth, NcclP2PLevelAcrossTheCpuByVendor) {
   EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kShm);
   s.p2p_ok = true;
   EXPECT_EQ(ExpectedForLink(s).nccl_path, NcclPath::kP2PPcie);
+  EXPECT_EQ(NcclVersionCode("2.28.9"), 22809);
+  EXPECT_EQ(NcclVersionCode("2.3.7"), 20307);
+  EXPECT_EQ(NcclVersionCode("2.x"), 0);
+  EXPECT_EQ(NcclVersionCode(""), 0);
+  Job job;
+  EXPECT_EQ(JobNcclVersion(job), 0);
+  job.nccl.processes.resize(3);
+  job.nccl.processes[0].version = "2.28.9";
+  job.nccl.processes[2].version = "2.28.9";
+  EXPECT_EQ(JobNcclVersion(job), 22809);  // a process without a version line does not count
+  job.nccl.processes[1].version = "2.21.5";
+  EXPECT_EQ(JobNcclVersion(job), 0);  // two versions in one job: none is the job's
   EXPECT_EQ(CpuVendorOf("GenuineIntel"), CpuVendor::kIntel);
   EXPECT_EQ(CpuVendorOf("AuthenticAMD"), CpuVendor::kAmd);
   EXPECT_EQ(CpuVendorOf("CentaurHauls"), CpuVendor::kZhaoxin);
