@@ -147,7 +147,7 @@ std::optional<uint64_t> ParseSize(std::string_view s) {
   for (const auto& [unit, scale] : kUnits) {
     if (!EndsWith(s, unit)) continue;
     auto v = ParseDouble(s.substr(0, s.size() - unit.size()));
-    if (!v || *v < 0 || *v * scale > 1.8e19) return std::nullopt;
+    if (!v || !(*v >= 0) || *v * scale > 1.8e19) return std::nullopt;
     return static_cast<uint64_t>(std::llround(*v * scale));
   }
   return std::nullopt;
@@ -254,6 +254,7 @@ std::string ToBucket(const Group& g, InspectorBucket& b) {
            " and nranks";
   const double exec_us = MeanUs(g);
   if (exec_us < 0) return "no execution time sample (mean, or sum and count)";
+  if (!(exec_us <= 9e12)) return "an execution time out of range";
   auto nr = ParseInt(*nranks);
   if (!nr || *nr <= 0 || *nr > (1 << 24)) return "nranks \"" + *nranks + "\" out of range";
   b.op = *op;
@@ -261,7 +262,7 @@ std::string ToBucket(const Group& g, InspectorBucket& b) {
   b.n_ranks = static_cast<int>(*nr);
   b.exec_us = exec_us;
   b.busbw_gbps = std::max(0.0, g.busbw);
-  b.count = g.count > 0 ? static_cast<int64_t>(g.count) : 0;
+  b.count = g.count > 0 && g.count < 9e18 ? static_cast<int64_t>(g.count) : 0;
   b.p99_us = g.p99_us;
   b.max_us = g.max_us;
   if (const std::string* v = get("version")) b.version = *v;

@@ -181,5 +181,21 @@ TEST(InspectorProm, AggregatedBucketWithCountSumAndPercentiles) {
             std::string::npos);
 }
 
+// Numbers no plugin writes, as a fuzzer would: refused or left unknown, never cast out of range.
+TEST(InspectorProm, HugeOrNotANumberValuesAreNotTrusted) {
+  const std::string l =
+      "version=\"v5.1\",node=\"n0\",gpu=\"GPU0\",comm_name=\"c\",n_nodes=\"1\",nranks=\"2\","
+      "collective=\"AllReduce\",message_size=\"nan-1MB\"";
+  Job job = Parse("nccl_collective_count{" + l + "} 1e30\n" +
+                  "nccl_collective_exec_time_microseconds{" + l + "} 12\n");
+  ASSERT_EQ(job.inspector_buckets.size(), 1u);
+  EXPECT_EQ(job.inspector_buckets[0].count, 0);  // 1e30 operations: not a count
+  EXPECT_EQ(job.inspector_buckets[0].size_lo, 0u);
+  Status s = Ok{};
+  Job bad = Parse("nccl_collective_exec_time_microseconds{" + l + "} NaN\n", &s);
+  EXPECT_FALSE(s);
+  EXPECT_TRUE(bad.inspector_buckets.empty());
+}
+
 }  // namespace
 }  // namespace commdx::ingest
