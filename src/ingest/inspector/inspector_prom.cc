@@ -157,7 +157,10 @@ std::optional<uint64_t> ParseSize(std::string_view s) {
 int64_t ParseUtc(const std::string& s) {
   std::tm tm{};
   if (!strptime(s.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm)) return 0;
-  return static_cast<int64_t>(timegm(&tm)) * 1000000000;
+  const int64_t seconds = timegm(&tm);
+  // Nanoseconds fit int64 until 2262: a later (or negative) time is no dump pass's.
+  if (seconds <= 0 || seconds > 9000000000) return 0;
+  return seconds * 1000000000;
 }
 
 struct Group {

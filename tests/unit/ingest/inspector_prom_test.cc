@@ -191,6 +191,13 @@ TEST(InspectorProm, HugeOrNotANumberValuesAreNotTrusted) {
   ASSERT_EQ(job.inspector_buckets.size(), 1u);
   EXPECT_EQ(job.inspector_buckets[0].count, 0);  // 1e30 operations: not a count
   EXPECT_EQ(job.inspector_buckets[0].size_lo, 0u);
+  // A timestamp past 2262 (found by the fuzzer: year 4052) does not fit in nanoseconds.
+  std::string far = Triple("5", "1.00MB");
+  for (size_t at = far.find("2026-12-06"); at != std::string::npos; at = far.find("2026-12-06"))
+    far.replace(at, 4, "4052");
+  Job later = Parse(far);
+  ASSERT_EQ(later.inspector.size(), 1u);
+  EXPECT_EQ(later.inspector[0].dump_ns, 0);
   Status s = Ok{};
   Job bad = Parse("nccl_collective_exec_time_microseconds{" + l + "} NaN\n", &s);
   EXPECT_FALSE(s);
