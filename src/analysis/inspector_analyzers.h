@@ -18,6 +18,9 @@ std::vector<Finding> FindInspectorBandwidth(const Job& job, const Options& optio
 // communicator, per (operation, size range, algorithm_protocol) across GPUs.
 std::vector<Finding> FindInspectorBuckets(const Job& job, const Options& options);
 
+// Whether a communicator of `n_ranks` ranks on `nnodes` nodes is held to `expected`: it must be
+// known, and be for its kind of link (one node's GPU links, or the network between nodes).
+bool HeldTo(const ExpectedBandwidth& expected, int n_ranks, int nnodes);
 // What both sources' inspector.slow_collective_bw share: the fix, the metrics, the confidence.
 void CompleteSlowBandwidth(Finding& f, double busbw_gbps, uint64_t bytes,
                            const ExpectedBandwidth& expected);

@@ -44,6 +44,15 @@ std::string Bytes(uint64_t b) {
 
 }  // namespace
 
+bool HeldTo(const ExpectedBandwidth& expected, int n_ranks, int nnodes) {
+  if (!expected.known || expected.busbw_low_gbps <= 0 || n_ranks <= 1) return false;
+  // The job's expectation is for one node's GPU links or for the network between nodes: a
+  // communicator of the other kind is not held to it (a four-node one against NVLink).
+  const bool network =
+      expected.nccl_path == NcclPath::kNetIB || expected.nccl_path == NcclPath::kNetSocket;
+  return (nnodes > 1) == network;
+}
+
 void CompleteSlowBandwidth(Finding& f, double busbw_gbps, uint64_t bytes,
                            const ExpectedBandwidth& expected) {
   f.fix =
@@ -111,11 +120,7 @@ std::vector<Finding> FindInspectorBandwidth(const Job& job, const Options&) {
     if (!c.colls.empty()) f.refs.push_back({c.colls.front().first->where, "first record"});
     out.push_back(std::move(f));
 
-    if (!expected.known || expected.busbw_low_gbps <= 0 || c.n_ranks <= 1) continue;
-    // One node's links or the network: a communicator of the other kind is not held to it.
-    const bool network =
-        expected.nccl_path == NcclPath::kNetIB || expected.nccl_path == NcclPath::kNetSocket;
-    if ((c.nnodes > 1) != network) continue;
+    if (!HeldTo(expected, c.n_ranks, c.nnodes)) continue;
     for (const auto& [k, s] : order) {
       uint64_t traffic = k.second;
       if (k.first == "AllGather" || k.first == "ReduceScatter") traffic *= c.n_ranks;

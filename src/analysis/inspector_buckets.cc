@@ -123,12 +123,7 @@ std::vector<Finding> FindInspectorBuckets(const Job& job, const Options&) {
     f.refs.push_back({order.front().second->buckets.front()->where, "first bucket"});
     out.push_back(std::move(f));
 
-    if (!expected.known || expected.busbw_low_gbps <= 0 || c.n_ranks <= 1) continue;
-    // The job's expectation is for one node's GPU links or for the network between nodes: a
-    // communicator of the other kind is not held to it (a four-node one against NVLink).
-    const bool network =
-        expected.nccl_path == NcclPath::kNetIB || expected.nccl_path == NcclPath::kNetSocket;
-    if ((c.nnodes > 1) != network) continue;
+    if (!HeldTo(expected, c.n_ranks, c.nnodes)) continue;
     for (const auto& [k, s] : order) {
       uint64_t traffic = k->size_lo;
       if (k->op == "AllGather" || k->op == "ReduceScatter") traffic *= c.n_ranks;
