@@ -53,6 +53,38 @@ std::optional<double> ParseDouble(std::string_view s) {
   return v;
 }
 
+std::optional<uint64_t> ParseByteSize(std::string_view s) {
+  if (!s.empty() && (s.back() == 'B' || s.back() == 'b')) s.remove_suffix(1);
+  double scale = 1;
+  if (!s.empty()) {
+    switch (s.back()) {
+      case 'k':
+      case 'K':
+        scale = 1024.0;
+        break;
+      case 'm':
+      case 'M':
+        scale = 1048576.0;
+        break;
+      case 'g':
+      case 'G':
+        scale = 1073741824.0;
+        break;
+      case 't':
+      case 'T':
+        scale = 1099511627776.0;
+        break;
+      default:
+        break;
+    }
+    if (scale != 1) s.remove_suffix(1);
+  }
+  auto v = ParseDouble(s);
+  // 1.8e19 is just under 2^64: a larger value would not fit the cast.
+  if (!v || !(*v >= 0) || !(*v * scale <= 1.8e19)) return std::nullopt;
+  return static_cast<uint64_t>(std::llround(*v * scale));
+}
+
 std::optional<int64_t> ConsumeInt(std::string_view& s) {
   size_t i = 0;
   if (i < s.size() && s[i] == '-') ++i;

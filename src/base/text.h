@@ -32,6 +32,10 @@ bool ConsumePrefix(std::string_view& s, std::string_view p);
 std::optional<int64_t> ParseInt(std::string_view s);
 std::optional<uint64_t> ParseHex(std::string_view s);
 std::optional<double> ParseDouble(std::string_view s);
+// A byte count with an optional binary unit: "8", "64K", "8M", "1.5GB", "9.54MB", "512B" (K, M, G,
+// T are powers of 1024, either case, each with an optional B). Rounded to a whole byte; nullopt
+// for a negative, non-finite or non-number value, or one past 2^64.
+std::optional<uint64_t> ParseByteSize(std::string_view s);
 
 // Reads a leading integer from s and advances s past it.
 std::optional<int64_t> ConsumeInt(std::string_view& s);

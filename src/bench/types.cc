@@ -126,38 +126,11 @@ uint64_t CountForBytes(CollectiveType kind, DataType dtype, int nranks, uint64_t
 Result<uint64_t> ParseSize(std::string_view text) {
   std::string_view s = Trim(text);
   if (s.empty()) return MakeError(ErrorCode::kUsage, "empty size");
-  double mult = 1;
-  char last = s.back();
-  if (last == 'b' || last == 'B') {
-    s.remove_suffix(1);
-    if (!s.empty()) last = s.back();
-  }
-  switch (last) {
-    case 'k':
-    case 'K':
-      mult = 1024.0;
-      break;
-    case 'm':
-    case 'M':
-      mult = 1024.0 * 1024;
-      break;
-    case 'g':
-    case 'G':
-      mult = 1024.0 * 1024 * 1024;
-      break;
-    case 't':
-    case 'T':
-      mult = 1024.0 * 1024 * 1024 * 1024;
-      break;
-    default:
-      break;
-  }
-  if (mult != 1) s.remove_suffix(1);
-  auto v = ParseDouble(s);
-  if (!v || *v < 0 || !std::isfinite(*v))
+  auto v = ParseByteSize(s);
+  if (!v)
     return MakeError(ErrorCode::kUsage, "bad size '" + std::string(text) +
                                             "': expected a number with an optional K, M or G");
-  return static_cast<uint64_t>(*v * mult);
+  return *v;
 }
 
 std::vector<uint64_t> SweepSizes(uint64_t min_bytes, uint64_t max_bytes, double factor,

@@ -139,20 +139,6 @@ const std::string* Label(const Labels& labels, std::string_view key) {
   return nullptr;
 }
 
-// The plugin's message_size: "%zuB" under 1 KB, else "%.2f" and KB, MB, GB or TB (powers of
-// 1024). Three significant digits: the bytes are read back to within 0.5 %.
-std::optional<uint64_t> ParseSize(std::string_view s) {
-  static constexpr std::pair<std::string_view, double> kUnits[] = {
-      {"TB", 1099511627776.0}, {"GB", 1073741824.0}, {"MB", 1048576.0}, {"KB", 1024.0}, {"B", 1}};
-  for (const auto& [unit, scale] : kUnits) {
-    if (!EndsWith(s, unit)) continue;
-    auto v = ParseDouble(s.substr(0, s.size() - unit.size()));
-    if (!v || !(*v >= 0) || *v * scale > 1.8e19) return std::nullopt;
-    return static_cast<uint64_t>(std::llround(*v * scale));
-  }
-  return std::nullopt;
-}
-
 // "2026-12-06T01:20:31Z" (the dump pass's UTC time) as ns since the epoch, or 0.
 int64_t ParseUtc(const std::string& s) {
   std::tm tm{};
@@ -220,8 +206,10 @@ std::string ToRecord(const Group& g, InspectorRecord& r) {
     if (auto v = ParseInt(*n); v && *v > 0 && *v <= *nr) r.nnodes = static_cast<int>(*v);
   if (const std::string* h = get("hostname")) r.hostname = *h;
   if (const std::string* t = get("timestamp")) r.dump_ns = ParseUtc(*t);
+  // The plugin's message_size: "%zuB" under 1 KB, else "%.2f" and KB, MB, GB or TB (powers of
+  // 1024). Three significant digits: the bytes are read back to within 0.5 %.
   if (size)
-    if (auto b = ParseSize(*size)) r.msg_bytes = *b;
+    if (auto b = ParseByteSize(*size)) r.msg_bytes = *b;
   r.algbw_gbps = std::max(0.0, g.algbw);
   r.busbw_gbps = std::max(0.0, g.busbw);
   r.where = g.where;
@@ -232,7 +220,7 @@ std::string ToRecord(const Group& g, InspectorRecord& r) {
 bool ParseSizeRange(std::string_view s, uint64_t& lo, uint64_t& hi) {
   size_t dash = s.find('-');
   if (dash == std::string_view::npos) {
-    auto b = ParseSize(s);
+    auto b = ParseByteSize(s);
     if (!b) return false;
     lo = hi = *b;
     return true;
@@ -240,8 +228,8 @@ bool ParseSizeRange(std::string_view s, uint64_t& lo, uint64_t& hi) {
   size_t unit = s.find_first_not_of("0123456789.", dash + 1);
   if (unit == std::string_view::npos) return false;
   std::string_view suffix = s.substr(unit);
-  auto a = ParseSize(std::string(s.substr(0, dash)) + std::string(suffix));
-  auto b = ParseSize(s.substr(dash + 1));
+  auto a = ParseByteSize(std::string(s.substr(0, dash)) + std::string(suffix));
+  auto b = ParseByteSize(s.substr(dash + 1));
   if (!a || !b || *b < *a) return false;
   lo = *a, hi = *b;
   return true;

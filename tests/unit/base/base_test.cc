@@ -42,6 +42,24 @@ TEST(Text, ParsesNumbersStrictly) {
   EXPECT_EQ(s, "abc");
 }
 
+TEST(Text, ParsesByteSizesWithBinaryUnits) {
+  EXPECT_EQ(*ParseByteSize("8"), 8u);
+  EXPECT_EQ(*ParseByteSize("512B"), 512u);
+  EXPECT_EQ(*ParseByteSize("64K"), 65536u);
+  EXPECT_EQ(*ParseByteSize("64kb"), 65536u);
+  EXPECT_EQ(*ParseByteSize("8M"), 8u << 20);
+  EXPECT_EQ(*ParseByteSize("1.5GB"), 3u << 29);
+  EXPECT_EQ(*ParseByteSize("2T"), 2ull << 40);
+  // NCCL Inspector's "%.2f MB": 9.54 MiB is 10,003,415.04 bytes, rounded.
+  EXPECT_EQ(*ParseByteSize("9.54MB"), 10003415u);
+  EXPECT_FALSE(ParseByteSize(""));
+  EXPECT_FALSE(ParseByteSize("MB"));
+  EXPECT_FALSE(ParseByteSize("-1K"));
+  EXPECT_FALSE(ParseByteSize("nanM"));
+  EXPECT_FALSE(ParseByteSize("1e30"));  // past 2^64: no cast of a value that does not fit
+  EXPECT_FALSE(ParseByteSize("8 MiB"));
+}
+
 TEST(Text, SplitsAndTrims) {
   auto parts = SplitWhitespace("  a  bb\tc ");
   ASSERT_EQ(parts.size(), 3u);
