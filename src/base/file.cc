@@ -11,6 +11,7 @@
 #include <system_error>
 #include <vector>
 
+#include "base/front_reader.h"
 #include "base/gzip_stream.h"
 #include "base/text_input.h"
 
@@ -70,7 +71,7 @@ Result<std::string> Gunzip(std::string_view compressed, const std::string& name,
     if (*got == 0) break;
     out.append(buf.data(), *got);
     if (max_bytes && out.size() > max_bytes)
-      return MakeError(ErrorCode::kBadInput,
+      return MakeError(ErrorCode::kTooLarge,
                        "decompression stopped after " + Mib(out.size()) + " from " +
                            std::to_string(gz.compressed_read()) +
                            " compressed bytes: over the limit of " + Mib(max_bytes) +
@@ -108,7 +109,7 @@ Result<std::string> ReadAll(const OpenedInput& in, const std::string& path, uint
     if (got == 0) break;
     raw.append(buf, static_cast<size_t>(got));
     if (raw.size() > max_bytes)
-      return MakeError(ErrorCode::kBadInput,
+      return MakeError(ErrorCode::kTooLarge,
                        "larger than the limit of " + std::to_string(max_bytes) +
                            " bytes for a file read whole (docs/inputs.md)",
                        {path});
@@ -185,80 +186,6 @@ Result<std::string> ReadTail(const std::string& path, size_t bytes) {
   return nl == std::string::npos ? std::string() : tail.substr(nl + 1);
 }
 
-namespace {
-
-// A regular file read from its first byte on, by pread (the descriptor's offset is not used).
-struct FrontReader {
-  FrontReader(const OpenedInput& input, const std::string& name) : in(input), path(name) {}
-  Result<size_t> Read(char* dst, size_t n) {
-    while (true) {
-      ssize_t got = pread(in.fd(), dst, n, static_cast<off_t>(at));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) return MakeError(ErrorCode::kBadInput, OsReason(errno), {path});
-      at += static_cast<uint64_t>(got);
-      return static_cast<size_t>(got);
-    }
-  }
-  // Reads the first two bytes (fewer in a shorter file) into `magic`: gzip's signature or not.
-  Result<size_t> Magic() {
-    size_t have = 0;
-    while (have < 2) {
-      COMMDX_ASSIGN_OR_RETURN(size_t got, Read(magic + have, 2 - have));
-      if (got == 0) break;
-      have += got;
-    }
-    return have;
-  }
-  const OpenedInput& in;
-  const std::string& path;
-  uint64_t at = 0;  // the next byte of the file to read
-  char magic[2] = {0, 0};
-};
-
-}  // namespace
-
-Status ScanWindows(const std::string& path, size_t window,
-                   const std::function<bool(std::string_view)>& visit) {
-  COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
-  if (in.pipe()) return MakeError(ErrorCode::kInternal, "ScanWindows on a pipe", {path});
-  FrontReader front(in, path);
-  COMMDX_ASSIGN_OR_RETURN(size_t have_magic, front.Magic());
-  const char* magic = front.magic;
-  auto read_raw = [&front](char* dst, size_t n) { return front.Read(dst, n); };
-  std::unique_ptr<GzipStream> gz;
-  std::string buf(2 * window, '\0');
-  size_t have = 0;
-  if (LooksGzip(std::string_view(magic, have_magic))) {
-    gz = std::make_unique<GzipStream>(path, read_raw, std::string_view(magic, have_magic));
-  } else {
-    std::memcpy(buf.data(), magic, have_magic);
-    have = have_magic;
-  }
-  bool end = false;
-  while (!end || have > 0) {
-    while (!end && have < buf.size()) {
-      Result<size_t> got = gz ? gz->Read(buf.data() + have, buf.size() - have)
-                              : read_raw(buf.data() + have, buf.size() - have);
-      if (!got) {  // corrupt or unreadable further on: what was read is still looked at
-        end = true;
-        break;
-      }
-      if (*got == 0) end = true;
-      have += *got;
-    }
-    // Up to `window` bytes, ending after a line's end where there is one.
-    size_t take = std::min(have, window);
-    if (!end || take < have) {
-      const size_t nl = std::string_view(buf.data(), take).find_last_of('\n');
-      if (nl != std::string_view::npos) take = nl + 1;
-    }
-    if (take == 0) break;
-    if (visit(std::string_view(buf.data(), take))) return Ok{};
-    std::memmove(buf.data(), buf.data() + take, have - take);
-    have -= take;
-  }
-  return Ok{};
-}
 
 Result<std::string> ReadHead(const std::string& path, size_t bytes, const char** converted_from) {
   COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
@@ -330,9 +257,9 @@ SourceLoc LineLocator::At(uint64_t offset) {
     ++line_;
   }
   SourceLoc loc{file_.path};
-  loc.line = line_;
+  loc.line = WholeTextLine(file_, line_);
   loc.col = static_cast<uint32_t>(end - line_start_ + 1);
-  loc.offset = offset;
+  loc.offset = file_.first_offset + offset;
   loc.has_offset = true;
   return loc;
 }
@@ -340,9 +267,9 @@ SourceLoc LineLocator::At(uint64_t offset) {
 SourceLoc LocAt(const FileText& file, uint64_t offset) {
   SourceLoc loc{file.path};
   auto lc = LocateOffset(file.data, offset);
-  loc.line = lc.line;
+  loc.line = WholeTextLine(file, lc.line);
   loc.col = lc.col;
-  loc.offset = offset;
+  loc.offset = file.first_offset + offset;
   loc.has_offset = true;
   return loc;
 }

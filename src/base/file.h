@@ -27,7 +27,17 @@ struct FileText {
   // each format's reader handles as it handles a file cut short.
   bool gzip_cut = false;
   const char* converted_from = nullptr;  // "UTF-16LE"/"UTF-16BE": converted (text_input.h)
+  // A window of a text too large to hold whole (ReadWindows): the line number and byte offset
+  // its first byte has in the whole text. Locations (LocAt, LineLocator) are the whole text's.
+  uint64_t first_line = 1;
+  uint64_t first_offset = 0;
 };
+
+// Line `line` of a window (1-based) as a line of the whole text, capped at what SourceLoc holds.
+inline uint32_t WholeTextLine(const FileText& window, uint64_t line) {
+  const uint64_t whole = window.first_line - 1 + line;
+  return whole > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(whole);
+}
 
 // The limit on a file read whole into memory (docs/inputs.md), after decompression: a quarter of
 // physical memory or of the address-space limit (`ulimit -v`), whichever is lower, between
@@ -43,7 +53,8 @@ struct ReadOptions {
 // Reads `path` whole ("-" is standard input), transparently inflating gzip (detected by magic
 // bytes, not by name), as text (text_input.h: UTF-16 converted). A regular file that grows while
 // read is read as it was when opened (FileText::grew_bytes). Errors, each naming the OS reason:
-// missing or unreadable file, a device or FIFO (input_path.h), over the limit, a regular file
+// missing or unreadable file, a device or FIFO (input_path.h), over the limit (kTooLarge: a
+// line-oriented text can then be read with ReadWindows, file_windows.h), a regular file
 // that shrank while it was read ("changed while reading"), corrupt gzip (line:col in the
 // decompressed text). A gzip stream cut short is read up to the cut (FileText::gzip_cut).
 Result<FileText> ReadFile(const std::string& path, const ReadOptions& options = {});
@@ -68,13 +79,6 @@ Result<std::string> ReadHead(const std::string& path, size_t bytes,
 // them: what a console log says last (a hang at the end of hours of training output). Empty for
 // a file no longer than `bytes` (its head held all of it), a gzip file or a pipe.
 Result<std::string> ReadTail(const std::string& path, size_t bytes);
-
-// Reads a file (plain or gzip) front to back in windows of whole lines of about `window` bytes
-// (a line longer than that is cut) and hands each to `visit`, which returns true to stop. Memory:
-// one window. For recognising text whose telling lines sit neither at its start nor at its end
-// (an NCCL error in the middle of hours of training output). Pipes are refused, as by ReadHead.
-Status ScanWindows(const std::string& path, size_t window,
-                   const std::function<bool(std::string_view)>& visit);
 
 // Inflates an in-memory gzip stream (all members). A stream cut short is an error, unless `cut`
 // is given: then what it inflated to is returned and *cut says it was cut. Exposed for tests and

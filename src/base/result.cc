@@ -7,6 +7,7 @@ int ExitCodeFor(ErrorCode code) {
     case ErrorCode::kUsage:
       return 2;
     case ErrorCode::kBadInput:
+    case ErrorCode::kTooLarge:
       return 3;
     case ErrorCode::kEnvironment:
       return 4;

@@ -13,6 +13,7 @@ namespace commdx {
 enum class ErrorCode {
   kUsage,        // exit 2
   kBadInput,     // exit 3: a file that cannot be read as what it claims to be
+  kTooLarge,     // exit 3: a file over the limit of what is read whole (file.h: ReadFile)
   kEnvironment,  // exit 4: no GPU, driver, NCCL where one is required
   kInternal,     // exit 70
 };

@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/file_windows.h"
 #include "ingest/load_slot.h"
 #include "ingest/nsys/nsys_rep.h"
 #include "ingest/own_report.h"

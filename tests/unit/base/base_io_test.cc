@@ -10,8 +10,10 @@
 #include <string>
 
 #include "base/file.h"
+#include "base/file_windows.h"
 #include "base/input_path.h"
 #include "base/mapped_file.h"
+#include "base/text.h"
 #include "base/write_file.h"
 #include "ingest/own_report.h"
 #include "report/render.h"
@@ -124,6 +126,52 @@ TEST(ScanWindows, GzipIsInflatedAsItIsScanned) {
     return false;
   }));
   EXPECT_EQ(seen, text);
+}
+
+// Each window knows its first line and offset in the whole text, so locations taken in a window
+// are the whole file's; plain and gzip give the same windows.
+TEST(ReadWindows, WindowsKnowWhereTheySitInTheWholeText) {
+  TempDir dir;
+  std::string text;
+  for (int i = 1; i <= 3000; ++i) text += "line " + std::to_string(i) + "\n";
+  for (const std::string& p : {dir.Write("a.log", text), dir.Write("a.log.gz", GzipString(text))}) {
+    std::string seen;
+    auto r = ReadWindows(p, 1000, [&](const FileText& w) {
+      EXPECT_EQ(w.path, p);
+      EXPECT_EQ(w.first_offset, seen.size());
+      EXPECT_EQ(w.data.back(), '\n');
+      // The window's first line is "line N" with N its line number in the whole text.
+      EXPECT_EQ(w.data.substr(0, w.data.find('\n')), "line " + std::to_string(w.first_line));
+      size_t third = w.data.find("\nline ", w.data.find("\nline ") + 1) + 1;
+      SourceLoc at = LocAt(w, third);
+      EXPECT_EQ(at.line, w.first_line + 2);
+      EXPECT_EQ(at.offset, seen.size() + third);
+      seen += w.data;
+    });
+    ASSERT_TRUE(r) << r.error().ToString();
+    EXPECT_EQ(seen, text);
+    EXPECT_EQ(r->bytes, text.size());
+    EXPECT_GT(r->windows, 20u);
+    EXPECT_EQ(r->cut_lines, 0u);
+    EXPECT_FALSE(r->stopped);
+    EXPECT_EQ(r->file.was_gzip, EndsWith(p, ".gz"));
+  }
+}
+
+// A cut gzip is read up to the cut; a line longer than a window is handed over in pieces.
+TEST(ReadWindows, CutGzipAndLongLines) {
+  TempDir dir;
+  std::string text = std::string(2500, 'x') + "\n";
+  for (int i = 0; i < 20000; ++i) text += "step " + std::to_string(i) + "\n";
+  std::string gz = GzipString(text);
+  std::string p = dir.Write("cut.log.gz", gz.substr(0, gz.size() / 2));
+  std::string seen;
+  auto r = ReadWindows(p, 1000, [&](const FileText& w) { seen += w.data; });
+  ASSERT_TRUE(r) << r.error().ToString();
+  EXPECT_TRUE(r->file.gzip_cut);
+  EXPECT_EQ(r->cut_lines, 2u);  // 2,501 bytes in windows of 1,000
+  EXPECT_GT(seen.size(), 2600u);
+  EXPECT_EQ(text.substr(0, seen.size()), seen);
 }
 
 TEST(InputPath, SameFileThroughFolderAndLinkIsKeptOnce) {
