@@ -22,6 +22,12 @@ inline constexpr QualityIdEntry kQualityIds[] = {
     {"load.growing", "a file still being written: read as it was when opened"},
     {"load.gzip_cut",
      "a gzip file or pipe cut short (the job died while writing it): read up to the cut"},
+    {"load.in_windows",
+     "a log too large to hold whole: read in windows of whole lines, one held at a time"},
+    {"load.in_windows_stopped",
+     "a log read in windows that became unreadable (corrupt gzip) part way: read up to there"},
+    {"load.not_in_windows",
+     "a format in a log too large to hold that is read only from a whole file: not read"},
     {"load.partial_",
      "part of a file looked like a further format (named after the '_') and did "
      "not parse as it; the rest was read"},

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string_view>
 #include <utility>
 
 #include "base/file.h"
+#include "base/file_windows.h"
 #include "base/input_path.h"
 #include "base/parallel.h"
 #include "ingest/job_merge.h"
@@ -158,17 +160,71 @@ bool InParts(const Slot& s) {
          std::all_of(s.imps.begin(), s.imps.end(), [](const Importer* i) { return i->in_parts; });
 }
 
+// A text too large to hold whole, its format's importer reading it window by window: each
+// importer that can (Importer::windows) into a part of its own, merged in order once the file is
+// read (into `merge`, or else into `job`); the others are named as not read.
+Status ParseWindows(Slot& s, Job& job, JobMerge* merge, const LoadOptions& options) {
+  std::vector<Job> parts(s.imps.size());
+  std::vector<std::unique_ptr<WindowReader>> readers;
+  for (size_t i = 0; i < s.imps.size(); ++i)
+    if (s.imps[i]->windows) readers.push_back(s.imps[i]->windows(s.path, parts[i]));
+  COMMDX_ASSIGN_OR_RETURN(
+      WindowedRead read, ReadWindows(s.path, options.window_bytes, [&](const FileText& window) {
+        for (auto& r : readers) r->Read(window);
+      }));
+  for (auto& r : readers) r->Finish();
+  readers.clear();
+  std::optional<JobMerge> own;
+  if (!merge) own.emplace(job);
+  JobMerge& into = merge ? *merge : *own;
+  for (size_t i = 0; i < s.imps.size(); ++i) {
+    if (!s.imps[i]->windows) {
+      job.quality.Add("load.not_in_windows", DiagSeverity::kWarning,
+                      std::string("also looks like ") + s.imps[i]->name() +
+                          ", which is read only from a file held whole: not read",
+                      {s.path});
+      continue;
+    }
+    into.Add(std::move(parts[i]));
+    s.kinds.push_back(s.imps[i]->kind);
+  }
+  if (own) own->Finish();
+  const uint64_t limit = options.max_text_bytes ? options.max_text_bytes : DefaultMaxBytes();
+  job.quality.Add("load.in_windows", DiagSeverity::kNote,
+                  std::to_string(read.bytes >> 20) + " MiB of text, over the limit of " +
+                      std::to_string(limit >> 20) + " MiB for a file held whole: read in " +
+                      std::to_string(read.windows) + " windows of whole lines, one at a time" +
+                      (read.cut_lines ? " (" + std::to_string(read.cut_lines) +
+                                            " lines longer than a window read in pieces)"
+                                      : std::string()),
+                  {s.path});
+  if (read.stopped)
+    job.quality.Add("load.in_windows_stopped", DiagSeverity::kWarning, read.stopped->message,
+                    read.stopped->where);
+  NoteText(read.file, job);
+  s.bytes = read.bytes;
+  return Ok{};
+}
+
+// Whether a file too large to hold can be read in windows: its format's importer can.
+bool ReadsInWindows(const Slot& s) {
+  return !s.pipe && !s.streamed && !s.imps.empty() && s.imps.front()->windows;
+}
+
 // Hands the file's text to each importer that reads it from memory. The first format's errors
 // are the error; a part that does not parse as a further format is noted, not fatal. With
 // `merge`, an importer that reads into parts parses into an empty Job that is merged at once (so
 // the Job's order is the files'); without, everything goes into `job` (a worker's part).
-Status ParseText(Slot& s, Job& job, JobMerge* merge) {
+Status ParseText(Slot& s, Job& job, JobMerge* merge, const LoadOptions& options) {
   for (size_t i = 0; i < s.imps.size(); ++i) {
     const Importer& imp = *s.imps[i];
     if (i == 0 && s.streamed) continue;
     if (!s.text) {
-      COMMDX_ASSIGN_OR_RETURN(FileText text, ReadFile(s.path));
-      s.text = std::move(text);
+      Result<FileText> text = ReadFile(s.path, {options.max_text_bytes});
+      if (!text && text.error().code == ErrorCode::kTooLarge && i == 0 && ReadsInWindows(s))
+        return ParseWindows(s, job, merge, options);
+      if (!text) return std::move(text).error();
+      s.text = std::move(text).value();
     }
     load::Digest(s);
     Status st = Ok{};
@@ -213,7 +269,7 @@ void ReadInParallel(std::vector<Slot>& slots, const LoadOptions& options) {
     NamingMemory(s, [&] {
       if (Streams(s)) return Stream(s, options);
       s.in_part = true;
-      if (Status st = ParseText(s, s.part, nullptr); !st) s.error = st.error();
+      if (Status st = ParseText(s, s.part, nullptr, options); !st) s.error = st.error();
       s.text.reset();
     });
   });
@@ -270,7 +326,7 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
     if (s.error || s.imps.empty()) continue;
     if (!s.in_part && !s.streamed && !s.text) {
       NamingMemory(s, [&] {
-        if (auto text = ReadFile(s.path)) {
+        if (auto text = ReadFile(s.path, {options.max_text_bytes})) {
           s.text = std::move(text).value();
           load::Digest(s);
         }  // else ParseText reports the error
@@ -289,7 +345,7 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
       continue;
     }
     NamingMemory(s, [&] {
-      if (Status st = ParseText(s, job, &merge); !st) s.error = st.error();
+      if (Status st = ParseText(s, job, &merge, options); !st) s.error = st.error();
     });
     s.text.reset();
   }

@@ -33,6 +33,11 @@ struct LoadOptions {
   // together.
   bool finish = true;
   StreamOptions stream;
+  // A text file is read whole up to this many bytes (0: DefaultMaxBytes(), base/file.h); an NCCL
+  // log or job log over it is read in windows of `window_bytes` of whole lines instead, one held
+  // at a time (base/file_windows.h; docs/inputs.md).
+  uint64_t max_text_bytes = 0;
+  size_t window_bytes = 32u << 20;
 };
 
 // One format only, as `commdx trace` reads: files named on the command line are read as `kind`

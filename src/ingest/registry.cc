@@ -49,10 +49,10 @@ const std::vector<Importer>& Importers() {
        "nccl-tests output (all_reduce_perf, sendrecv_perf, ...), any version's table", true,
        &SniffNcclTests, &ParseNcclTests, nullptr, nullptr, true},
       {K::kNcclLog, "NCCL debug log (NCCL_DEBUG=INFO), any version 2.2+, plain or mixed output",
-       true, &SniffNcclLog, &ParseNcclLog, nullptr, nullptr, true},
+       true, &SniffNcclLog, &ParseNcclLog, nullptr, nullptr, true, &NcclLogWindows},
       {K::kJobLog,
        "job stdout/stderr (torchrun, srun, mpirun): PyTorch ProcessGroupNCCL watchdog lines", true,
-       &SniffJobLog, &ParseJobLog, nullptr, nullptr, true},
+       &SniffJobLog, &ParseJobLog, nullptr, nullptr, true, &JobLogWindows},
       {K::kFrAnalysis,
        "PyTorch Flight Recorder analyzer output (fr_trace / torchfrtrace text): culprit ranks, "
        "error types, sequence numbers",

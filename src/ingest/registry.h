@@ -12,6 +12,7 @@
 
 #include "base/file.h"
 #include "base/result.h"
+#include "ingest/window_reader.h"
 #include "model/input_kind.h"
 #include "model/job.h"
 
@@ -51,6 +52,9 @@ struct Importer {
   // another would. Formats that fill the topology or the environment (snapshots, nvidia-smi
   // text, environment dumps) are read into the Job itself, in their turn.
   bool in_parts = false;
+  // Optional, for line-oriented console text: a reader fed the file window by window, which the
+  // loader uses when the file is too large to read whole (window_reader.h).
+  WindowReaderFactory windows = nullptr;
 
   const char* name() const { return InputKindName(kind); }
 };

@@ -151,14 +151,16 @@ sys.exit(f"not skipped as reports: {bad}" if bad else 0)' "$out" report.text rep
     has "load\\.same_file_twice x4: the start of all/final/nccl\\.vm\\.653\\.log \\(a shorter copy"
     has "NCCL reports it as set by the environment \(2 processes\)"
     grep -q "4 complete" "$out" && fail "a process counted twice"; true ;;
-  gzip_bomb)  # decompression stops at the size limit (a quarter of `ulimit -v` here: 292 MiB)
+  gzip_bomb)  # 400 MB of one repeated line, 800:1 gzipped, over the limit for a file held whole
+    # (a quarter of `ulimit -v` here: 292 MiB): read in windows, one held at a time, not refused
     sanitized && { echo "skip: ulimit -v and AddressSanitizer's shadow memory do not mix"; exit 77; }
     yes "vm:653:653 [0] NCCL INFO comm 0x5d rank 0 nranks 2 cudaDev 0 busId 1000 - Init START" |
       head -c 400000000 | gzip -1 > bomb.log.gz
     (ulimit -v 1200000; exec /usr/bin/time -f %M -o rss "$commdx" diagnose bomb.log.gz) \
       >"$out" 2>"$err"; rc=$?
-    [ $rc -eq 3 ] || fail "exit $rc"; has "bomb\.log\.gz: error: decompression stopped"
-    has "over the limit of 292 MiB"
+    [ $rc -le 1 ] || fail "exit $rc"
+    has "load\.in_windows x1: 381 MiB of text, over the limit of 292 MiB for a file held whole"
+    has "4705882 init started, 0 completed"
     [ "$(tail -1 rss)" -lt 600000 ] || fail "peak RSS $(tail -1 rss) KiB" ;;
   big_unclaimed_not_read)  # a 1.5 GB checkpoint in a job folder is never read whole
     job; { printf 'PK\003\004'; head -c 100000 /dev/urandom; } > job/model.pt; truncate -s 1500M job/model.pt

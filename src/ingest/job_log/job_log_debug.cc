@@ -83,7 +83,7 @@ CollectiveFingerprint LastRunning(std::string_view data, size_t before, int rank
 void ReadBarrierTimeouts(const FileText& f, JobLogFacts& out) {
   std::string_view data = f.data;
   std::set<std::pair<int, std::vector<int>>> seen;
-  LineCounter lines(data);
+  LineCounter lines(f);
   for (size_t at = FindFrom(data, kBarrier, 0); at != std::string_view::npos;
        at = FindFrom(data, kBarrier, at + kBarrier.size())) {
     size_t start = 0;
@@ -106,7 +106,7 @@ void ReadBarrierTimeouts(const FileText& f, JobLogFacts& out) {
 void ReadFingerprintMismatches(const FileText& f, JobLogFacts& out) {
   std::string_view data = f.data;
   std::set<std::tuple<int, int, int64_t>> seen;
-  LineCounter lines(data);
+  LineCounter lines(f);
   for (size_t at = FindFrom(data, kMismatch, 0); at != std::string_view::npos;
        at = FindFrom(data, kMismatch, at + kMismatch.size())) {
     size_t start = 0;

@@ -85,7 +85,7 @@ std::string Reason(std::string_view sq_rest, std::string_view text) {
 
 void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
   std::set<std::tuple<int, int, std::string, int64_t, std::string>> seen;
-  LineCounter lines(f.data);
+  LineCounter lines(f);
   for (const LogicalLine& l :
        RecordsWith(f.data,
                    {"got stuck for", "Heartbeat monitor timed out", "attempting to dump debug info",

@@ -68,7 +68,7 @@ std::string SqField(std::string_view s, std::string_view key) {
 
 void ReadTimeouts(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
   std::set<std::tuple<int, int64_t, std::string, int64_t>> seen;  // repeats in what():
-  LineCounter lines(f.data);
+  LineCounter lines(f);
   // A wrapped line may split any one of these pieces, never all of them.
   for (const LogicalLine& l : job_log::RecordsWith(
            f.data, {"Watchdog caught", "operation timeout", "before timing out"}, &TimeoutDone)) {
@@ -104,7 +104,7 @@ void ReadTimeouts(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
 
 void ReadStatuses(const FileText& f, JobLogFacts& out) {
   std::set<std::tuple<int, std::string, int64_t>> seen;
-  LineCounter lines(f.data);
+  LineCounter lines(f);
   for (const LogicalLine& l :
        job_log::RecordsWith(f.data, {"last enqueued ", "last completed"}, &StatusDone)) {
     std::string_view sq = l.squeezed;
@@ -144,10 +144,12 @@ bool SniffJobLog(std::string_view head) {
          Contains(head, "Detected mismatch between collectives");
 }
 
-Status ParseJobLog(const FileText& file, Job& job) {
-  // The file's facts alone, merged into the job's (job_merge.h): a process group of a rank
-  // already known from another file is completed there, at a cost that does not grow with the
-  // files read before.
+namespace {
+
+// The facts of a text (a file, or a window of one) alone, merged into the job's (job_merge.h): a
+// process group of a rank already known from another file is completed there, at a cost that does
+// not grow with the files read before. `first`: the file is named among the job log's files.
+void ReadInto(const FileText& file, bool first, Job& job) {
   Job part;
   ReadTimeouts(file, part.job_log, part.quality);
   ReadStatuses(file, part.job_log);
@@ -157,11 +159,37 @@ Status ParseJobLog(const FileText& file, Job& job) {
   job_log::ReadProcessGroups(file, part.job_log);
   job_log::ReadDdp(file, part.job_log);
   job_log::AddSettingsToEnv(part.job_log, part.env);
-  part.job_log.files.push_back(file.path);
+  if (first) part.job_log.files.push_back(file.path);
   JobMerge merge(job);
   merge.Add(std::move(part));
   merge.Finish();
+}
+
+// Window by window: each window's lines are read as a text of their own, in file order. What
+// spans two windows (a watchdog line a terminal wrapped across the cut) is not joined.
+class LogReader final : public WindowReader {
+ public:
+  explicit LogReader(Job& job) : job_(job) {}
+  void Read(const FileText& window) override {
+    ReadInto(window, first_, job_);
+    first_ = false;
+  }
+  void Finish() override {}
+
+ private:
+  Job& job_;
+  bool first_ = true;
+};
+
+}  // namespace
+
+Status ParseJobLog(const FileText& file, Job& job) {
+  ReadInto(file, true, job);
   return Ok{};
+}
+
+std::unique_ptr<WindowReader> JobLogWindows(const std::string&, Job& job) {
+  return std::make_unique<LogReader>(job);
 }
 
 }  // namespace commdx::ingest

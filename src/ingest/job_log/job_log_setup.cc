@@ -74,7 +74,7 @@ void ReadPairs(std::string_view text, ProcessGroupInit& g) {
 void ReadGroupLines(const FileText& f, std::string_view marker, bool need_pgnccl, JobLogFacts& out,
                     GroupIndex& index) {
   std::string_view data = f.data;
-  LineCounter lines(data);
+  LineCounter lines(f);
   for (size_t at = FindFrom(data, marker, 0); at != std::string_view::npos;
        at = FindFrom(data, marker, at + marker.size())) {
     size_t start = 0;
@@ -131,7 +131,7 @@ void ReadProcessGroups(const FileText& f, JobLogFacts& out) {
 
 void ReadDdp(const FileText& f, JobLogFacts& out) {
   std::string_view data = f.data;
-  LineCounter lines(data);
+  LineCounter lines(f);
   DdpIndex index;
   for (size_t i = 0; i < out.ddp.size(); ++i) index.try_emplace(out.ddp[i].rank, i);
   for (size_t at = FindFrom(data, kDdp, 0); at != std::string_view::npos;

@@ -76,8 +76,8 @@ SourceLoc LineCounter::At(const std::string& path, size_t start) {
   line_ += static_cast<uint32_t>(CountNewlines(data_.substr(pos_, start - pos_)));
   pos_ = start;
   SourceLoc loc{path};
-  loc.line = line_;
-  loc.offset = start;
+  loc.line = WholeTextLine(window_, line_);
+  loc.offset = window_.first_offset + start;
   loc.has_offset = true;
   return loc;
 }

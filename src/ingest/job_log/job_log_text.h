@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/file.h"
 #include "base/result.h"
 
 namespace commdx::ingest::job_log {
@@ -30,11 +31,13 @@ void PgOf(std::string_view line, std::string& pg, std::string& desc);
 // Line numbers for matches visited in increasing offset order: one pass over the file in all.
 class LineCounter {
  public:
-  explicit LineCounter(std::string_view data) : data_(data) {}
+  // Lines of `f`'s text; a window's (file_windows.h) are numbered as lines of the whole file.
+  explicit LineCounter(const FileText& f) : data_(f.data), window_(f) {}
   SourceLoc At(const std::string& path, size_t start);
 
  private:
   std::string_view data_;
+  const FileText& window_;
   size_t pos_ = 0;
   uint32_t line_ = 1;
 };

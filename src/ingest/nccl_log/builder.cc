@@ -12,14 +12,14 @@ namespace {
 constexpr size_t kMaxRefChars = 400;
 }  // namespace
 
-Builder::Builder(const FileText& file, Job& job) : file_(file), job_(job), impl_(new Impl) {
+Builder::Builder(std::string path, Job& job) : path_(std::move(path)), job_(job), impl_(new Impl) {
   impl_->comms.emplace_back();  // orphan
 }
 
 Builder::~Builder() = default;
 
 SourceLoc Builder::Loc(const LineInfo& li) const {
-  SourceLoc loc{file_.path};
+  SourceLoc loc{path_};
   loc.line = static_cast<uint32_t>(std::min<uint64_t>(li.line_no, UINT32_MAX));
   loc.offset = li.offset;
   loc.has_offset = true;
@@ -176,12 +176,12 @@ void Builder::AddConnection(const LineInfo& li, NcclConnection conn) {
   DevState& ds = st.devs[li.dev];
   if (ds.start_comm != kNone) {
     CommRec& rec = impl_->comms[ds.start_comm];
-    rec.conn_by_msg.emplace(li.msg, static_cast<uint32_t>(rec.conns.size()));
+    rec.conn_by_msg.emplace(impl_->Keep(li.msg), static_cast<uint32_t>(rec.conns.size()));
     rec.conns.push_back(std::move(conn));
     return;
   }
   Pending p{Pending::kConn, std::move(conn), -1, -1, {}, {}, {}};
-  ds.pending_conn_by_msg.emplace(li.msg, ds.pending.size());
+  ds.pending_conn_by_msg.emplace(impl_->Keep(li.msg), ds.pending.size());
   ds.pending.push_back(std::move(p));
 }
 

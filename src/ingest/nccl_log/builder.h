@@ -53,7 +53,8 @@ struct ChannelCounts {
 
 class Builder {
  public:
-  Builder(const FileText& file, Job& job);
+  // `path`: the file the lines come from, as the user gave it.
+  Builder(std::string path, Job& job);
   ~Builder();
 
   // Facts of the process that wrote `li` (created on first use).
@@ -61,7 +62,7 @@ class Builder {
   NcclNetInfo& Net(const LineInfo& li);
   NcclLineRef Ref(const LineInfo& li) const;
   SourceLoc Loc(const LineInfo& li) const;
-  const std::string& path() const { return file_.path; }
+  const std::string& path() const { return path_; }
 
   // Communicator-scoped facts.
   void AddCommInit(const LineInfo& li, const CommInit& init);
@@ -116,7 +117,7 @@ class Builder {
 
  private:
   struct Impl;
-  const FileText& file_;
+  std::string path_;
   Job& job_;
   uint64_t nccl_lines_ = 0;
   std::unique_ptr<Impl> impl_;

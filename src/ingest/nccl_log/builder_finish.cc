@@ -164,7 +164,7 @@ void Builder::Finish() {
   }
   NcclSetup setup;  // this file's alone
   std::vector<std::string> ids = MergeComms(im.comms, setup);
-  EmitCallStreams(im.comms, im.procs, ids, file_.path, setup);
+  EmitCallStreams(im.comms, im.procs, ids, path_, setup);
   // A bare banner in a file of one process belongs to it.
   for (auto& v : im.loose_versions) {
     if (v.host.empty() && v.pid == 0 && im.procs.size() == 1 && im.procs[0].version.empty()) {
@@ -177,14 +177,14 @@ void Builder::Finish() {
     setup.loose_versions.push_back(std::move(v));
   }
   for (auto& p : im.procs) {
-    p.file = file_.path;
+    p.file = path_;
     setup.processes.push_back(std::move(p));
   }
   for (auto& n : im.nets) setup.nets.push_back(std::move(n));
   MoveAppend(im.overrides, setup.overrides);
   MoveAppend(im.warnings, setup.warnings);
   MoveAppend(im.notes, setup.notes);
-  setup.files.push_back(file_.path);
+  setup.files.push_back(path_);
   setup.nccl_lines = nccl_lines_;
   SetupMerge merge(job_.nccl);
   merge.Add(std::move(setup));

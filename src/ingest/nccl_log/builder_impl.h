@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -32,7 +33,7 @@ struct DevState {
   size_t start_comm = kNone;     // latest Init START (or pre-2.4 "comm .. rank .. nranks ..")
   size_t complete_comm = kNone;  // latest Init COMPLETE
   std::vector<Pending> pending;
-  std::unordered_map<std::string_view, size_t> pending_conn_by_msg;  // views into the file text
+  std::unordered_map<std::string_view, size_t> pending_conn_by_msg;  // views into Impl::kept
   // COLL calls of this device still without their TUNING line: (comms index, calls index).
   std::deque<std::pair<size_t, size_t>> untuned;
 };
@@ -54,7 +55,7 @@ struct CommRec {
   int nnodes = 0;
   NcclRankInfo rank;
   std::vector<NcclConnection> conns;
-  std::unordered_map<std::string_view, uint32_t> conn_by_msg;  // views into the file text
+  std::unordered_map<std::string_view, uint32_t> conn_by_msg;  // views into Impl::kept
   std::map<int, std::string> rings;
   int ring_nchannels = -1;
   std::vector<std::string> trees;
@@ -69,6 +70,10 @@ struct CommRec {
 
 
 struct Builder::Impl {
+  // Text kept for the maps keyed by views: a window of the file goes away before the file is
+  // read (file_windows.h), so no view may point into it. A deque: its strings stay put.
+  std::deque<std::string> kept;
+  std::string_view Keep(std::string_view s) { return kept.emplace_back(s); }
   std::deque<NcclProcess> procs;
   std::deque<NcclNetInfo> nets;
   std::vector<ProcState> states;

@@ -155,26 +155,47 @@ void HandleLine(std::string_view line, LineInfo& li, Builder& b, nccl_log::Forei
   }
 }
 
+// Reads the log a window at a time (the whole text is one window): the builder, the state of
+// foreign lines and the line numbers carry over from one window to the next.
+class LogReader final : public WindowReader {
+ public:
+  LogReader(const std::string& path, Job& job) : b_(path, job) {}
+
+  void Read(const FileText& window) override {
+    std::string_view data = window.data;
+    uint64_t line_no = window.first_line - 1;
+    size_t pos = 0;
+    while (pos < data.size()) {
+      const void* nl = std::memchr(data.data() + pos, '\n', data.size() - pos);
+      size_t end =
+          nl ? static_cast<size_t>(static_cast<const char*>(nl) - data.data()) : data.size();
+      std::string_view line = data.substr(pos, end - pos);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      LineInfo li;
+      li.line_no = ++line_no;
+      li.offset = window.first_offset + pos;
+      if (!line.empty()) HandleLine(line, li, b_, foreign_);
+      pos = end + 1;
+    }
+  }
+
+  void Finish() override { b_.Finish(); }
+
+ private:
+  Builder b_;
+  nccl_log::ForeignState foreign_;
+};
+
 }  // namespace
 
 void ParseNcclLogText(const FileText& file, Job& job) {
-  Builder b(file, job);
-  nccl_log::ForeignState foreign;
-  std::string_view data = file.data;
-  uint64_t line_no = 0;
-  size_t pos = 0;
-  while (pos < data.size()) {
-    const void* nl = std::memchr(data.data() + pos, '\n', data.size() - pos);
-    size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - data.data()) : data.size();
-    std::string_view line = data.substr(pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    LineInfo li;
-    li.line_no = ++line_no;
-    li.offset = pos;
-    if (!line.empty()) HandleLine(line, li, b, foreign);
-    pos = end + 1;
-  }
-  b.Finish();
+  LogReader reader(file.path, job);
+  reader.Read(file);
+  reader.Finish();
+}
+
+std::unique_ptr<WindowReader> NcclLogWindows(const std::string& path, Job& job) {
+  return std::make_unique<LogReader>(path, job);
 }
 
 bool SniffNcclLog(std::string_view head) {

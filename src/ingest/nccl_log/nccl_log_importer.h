@@ -5,10 +5,13 @@
 // job.nccl.nccl_lines unchanged (the caller decides whether that is an error).
 #pragma once
 
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "base/file.h"
 #include "base/result.h"
+#include "ingest/window_reader.h"
 #include "model/job.h"
 
 namespace commdx::ingest {
@@ -17,5 +20,7 @@ bool SniffNcclLog(std::string_view head);
 Status ParseNcclLog(const FileText& file, Job& job);
 // The same, for callers that hold the text already (tests, benchmarks, the sniffer).
 void ParseNcclLogText(const FileText& file, Job& job);
+// The same, window by window, for a log too large to hold (window_reader.h).
+std::unique_ptr<WindowReader> NcclLogWindows(const std::string& path, Job& job);
 
 }  // namespace commdx::ingest

@@ -1,0 +1,131 @@
+// A log too large to hold whole is read in windows of whole lines (base/file_windows.h): the
+// report on real NCCL logs and job logs read that way, in windows a few lines long (dozens of cuts,
+// each between two lines), is the report on the same files read whole, but for the one note that
+// says so. The NCCL log's reader keeps its state from one window to the next (communicators,
+// pending connection lines, line numbers); the job log's reads each window as a text of its own.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pipeline/pipeline.h"
+#include "report/render.h"
+
+namespace commdx {
+namespace {
+
+const std::string kData = std::string(COMMDX_SOURCE_DIR) + "/tests/data/";
+
+struct Read {
+  std::string json;     // the whole report, the windows' note taken out
+  std::string verdict;  // the root cause and each finding's id, severity, title, fix, numbers
+  uint64_t windowed_files = 0;
+};
+
+Read ReadAs(const std::vector<std::string>& paths, uint64_t max_text_bytes, size_t window_bytes) {
+  pipeline::Request r;
+  r.command = "diagnose";
+  r.paths = paths;
+  r.load.max_text_bytes = max_text_bytes;
+  r.load.window_bytes = window_bytes;
+  r.parts = pipeline::EveryPart();
+  auto out = pipeline::Run(std::move(r));
+  EXPECT_TRUE(out) << out.error().ToString();
+  Read read;
+  if (!out) return read;
+  read.windowed_files = out->report.quality.Count("load.in_windows");
+  out->report.quality.Remove("load.in_windows");
+  read.json = report::RenderJson(out->report);
+  const auto& d = out->report.diagnosis;
+  if (d.root_cause) read.verdict = "root " + d.root_cause->id + "\n";
+  for (const Finding& f : d.findings) {
+    read.verdict += f.id + " | " + SeverityName(f.severity) + " | " + f.title + " | " + f.fix;
+    for (const auto& m : f.metrics) read.verdict += " | " + m.name + "=" + std::to_string(m.value);
+    read.verdict += "\n";
+  }
+  return read;
+}
+
+// The first line where two texts differ, with the one before it, or "" when they are equal.
+std::string FirstDifference(const std::string& a, const std::string& b) {
+  std::istringstream ia(a), ib(b);
+  std::string la, lb, before;
+  while (true) {
+    const bool ga = static_cast<bool>(std::getline(ia, la));
+    const bool gb = static_cast<bool>(std::getline(ib, lb));
+    if (!ga && !gb) return "";
+    if (!ga || !gb || la != lb)
+      return "after: " + before + "\nwhole:      " + la + "\nin windows: " + lb;
+    before = la;
+  }
+}
+
+// The longest line of the files: a window no shorter cuts no line.
+size_t LongestLine(const std::vector<std::string>& paths) {
+  size_t longest = 0;
+  for (const auto& p : paths) {
+    std::ifstream in(p);
+    for (std::string line; std::getline(in, line);) longest = std::max(longest, line.size() + 1);
+  }
+  return longest;
+}
+
+// Whole, and in windows of three sizes from the longest line up (so the cuts fall in different
+// places, dozens of them in each of these files). `exact`: the whole report is the same; else the
+// verdict is (a job log's fact printed on several lines may be cited from another of them).
+void ExpectSameReport(const std::vector<std::string>& paths, uint64_t files, bool exact) {
+  const Read whole = ReadAs(paths, 0, 32u << 20);
+  EXPECT_EQ(whole.windowed_files, 0u);
+  // Something was read, not two empty reports: the NCCL setup or the job log's facts.
+  EXPECT_GT(whole.json.size(), 1500u) << whole.json;
+  const size_t longest = LongestLine(paths);
+  for (size_t window : {longest, longest * 2 + 7, longest * 5 + 3}) {
+    SCOPED_TRACE("windows of " + std::to_string(window) + " bytes");
+    const Read windowed = ReadAs(paths, 1, window);
+    EXPECT_EQ(windowed.windowed_files, files);
+    EXPECT_EQ(FirstDifference(whole.verdict, windowed.verdict), "");
+    if (exact) {
+      EXPECT_EQ(FirstDifference(whole.json, windowed.json), "");
+    }
+  }
+}
+
+// Multi-host NCCL logs from public issues: setup, connections, plugins, warnings.
+TEST(WindowedLogs, PublicNcclLogsGiveTheSameReport) {
+  for (const char* f : {"nccl_logs_multihost/nccl1357-h100-ibext-sharp-2nodes.log",
+                        "nccl_logs_multihost/nccl1634-hpcx-plugin-on-some-hosts.log",
+                        "nccl_logs_multihost/nccl226-aws-socket-only-cluster.log",
+                        "nccl_logs_multihost/nccltests244-two-hosts-internal-plugin-ib.log"}) {
+    SCOPED_TRACE(f);
+    ExpectSameReport({kData + f}, 1, true);
+  }
+}
+
+// A four-node hang captured here: four NCCL logs and the job's console (watchdog lines, process
+// groups), read together.
+TEST(WindowedLogs, HangCaptureGivesTheSameReport) {
+  const std::string dir = kData + "hang/nodes4_mismatch_detail/";
+  ExpectSameReport({dir + "job.log", dir + "nccl.vm.783.log", dir + "nccl.vm.784.log",
+                    dir + "nccl.vm.785.log", dir + "nccl.vm.786.log"},
+                   5, false);
+}
+
+// Public job logs: watchdog timeouts, heartbeat-monitor hangs, sequence skew. (The two whose
+// watchdog lines a terminal wrapped are left out: a wrapped line cut by a window boundary is
+// read as two, which 32 MiB windows make rare and 4 KiB ones certain.)
+TEST(WindowedLogs, PublicJobLogsGiveTheSameReport) {
+  for (const char* f :
+       {"hang/public/heartbeat_arctictraining219.log",
+        "hang/public/heartbeat_msswift7992_pg_desc.log",
+        "hang/public/watchdog_llamafactory2902_seq_skew.log",
+        "hang/public/watchdog_llamafactory7396.log", "hang/public/rccl429_desync_excerpt.log"}) {
+    SCOPED_TRACE(f);
+    ExpectSameReport({kData + f}, 1, false);
+  }
+}
+
+}  // namespace
+}  // namespace commdx
