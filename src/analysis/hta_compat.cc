@@ -23,7 +23,7 @@ int64_t LastStepStart(const RankTrace& t) {
     names.insert(op.name);
     last = std::max(last, op.start_ns);
   };
-  for (const HostOp& op : t.host_ops) look(op);
+  t.ForEachHostOp(look);
   for (const HostOp& op : t.gpu_annotations) look(op);
   return names.size() >= 2 ? last : INT64_MAX;
 }

@@ -79,15 +79,15 @@ void ReadHostOps(const RankTrace& t, StepMarks& marks, const std::vector<char>& 
                  HostActivity& a, std::vector<TopOp>& all) {
   std::vector<std::vector<Interval>> data(t.threads.size());
   a.top_ops.assign(t.threads.size(), {});
-  for (const HostOp& op : t.host_ops) {
-    if (op.thread >= data.size()) continue;
+  t.ForEachHostOp([&](const HostOp& op) {
+    if (op.thread >= data.size()) return;
     if (op.flags & kHostFlagDataLoader) data[op.thread].push_back({op.start_ns, op.end_ns});
-    if (marks.Is(op)) continue;
+    if (marks.Is(op)) return;
     auto& v = a.top_ops[op.thread];
-    if (!v.empty() && op.start_ns < v.back().end_ns) continue;
+    if (!v.empty() && op.start_ns < v.back().end_ns) return;
     v.push_back({op.start_ns, op.end_ns, op.name});
     if (threads[op.thread]) all.push_back(v.back());
-  }
+  });
   for (auto& d : data) a.data.push_back(MergeIntervals(std::move(d)));
 }
 

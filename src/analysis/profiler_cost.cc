@@ -32,10 +32,11 @@ ProfilerCost EstimateProfilerCost(const RankTrace& t) {
     if (any_whole && s.cut) continue;
     ++steps;
     // Every op recorded in the step's CPU span, on any thread (backward runs on its own).
-    auto a = std::lower_bound(t.host_ops.begin(), t.host_ops.end(), s.cpu_start_ns,
-                              [](const HostOp& h, int64_t ts) { return h.start_ns < ts; });
-    for (; a != t.host_ops.end() && a->start_ns < s.cpu_end_ns; ++a)
-      ops += a->kind == HostOpKind::kCpuOp;
+    t.ForEachHostOpFrom(s.cpu_start_ns, [&](const HostOp& h) {
+      if (h.start_ns >= s.cpu_end_ns) return false;
+      ops += h.kind == HostOpKind::kCpuOp;
+      return true;
+    });
     calls += CountStarting(t.runtime, s.cpu_start_ns, s.cpu_end_ns);
   }
   if (steps == 0) return c;

@@ -28,8 +28,9 @@ std::vector<Finding> FindDataStall(const TraceSet& set, const TraceFacts& f, con
     if (stall < kMinCostNs || stall < kMinStepShare * step_ns) continue;
     const RankTrace& t = set.ranks[i];
     std::map<std::string, int64_t> names;
-    for (const HostOp& op : t.host_ops)
+    t.ForEachHostOp([&](const HostOp& op) {
       if (op.flags & kHostFlagDataLoader) names[t.names[op.name]] += op.end_ns - op.start_ns;
+    });
     std::string name = names.empty() ? "data loading" : names.begin()->first;
     for (const auto& [n, d] : names)
       if (d > names[name]) name = n;

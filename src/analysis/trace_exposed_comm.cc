@@ -50,10 +50,11 @@ double GradientCommAfterBackward(const RankTrace& t) {
   bool saw_backward = false;
   for (const Step& s : t.steps) {
     int64_t last_bw = INT64_MIN;
-    auto it = std::lower_bound(t.host_ops.begin(), t.host_ops.end(), s.cpu_start_ns,
-                               [](const HostOp& op, int64_t ts) { return op.start_ns < ts; });
-    for (; it != t.host_ops.end() && it->start_ns < s.cpu_end_ns; ++it)
-      if (IsBackwardOp(t.names[it->name])) last_bw = std::max(last_bw, it->end_ns);
+    t.ForEachHostOpFrom(s.cpu_start_ns, [&](const HostOp& op) {
+      if (op.start_ns >= s.cpu_end_ns) return false;
+      if (IsBackwardOp(t.names[op.name])) last_bw = std::max(last_bw, op.end_ns);
+      return true;
+    });
     if (last_bw == INT64_MIN) continue;
     saw_backward = true;
     for (const Collective& c : t.collectives) {

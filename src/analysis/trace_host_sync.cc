@@ -78,13 +78,13 @@ int64_t ChargedTo(const RankTimeline& tl, int32_t call) {
 
 }  // namespace
 
-HostOpEnds::HostOpEnds(const RankTrace& t) {
-  const size_t blocks = (t.host_ops.size() + kBlock - 1) / kBlock;
+HostOpEnds::HostOpEnds(const std::vector<HostOp>& ops) {
+  const size_t blocks = (ops.size() + kBlock - 1) / kBlock;
   while (leaves_ < blocks) leaves_ *= 2;
   tree_.assign(2 * leaves_, INT64_MIN);
-  for (size_t i = 0; i < t.host_ops.size(); ++i) {
+  for (size_t i = 0; i < ops.size(); ++i) {
     int64_t& m = tree_[leaves_ + i / kBlock];
-    m = std::max(m, t.host_ops[i].end_ns);
+    m = std::max(m, ops[i].end_ns);
   }
   for (size_t k = leaves_ - 1; k >= 1; --k) tree_[k] = std::max(tree_[2 * k], tree_[2 * k + 1]);
 }
@@ -105,16 +105,16 @@ int64_t HostOpEnds::LastBlockEndingAfter(size_t lo, size_t hi, int64_t end) cons
 // The ops enclosing [start, end] are the few that start at or before `start` and end at or
 // after `end`: only blocks whose latest end is that late are looked into. The result is that of
 // walking back one op at a time over the last kMaxWalkBack ops.
-std::pair<int32_t, int32_t> EnclosingOps(const RankTrace& t, const HostOpEnds& ends,
+std::pair<int32_t, int32_t> EnclosingOps(const std::vector<HostOp>& ops, const HostOpEnds& ends,
                                          uint32_t thread, int64_t start, int64_t end) {
   constexpr size_t kBlock = HostOpEnds::kBlock;
-  auto it = std::upper_bound(t.host_ops.begin(), t.host_ops.end(), start,
+  auto it = std::upper_bound(ops.begin(), ops.end(), start,
                              [](int64_t ts, const HostOp& op) { return ts < op.start_ns; });
-  const size_t upto = static_cast<size_t>(it - t.host_ops.begin());
+  const size_t upto = static_cast<size_t>(it - ops.begin());
   const size_t from = upto - std::min(upto, kMaxWalkBack);
   int32_t inner = -1, outer = -1;
   auto look_at = [&](size_t i) {  // ops are looked at from the last one back
-    const HostOp& op = t.host_ops[i];
+    const HostOp& op = ops[i];
     if (op.thread != thread || op.end_ns < end) return;
     if (inner < 0) inner = static_cast<int32_t>(i);
     if (!(op.flags & kHostFlagStep)) outer = static_cast<int32_t>(i);
@@ -137,7 +137,8 @@ std::pair<int32_t, int32_t> EnclosingOps(const RankTrace& t, const HostOpEnds& e
 
 std::vector<HostSync> FindHostSyncs(const RankTrace& t, int trace, const RankTimeline& tl) {
   std::vector<HostSync> out;
-  std::optional<HostOpEnds> ends;  // built at the first sync
+  std::vector<HostOp> ops;         // unpacked at the first sync
+  std::optional<HostOpEnds> ends;  // built then
   StepOfTime step_of(t.steps);
   for (size_t i = 0; i < t.runtime.size(); ++i) {
     const RuntimeCall& rc = t.runtime[i];
@@ -148,13 +149,16 @@ std::vector<HostSync> FindHostSyncs(const RankTrace& t, int trace, const RankTim
     s.step = step_of(rc.start_ns);
     s.blocked_ns = rc.end_ns - rc.start_ns;
     s.gpu_idle_ns = ChargedTo(tl, s.call);
-    if (!ends) ends.emplace(t);
-    auto [inner, outer] = EnclosingOps(t, *ends, rc.thread, rc.start_ns, rc.end_ns);
-    s.cause = inner >= 0 ? t.names[t.host_ops[inner].name] : t.names[rc.name];
-    if (outer >= 0 && outer != inner) s.context = t.names[t.host_ops[outer].name];
-    if (inner >= 0 && HasDeviceToHostCopy(t, rc.thread, t.host_ops[inner].start_ns, rc.start_ns))
+    if (!ends) {
+      ops = t.HostOps();
+      ends.emplace(ops);
+    }
+    auto [inner, outer] = EnclosingOps(ops, *ends, rc.thread, rc.start_ns, rc.end_ns);
+    s.cause = inner >= 0 ? t.names[ops[inner].name] : t.names[rc.name];
+    if (outer >= 0 && outer != inner) s.context = t.names[ops[outer].name];
+    if (inner >= 0 && HasDeviceToHostCopy(t, rc.thread, ops[inner].start_ns, rc.start_ns))
       s.cause += " (D2H copy + sync)";
-    else if (inner < 0 || !(t.host_ops[inner].flags & kHostFlagItem))
+    else if (inner < 0 || !(ops[inner].flags & kHostFlagItem))
       s.cause += " (" + t.names[rc.name] + ")";
     out.push_back(std::move(s));
   }

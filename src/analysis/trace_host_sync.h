@@ -32,7 +32,7 @@ std::vector<HostSync> FindHostSyncs(const RankTrace& t, int trace, const RankTim
 class HostOpEnds {
  public:
   static constexpr size_t kBlock = 64;
-  explicit HostOpEnds(const RankTrace& t);
+  explicit HostOpEnds(const std::vector<HostOp>& ops);
   // The last block in [lo, hi) with an op ending at or after `end`, or -1.
   int64_t LastBlockEndingAfter(size_t lo, size_t hi, int64_t end) const;
 
@@ -45,8 +45,8 @@ class HostOpEnds {
 
 // The innermost and outermost CPU ops on `thread` that enclose [start, end] (ProfilerStep and
 // its like excluded from the outermost), among the 20,000 ops that start last at or before
-// `start`; -1 when none.
-std::pair<int32_t, int32_t> EnclosingOps(const RankTrace& t, const HostOpEnds& ends,
+// `start`; -1 when none. `ops`: the rank's host ops (RankTrace::HostOps), `ends` made of them.
+std::pair<int32_t, int32_t> EnclosingOps(const std::vector<HostOp>& ops, const HostOpEnds& ends,
                                          uint32_t thread, int64_t start, int64_t end);
 
 std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& facts,

@@ -29,9 +29,10 @@ using small_coll::kMinCallsPerStep;
 // CPU time PyTorch spends per collective call: the record_param_comms (or c10d) op.
 int64_t MedianCallCpuNs(const RankTrace& t) {
   std::vector<int64_t> d;
-  for (const HostOp& op : t.host_ops)
+  t.ForEachHostOp([&](const HostOp& op) {
     if ((op.flags & kHostFlagCollective) && t.names[op.name] == "record_param_comms")
       d.push_back(op.end_ns - op.start_ns);
+  });
   return Median(std::move(d));
 }
 

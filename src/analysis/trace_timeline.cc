@@ -122,9 +122,10 @@ RankTimeline BuildTimeline(const RankTrace& t) {
         break;
     }
   }
-  for (const HostOp& op : t.host_ops)
+  t.ForEachHostOp([&](const HostOp& op) {
     if ((op.flags & kHostFlagDataLoader) && static_cast<int32_t>(op.thread) == t.main_thread)
       data.push_back({op.start_ns, op.end_ns});
+  });
   for (const RuntimeCall& rc : t.runtime)
     if (rc.flags & kHostFlagSync) sync.push_back({rc.start_ns, rc.end_ns});
   RankTimeline tl;

@@ -57,3 +57,91 @@ const char* StepSourceName(StepSource s) {
 }
 
 }  // namespace commdx
+
+namespace commdx {
+
+namespace {
+
+void PutVarint(std::vector<uint8_t>& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<uint8_t>(v));
+}
+
+uint64_t GetVarint(const std::vector<uint8_t>& in, size_t& at) {
+  uint64_t v = 0;
+  for (int shift = 0;; shift += 7) {
+    const uint8_t b = in[at++];
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (!(b & 0x80)) return v;
+  }
+}
+
+// Signed differences as small unsigned numbers: 0, -1, 1, -2... as 0, 1, 2, 3...
+uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
+
+}  // namespace
+
+PackedHostOps::PackedHostOps(const std::vector<HostOp>& ops) : count_(ops.size()) {
+  data_.reserve(ops.size() * 10);
+  marks_.reserve((ops.size() + kBlock - 1) / kBlock);
+  int64_t prev = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const HostOp& op = ops[i];
+    if (i % kBlock == 0) {
+      marks_.push_back({op.start_ns, data_.size()});
+      prev = op.start_ns;
+    }
+    // Differences wrap as unsigned (far-apart times are not an overflow); decoding wraps back.
+    PutVarint(data_, ZigZag(static_cast<int64_t>(static_cast<uint64_t>(op.start_ns) -
+                                                 static_cast<uint64_t>(prev))));
+    PutVarint(data_, ZigZag(static_cast<int64_t>(static_cast<uint64_t>(op.end_ns) -
+                                                 static_cast<uint64_t>(op.start_ns))));
+    PutVarint(data_, (static_cast<uint64_t>(op.name) << 1) |
+                         (op.kind == HostOpKind::kUserAnnotation ? 1u : 0u));
+    PutVarint(data_, op.thread);
+    data_.push_back(op.flags);
+    prev = op.start_ns;
+  }
+  data_.shrink_to_fit();
+}
+
+size_t PackedHostOps::Decode(size_t at, int64_t prev_start, HostOp& op) const {
+  op.start_ns = static_cast<int64_t>(static_cast<uint64_t>(prev_start) +
+                                     static_cast<uint64_t>(UnZigZag(GetVarint(data_, at))));
+  op.end_ns = static_cast<int64_t>(static_cast<uint64_t>(op.start_ns) +
+                                   static_cast<uint64_t>(UnZigZag(GetVarint(data_, at))));
+  const uint64_t name = GetVarint(data_, at);
+  op.name = static_cast<uint32_t>(name >> 1);
+  op.kind = name & 1 ? HostOpKind::kUserAnnotation : HostOpKind::kCpuOp;
+  op.thread = static_cast<uint32_t>(GetVarint(data_, at));
+  op.flags = data_[at++];
+  return at;
+}
+
+std::vector<HostOp> PackedHostOps::Unpack() const {
+  std::vector<HostOp> ops;
+  ops.reserve(count_);
+  ForEachFrom(INT64_MIN, [&](const HostOp& op) {
+    ops.push_back(op);
+    return true;
+  });
+  return ops;
+}
+
+std::vector<HostOp> RankTrace::HostOps() const {
+  return packed_host_ops.empty() ? host_ops : packed_host_ops.Unpack();
+}
+
+void RankTrace::PackHostOps() {
+  if (host_ops.empty()) return;
+  packed_host_ops = PackedHostOps(host_ops);
+  std::vector<HostOp>().swap(host_ops);
+}
+
+}  // namespace commdx

@@ -5,6 +5,8 @@
 // Structs are compact on purpose: a rank's trace can hold millions of events.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -30,7 +32,8 @@ enum class CopyKind : uint8_t { kNone, kHtoD, kDtoH, kDtoD, kHtoH, kPtoP, kOther
 
 // The events are kept for every rank until the cross-rank analyses are done, so they hold only
 // what the analyses read: the ids that link them (correlation, external id) are used while a
-// rank is built (ingest/trace_build) and not kept. 48, 32 and 32 bytes.
+// rank is built (ingest/trace_build) and not kept. 48, 32 and 32 bytes (host ops packed to about
+// 9 once the rank is built: PackedHostOps).
 struct GpuOp {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
@@ -74,6 +77,61 @@ struct HostOp {
   HostOpKind kind = HostOpKind::kCpuOp;
   uint8_t flags = kHostFlagNone;
 };
+
+// A rank's host ops once its trace is built, packed: they are the most numerous events (9.1k of
+// the 14.8k of a rank of examples/ddp_data_stall) and are kept for every rank until the cross-rank
+// analyses are done, so each is stored as the difference of its start from the previous op's, its duration,
+// name, thread, kind and flags in variable-length integers: about 9 bytes instead of 32
+// (docs/measurements/performance.md). Ops must be sorted by start. A checkpoint every kBlock ops
+// lets a reader start at a time without decoding what comes before.
+class PackedHostOps {
+ public:
+  static constexpr size_t kBlock = 128;
+
+  PackedHostOps() = default;
+  explicit PackedHostOps(const std::vector<HostOp>& ops);
+
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  size_t bytes() const { return data_.size() + marks_.size() * sizeof(Mark); }
+  std::vector<HostOp> Unpack() const;
+  // fn(const HostOp&) for each op that starts at or after `from_ns`, in order, until fn returns
+  // false.
+  template <class Fn>
+  void ForEachFrom(int64_t from_ns, Fn fn) const;
+
+ private:
+  struct Mark {
+    int64_t start_ns;  // of the block's first op
+    size_t at;         // its first byte in data_
+  };
+  // Decodes the op at data_[at] (its start relative to `prev_start`); returns the next byte.
+  size_t Decode(size_t at, int64_t prev_start, HostOp& op) const;
+
+  std::vector<uint8_t> data_;
+  std::vector<Mark> marks_;
+  size_t count_ = 0;
+};
+
+template <class Fn>
+void PackedHostOps::ForEachFrom(int64_t from_ns, Fn fn) const {
+  if (count_ == 0) return;
+  // The last block that starts before `from_ns`: an op at or after it may be in it.
+  size_t lo = 0, hi = marks_.size();
+  while (hi - lo > 1) {
+    const size_t mid = lo + (hi - lo) / 2;
+    (marks_[mid].start_ns < from_ns ? lo : hi) = mid;
+  }
+  size_t at = marks_[lo].at;
+  int64_t prev = marks_[lo].start_ns;
+  HostOp op;
+  for (size_t i = lo * kBlock; i < count_; ++i) {
+    if (i % kBlock == 0) prev = marks_[i / kBlock].start_ns, at = marks_[i / kBlock].at;
+    at = Decode(at, prev, op);
+    prev = op.start_ns;
+    if (op.start_ns >= from_ns && !fn(static_cast<const HostOp&>(op))) return;
+  }
+}
 
 // A CUDA/HIP runtime or driver call (cudaLaunchKernel, cudaMemcpyAsync, cudaStreamSynchronize...).
 struct RuntimeCall {
@@ -175,7 +233,11 @@ struct RankTrace {
   std::vector<ThreadInfo> threads;
   std::vector<StreamInfo> streams;
   std::vector<GpuOp> gpu_ops;           // sorted by start
-  std::vector<HostOp> host_ops;         // sorted by start
+  // Sorted by start. While the rank is built (ingest/trace_build), and in traces made by hand, in
+  // `host_ops`; once it is built, packed (`packed_host_ops`, `host_ops` empty). Read them through
+  // HostOps(), ForEachHostOp() or ForEachHostOpFrom(), which take either.
+  std::vector<HostOp> host_ops;
+  PackedHostOps packed_host_ops;
   std::vector<HostOp> gpu_annotations;  // gpu_user_annotation ranges on the GPU timeline, sorted
   std::vector<RuntimeCall> runtime;     // sorted by start
   std::vector<Collective> collectives;  // in issue order
@@ -192,7 +254,36 @@ struct RankTrace {
   bool has_gpu = false;
 
   const std::string& Name(uint32_t id) const { return names[id]; }
+
+  size_t HostOpCount() const { return host_ops.size() + packed_host_ops.size(); }
+  // A copy of every host op, unpacked: for a reader that needs them by index.
+  std::vector<HostOp> HostOps() const;
+  // fn(const HostOp&) for each host op in order (from the first that starts at or after
+  // `from_ns`), until fn returns false (void fn: all of them).
+  template <class Fn>
+  void ForEachHostOpFrom(int64_t from_ns, Fn fn) const;
+  template <class Fn>
+  void ForEachHostOp(Fn fn) const;
+  // Packs `host_ops` into `packed_host_ops` and frees the vector (the rank is built).
+  void PackHostOps();
 };
+
+template <class Fn>
+void RankTrace::ForEachHostOpFrom(int64_t from_ns, Fn fn) const {
+  if (!packed_host_ops.empty()) return packed_host_ops.ForEachFrom(from_ns, fn);
+  auto it = std::lower_bound(host_ops.begin(), host_ops.end(), from_ns,
+                             [](const HostOp& op, int64_t t) { return op.start_ns < t; });
+  for (; it != host_ops.end(); ++it)
+    if (!fn(*it)) return;
+}
+
+template <class Fn>
+void RankTrace::ForEachHostOp(Fn fn) const {
+  ForEachHostOpFrom(INT64_MIN, [&](const HostOp& op) {
+    fn(op);
+    return true;
+  });
+}
 
 struct TraceSet {
   std::vector<RankTrace> ranks;  // sorted by rank (unknown ranks last, in file order)

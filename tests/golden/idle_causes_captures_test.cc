@@ -102,11 +102,13 @@ TEST(IdleCausesCaptures, NamingTheHostWorkMakesItLaunchIdleInThatOp) {
   // The user wraps the work in record_function("log_metrics"): an annotation over each stretch.
   const uint32_t name = static_cast<uint32_t>(t.names.size());
   t.names.push_back("log_metrics");
+  std::vector<HostOp> ops = t.HostOps();
   for (const auto& g : before.timelines[0].idle.host_gaps)
-    t.host_ops.push_back(HostOp{g.start_ns, g.end_ns, name, static_cast<uint32_t>(t.main_thread),
-                                HostOpKind::kUserAnnotation, kHostFlagNone});
-  std::stable_sort(t.host_ops.begin(), t.host_ops.end(),
+    ops.push_back(HostOp{g.start_ns, g.end_ns, name, static_cast<uint32_t>(t.main_thread),
+                         HostOpKind::kUserAnnotation, kHostFlagNone});
+  std::stable_sort(ops.begin(), ops.end(),
                    [](const HostOp& a, const HostOp& b) { return a.start_ns < b.start_ns; });
+  t.packed_host_ops = PackedHostOps(ops);
   const auto after = analysis::ComputeTraceFacts(job);
   const auto& b = before.rank_means[0];
   const auto& a = after.rank_means[0];

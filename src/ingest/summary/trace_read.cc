@@ -266,6 +266,7 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
     t.steps.push_back({c[0], c[1], c[2], c[3], c[4], c[5] != 0});
     return Ok{};
   }));
+  t.PackHostOps();  // as a rank built from its trace keeps them
   return t;
 }
 

@@ -117,7 +117,7 @@ void WriteTrace(const RankTrace& t, JsonWriter& w) {
                      static_cast<int64_t>(o.copy)};
     std::copy(std::begin(row), std::end(row), c);
   });
-  HostOps("host_ops", t.host_ops, w);
+  HostOps("host_ops", t.HostOps(), w);
   HostOps("gpu_annotations", t.gpu_annotations, w);
   Table(w, "runtime", t.runtime, kRuntimeColumns, [](const RuntimeCall& r, int64_t* c) {
     int64_t row[] = {r.start_ns, r.end_ns - r.start_ns, r.name, r.thread, r.gpu_op, r.flags};

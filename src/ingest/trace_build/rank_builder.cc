@@ -110,9 +110,8 @@ void Fit(std::vector<T>& v) {
 void RankBuilder::FitEventArrays() {
   // Reserve() sizes the arrays for the densest traces; most ranks fill a third of that, and a
   // job's ranks are all kept until the cross-rank analyses are done (1,024 ranks of a 5.6 MB
-  // DDP trace: 1.2 MB of room per rank against 0.7 MB of events).
+  // DDP trace: 1.2 MB of room per rank against 0.7 MB of events). Host ops are packed instead.
   Fit(trace_.gpu_ops);
-  Fit(trace_.host_ops);
   Fit(trace_.runtime);
   Fit(trace_.gpu_annotations);
   Fit(trace_.collectives);
@@ -376,6 +375,7 @@ RankTrace RankBuilder::Finish(int rank_from_name) {
   gpu_ids_ = {};
   runtime_correlation_ = {};
   FitEventArrays();
+  trace_.PackHostOps();
   return std::move(trace_);
 }
 

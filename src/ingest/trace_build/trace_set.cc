@@ -160,7 +160,7 @@ std::string CopyKey(const RankTrace& t) {
   for (uint64_t v :
        {static_cast<uint64_t>(t.first_ns), static_cast<uint64_t>(t.last_ns),
         static_cast<uint64_t>(t.events), static_cast<uint64_t>(t.gpu_ops.size()),
-        static_cast<uint64_t>(t.host_ops.size()), static_cast<uint64_t>(t.runtime.size()),
+        static_cast<uint64_t>(t.HostOpCount()), static_cast<uint64_t>(t.runtime.size()),
         static_cast<uint64_t>(t.collectives.size()),
         static_cast<uint64_t>(static_cast<int64_t>(t.world_size))})
     key += '\n' + std::to_string(v);

@@ -43,14 +43,14 @@ TEST(HostSyncWalk, BlocksPassedOverGiveTheOneByOneAnswer) {
       op.flags = rng() % 10 == 0 ? kHostFlagStep : kHostFlagNone;
       t.host_ops.push_back(op);
     }
-    HostOpEnds ends(t);
+    HostOpEnds ends(t.host_ops);
     int found = 0;
     for (int q = 0; q < 3000; ++q) {
       int64_t start = static_cast<int64_t>(rng() % static_cast<uint64_t>(ts + 100));
       int64_t end = start + static_cast<int64_t>(rng() % 3000);
       uint32_t thread = static_cast<uint32_t>(rng() % 3);
       auto want = WalkBack(t, thread, start, end);
-      ASSERT_EQ(EnclosingOps(t, ends, thread, start, end), want)
+      ASSERT_EQ(EnclosingOps(t.host_ops, ends, thread, start, end), want)
           << "round " << round << " query " << q;
       found += want.first >= 0;
     }

@@ -87,7 +87,7 @@ TEST(NsysImport, EmitNvtxRangesGiveTheIterationsAndThreads) {
   ASSERT_GE(t.main_thread, 0);
   EXPECT_EQ(t.threads[t.main_thread].name, "python3");
   bool saw_mm = false, saw_optimizer = false;
-  for (const auto& op : t.host_ops) {
+  for (const auto& op : t.HostOps()) {
     const std::string& n = t.Name(op.name);
     EXPECT_EQ(n.find(", op_id = "), std::string::npos) << n;  // emit_nvtx suffixes are cut
     saw_mm |= n == "aten::mm" && op.kind == HostOpKind::kCpuOp;

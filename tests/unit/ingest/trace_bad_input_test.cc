@@ -159,7 +159,7 @@ TEST(KinetoBadInput, BadRecordsAreCountedAndSkipped) {
   auto st = LoadOne(Data("bad_records.json"), job);
   ASSERT_TRUE(st) << st.error().ToString();
   ASSERT_EQ(job.trace.ranks.size(), 1u);
-  EXPECT_EQ(job.trace.ranks[0].host_ops.size(), 1u);  // only the good aten::mm
+  EXPECT_EQ(job.trace.ranks[0].HostOpCount(), 1u);  // only the good aten::mm
   EXPECT_EQ(job.quality.Count("kineto.missing_ts"), 1u);
   EXPECT_EQ(job.quality.Count("kineto.missing_dur"), 2u);  // absent, and NaN
   EXPECT_EQ(job.quality.Count("kineto.negative_dur"), 1u);

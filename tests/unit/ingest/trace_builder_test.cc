@@ -145,7 +145,7 @@ void CheckStartOrder(bool skew) {
   ASSERT_TRUE(ingest::ParseKineto(f, job));
   ingest::FinishTraceSet(job);
   const RankTrace& t = job.trace.ranks.at(0);
-  ASSERT_EQ(t.host_ops.size(), ops.size());
+  ASSERT_EQ(t.HostOpCount(), ops.size());
   // Names are interned in first-seen order, so compare them by id as the model does.
   std::vector<uint32_t> id_of(4);
   for (int n = 0; n < 4; ++n)
@@ -156,12 +156,13 @@ void CheckStartOrder(bool skew) {
     if (a.dur != b.dur) return a.dur > b.dur;
     return id_of[a.name] < id_of[b.name];
   });
+  const std::vector<HostOp> host_ops = t.HostOps();
   for (size_t i = 0; i < ops.size(); ++i) {
-    ASSERT_EQ(t.host_ops[i].start_ns, ops[i].ts * 1000) << i;
-    ASSERT_EQ(t.host_ops[i].end_ns, (ops[i].ts + ops[i].dur) * 1000) << i;
-    ASSERT_EQ(t.host_ops[i].name, id_of[ops[i].name]) << i;
+    ASSERT_EQ(host_ops[i].start_ns, ops[i].ts * 1000) << i;
+    ASSERT_EQ(host_ops[i].end_ns, (ops[i].ts + ops[i].dur) * 1000) << i;
+    ASSERT_EQ(host_ops[i].name, id_of[ops[i].name]) << i;
     // Each op has a thread of its own (tid = its place in the file): ties keep the file order.
-    ASSERT_EQ(t.threads[t.host_ops[i].thread].id, std::to_string(ops[i].index)) << i;
+    ASSERT_EQ(t.threads[host_ops[i].thread].id, std::to_string(ops[i].index)) << i;
   }
 }
 

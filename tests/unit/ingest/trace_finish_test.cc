@@ -58,7 +58,7 @@ void ExpectSorted(const std::vector<Op>& ops) {
     if (std::get<1>(a) != std::get<1>(b)) return std::get<1>(a) > std::get<1>(b);
     return name_rank(std::get<2>(a)) < name_rank(std::get<2>(b));
   });
-  for (const HostOp& o : t.host_ops)
+  for (const HostOp& o : t.HostOps())
     got.emplace_back(o.start_ns, o.end_ns, std::string(t.names[o.name]));
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "at " << i;
@@ -113,10 +113,10 @@ RankTrace Parse(const std::vector<Op>& ops, const std::string& header) {
 TEST(KinetoTimeBase, RelativeTimesGetTheBase) {
   RankTrace t = Parse({{1000, 5, 1, "a"}, {2000, 5, 1, "b"}},
                       R"("baseTimeNanoseconds": 1727000000000000000, )");
-  ASSERT_EQ(t.host_ops.size(), 2u);
+  ASSERT_EQ(t.HostOpCount(), 2u);
   EXPECT_EQ(t.base_time_ns, 1727000000000000000);
-  EXPECT_EQ(t.host_ops[0].start_ns, 1727000000000000000 + 1000000);
-  EXPECT_EQ(t.host_ops[1].end_ns, 1727000000000000000 + 2005000);
+  EXPECT_EQ(t.HostOps()[0].start_ns, 1727000000000000000 + 1000000);
+  EXPECT_EQ(t.HostOps()[1].end_ns, 1727000000000000000 + 2005000);
 }
 
 TEST(KinetoTimeBase, EpochTimesKeepTheirsDespiteABase) {
@@ -124,9 +124,9 @@ TEST(KinetoTimeBase, EpochTimesKeepTheirsDespiteABase) {
   const int64_t epoch_us = 1630000000000000;
   RankTrace t = Parse({{epoch_us, 5, 1, "a"}, {epoch_us + 100, 5, 1, "b"}},
                       R"("baseTimeNanoseconds": 1727000000000000000, )");
-  ASSERT_EQ(t.host_ops.size(), 2u);
-  EXPECT_EQ(t.host_ops[0].start_ns, epoch_us * 1000);
-  EXPECT_EQ(t.host_ops[1].end_ns, (epoch_us + 105) * 1000);
+  ASSERT_EQ(t.HostOpCount(), 2u);
+  EXPECT_EQ(t.HostOps()[0].start_ns, epoch_us * 1000);
+  EXPECT_EQ(t.HostOps()[1].end_ns, (epoch_us + 105) * 1000);
 }
 
 }  // namespace
