@@ -206,16 +206,28 @@ Status ParseWindows(Slot& s, Job& job, JobMerge* merge, const LoadOptions& optio
   return Ok{};
 }
 
-// Whether a file too large to hold can be read in windows: its format's importer can.
+// Whether a file too large to hold can be read in windows: one of its formats' importers can.
 bool ReadsInWindows(const Slot& s) {
-  return !s.pipe && !s.streamed && !s.imps.empty() && s.imps.front()->windows;
+  return !s.pipe && !s.streamed &&
+         std::any_of(s.imps.begin(), s.imps.end(), [](const Importer* i) { return i->windows; });
 }
 
-// Hands the file's text to each importer that reads it from memory. The first format's errors
-// are the error; a part that does not parse as a further format is noted, not fatal. With
-// `merge`, an importer that reads into parts parses into an empty Job that is merged at once (so
-// the Job's order is the files'); without, everything goes into `job` (a worker's part).
+void NotePartial(const Importer& imp, const Error& e, Job& job) {
+  job.quality.Add(QualityFamily("load.partial_"), imp.name(), DiagSeverity::kNote,
+                  "part of the file looked like " + std::string(imp.name()) +
+                      " but did not parse: " + e.message,
+                  e.where);
+}
+
+// Hands the file's text to each importer that reads it from memory. A format that does not parse
+// is the file's error when no other format of it reads it; otherwise it is noted (console text
+// holds several formats: the tail of an nccl-tests run's output without its table beside the
+// NCCL lines of its processes is a valid NCCL log). With `merge`, an importer that reads into
+// parts parses into an empty Job that is merged at once (so the Job's order is the files');
+// without, everything goes into `job` (a worker's part).
 Status ParseText(Slot& s, Job& job, JobMerge* merge, const LoadOptions& options) {
+  std::optional<Error> first_error;
+  bool read_any = s.streamed;  // a streaming format has read it already
   for (size_t i = 0; i < s.imps.size(); ++i) {
     const Importer& imp = *s.imps[i];
     if (i == 0 && s.streamed) continue;
@@ -235,20 +247,23 @@ Status ParseText(Slot& s, Job& job, JobMerge* merge, const LoadOptions& options)
     } else {
       st = imp.parse(*s.text, job);
     }
-    if (!st && i == 0) return st;
     if (!st) {
-      job.quality.Add(QualityFamily("load.partial_"), imp.name(), DiagSeverity::kNote,
-                      "part of the file looked like " + std::string(imp.name()) +
-                          " but did not parse: " + st.error().message,
-                      st.error().where);
+      if (s.imps.size() == 1) return st;
+      if (i == 0)
+        first_error = st.error();
+      else
+        NotePartial(imp, st.error(), job);
       continue;
     }
-    if (i == 0) {
+    if (!read_any) {
       s.bytes = s.text->data.size();
       NoteText(*s.text, job);
     }
+    read_any = true;
     s.kinds.push_back(imp.kind);
   }
+  if (first_error && !read_any) return *first_error;
+  if (first_error) NotePartial(*s.imps.front(), *first_error, job);
   return Ok{};
 }
 
