@@ -43,6 +43,11 @@ void Diagnostics::Remove(QualityId id) {
   std::erase_if(entries_, [id](const DiagEntry& e) { return e.id == id.str(); });
 }
 
+void Diagnostics::Remove(QualityFamily family, std::string_view name) {
+  const std::string id = std::string(family.prefix()) + std::string(name);
+  std::erase_if(entries_, [&id](const DiagEntry& e) { return e.id == id; });
+}
+
 uint64_t Diagnostics::CountId(std::string_view id) const {
   for (const auto& e : entries_)
     if (e.id == id) return e.count;

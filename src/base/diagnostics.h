@@ -40,6 +40,7 @@ class Diagnostics {
   void MergeEntry(const DiagEntry& entry);
   // Drops every entry of `id`: for notes recomputed from scratch when more input arrives.
   void Remove(QualityId id);
+  void Remove(QualityFamily family, std::string_view name);
 
   const std::vector<DiagEntry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
