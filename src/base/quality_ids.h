@@ -110,6 +110,8 @@ inline constexpr QualityIdEntry kQualityIds[] = {
     {"inspector.missing_ranks",
      "a communicator with records from fewer ranks than it has: unmatched"},
     {"inspector.other_version", "an inspector_output_format_version other than v4: line skipped"},
+    {"inspector.p2p_skipped",
+     "a point-to-point (Send/Recv) record of NCCL 2.30's plugin: counted, not read"},
     {"inspector_prom.bad_line", "a line that is not a Prometheus sample (name{labels} value): skipped"},
     {"inspector_prom.incomplete",
      "Inspector samples without the labels or execution time of one record: skipped"},
