@@ -118,7 +118,7 @@ inline constexpr QualityIdEntry kQualityIds[] = {
     {"inspector_prom.other_metrics",
      "samples of other metrics (a node exporter page): counted, not read"},
     {"inspector.sn_gaps",
-     "coll_sn gaps: the plugin keeps one collective per communicator per dump"},
+     "coll_sn gaps: the plugin keeps one collective per communicator per dump (2.30: >= 8 KiB)"},
     {"ras.bad_line", "a RAS report line of no known form inside a section: skipped"},
     {"ras.repaired_json", "NCCL 2.28.9's RAS JSON lacks a comma after nvml_dev: repaired, read"},
     // nccl-tests output, nvidia-smi text, environment dumps, snapshots

@@ -45,6 +45,13 @@ Job Parse(const std::string& text, Status* status = nullptr) {
   return job;
 }
 
+// The message of the first `id` entry in the job's input-quality table, "" when none.
+std::string Note(const Job& job, std::string_view id) {
+  for (const auto& d : job.quality.entries())
+    if (d.id == id) return d.message;
+  return "";
+}
+
 TEST(InspectorNewer, Nccl229LinesAreRecognisedAndReadAsBefore) {
   const Importer* imp = SniffImporter(k229 + "\n");
   ASSERT_NE(imp, nullptr);
@@ -129,6 +136,29 @@ TEST(InspectorNewer, AThirdObjectOfNoKnownKindIsABadLine) {
   EXPECT_NE(s.error().message.find("p2p_perf"), std::string::npos) << s.error().message;
   EXPECT_EQ(job.quality.Count("inspector.bad_line"), 2u);
   EXPECT_EQ(job.quality.Count("inspector.p2p_skipped"), 0u);
+}
+
+TEST(InspectorNewer, Nccl230GapsAreExplainedByItsSizeFloor) {
+  // 2.30 keeps every collective in a ring (inspector_json.cc:281-325), but drops those under
+  // NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES (inspector_plugin.cc:425-441): #13 (say, under 8 KiB)
+  // is not there.
+  std::string sn14 = k230;
+  sn14.replace(sn14.find("\"coll_sn\":12"), 12, "\"coll_sn\":14");
+  Job job = Parse(k230 + "\n" + sn14 + "\n");
+  FinishInspector(job);
+  EXPECT_EQ(job.quality.Count("inspector.sn_gaps"), 1u);
+  std::string gap = Note(job, "inspector.sn_gaps");
+  EXPECT_NE(gap.find("8 KiB"), std::string::npos) << gap;
+  EXPECT_EQ(gap.find("one per dump pass"), std::string::npos) << gap;
+  std::string missing = Note(job, "inspector.missing_ranks");
+  EXPECT_NE(missing.find("0x7c1e52d9a0b346 (\"DP Group 0\")"), std::string::npos) << missing;
+  // 2.29's records keep the old reason.
+  std::string sn43 = k229;
+  sn43.replace(sn43.find("\"coll_sn\":41"), 12, "\"coll_sn\":43");
+  Job old = Parse(k229 + "\n" + sn43 + "\n");
+  FinishInspector(old);
+  gap = Note(old, "inspector.sn_gaps");
+  EXPECT_NE(gap.find("one per dump pass"), std::string::npos) << gap;
 }
 
 }  // namespace
