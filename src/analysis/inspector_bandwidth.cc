@@ -95,8 +95,9 @@ std::vector<Finding> FindInspectorBandwidth(const Job& job, const Options&) {
     std::string colls;
     for (const auto& [name, n] : per_coll)
       colls += (colls.empty() ? "" : ", ") + StrFormat("%zu %s", n, name.c_str());
-    f.title = StrFormat("Communicator %s: %d ranks on %d node(s), %s; %s recorded", c.id.c_str(),
-                        c.n_ranks, c.nnodes, InspectorCommType(c), colls.c_str());
+    f.title = StrFormat("Communicator %s: %d ranks on %d node(s), %s; %s recorded",
+                        InspectorCommLabel(c).c_str(), c.n_ranks, c.nnodes, InspectorCommType(c),
+                        colls.c_str());
     f.detail = StrFormat(
         "Records of %d of %d ranks. Bus bandwidth per size (mean of the ranks per "
         "collective, as the plugin's exporter; transfer only: the late rank's):",
@@ -131,8 +132,8 @@ std::vector<Finding> FindInspectorBandwidth(const Job& job, const Options&) {
       x.title = StrFormat(
           "%s of %s on communicator %s reach %.1f GB/s bus bandwidth, under half "
           "of the %.0f-%.0f GB/s %s should give",
-          k.first.c_str(), Bytes(k.second).c_str(), c.id.c_str(), got, expected.busbw_low_gbps,
-          expected.busbw_high_gbps, expected.link.c_str());
+          k.first.c_str(), Bytes(k.second).c_str(), InspectorCommLabel(c).c_str(), got,
+          expected.busbw_low_gbps, expected.busbw_high_gbps, expected.link.c_str());
       x.detail = StrFormat(
           "Median over %zu collectives of the late rank's busbw (its kernel time holds no wait "
           "for others). Expected from %s. Not priced per step: the Inspector records carry no "

@@ -70,7 +70,7 @@ Finding Name(const InspectorComm& c, int rank, const LateStats& s, size_t counte
   f.title = StrFormat(
       "%s is late: the other ranks of communicator %s wait for it in %zu of %zu "
       "collectives (up to %.1f ms)",
-      who.c_str(), c.id.c_str(), s.count, matched, w.wait_ns / 1e6);
+      who.c_str(), InspectorCommLabel(c).c_str(), s.count, matched, w.wait_ns / 1e6);
   double span = SpanNs(c);
   std::string share = span > 0 ? StrFormat(" over the %.2f s recorded (%.1f%% of it)", span / 1e9,
                                            100.0 * s.wait_ns / span)

@@ -47,6 +47,7 @@ std::vector<InspectorComm> MatchInspector(const std::vector<InspectorRecord>& re
       c.id = r.comm_id;
       c.nnodes = r.nnodes;
     }
+    if (c.name.empty()) c.name = r.comm_name;
     c.n_ranks = std::max(c.n_ranks, r.n_ranks);
     c.nnodes = std::max(c.nnodes, r.nnodes);
     ranks[r.comm_id][r.rank] = true;
@@ -72,6 +73,12 @@ std::vector<InspectorComm> MatchInspector(const std::vector<InspectorRecord>& re
     out.push_back(std::move(c));
   }
   return out;
+}
+
+std::string InspectorCommLabel(const InspectorComm& c) {
+  // The plugin writes "unknown" for a communicator the application did not name.
+  if (c.name.empty() || c.name == "unknown") return c.id;
+  return c.id + " (\"" + c.name + "\")";
 }
 
 const char* InspectorCommType(const InspectorComm& c) {

@@ -29,6 +29,7 @@ struct MatchedColl {
 
 struct InspectorComm {
   std::string id;
+  std::string name;  // NCCL 2.30's comm_name ("DP Group 0"); empty before, "unknown" when none
   int n_ranks = 0;
   int nnodes = 0;
   int ranks_seen = 0;
@@ -38,6 +39,10 @@ struct InspectorComm {
 
 // Per communicator (by id), its collectives matched across ranks.
 std::vector<InspectorComm> MatchInspector(const std::vector<InspectorRecord>& records);
+
+// How findings name it: `0x9b08cb12e3d529`, or `0x9b08cb12e3d529 ("DP Group 0")` where the
+// records carry a name.
+std::string InspectorCommLabel(const InspectorComm& c);
 
 // "nvlink-only" (one node), "network" (every rank its own node), "mixed", "single-rank": the
 // plugin's own exporter's classes.

@@ -1,7 +1,10 @@
 // What NCCL's Inspector profiler plugin recorded: one record per completed collective of one
-// communicator on one rank (ext-profiler/inspector, output format v4). The plugin keeps only the
-// last collective per communicator between two dump passes, so a rank's coll_sn may have gaps;
-// records of one collective match across ranks by (comm_id, coll_sn). docs/inputs.md.
+// communicator on one rank (ext-profiler/inspector, output format v4; NCCL 2.30's
+// plugins/profiler/inspector writes the same records). Up to NCCL 2.29 the plugin keeps only the
+// last collective per communicator between two dump passes; from 2.30 it keeps them all but those
+// under 8 KiB (NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES) or without GPU kernel times. Either way a
+// rank's coll_sn may have gaps; records of one collective match across ranks by (comm_id, coll,
+// coll_sn). docs/findings/inspector.md.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +18,9 @@ namespace commdx {
 struct InspectorRecord {
   // header: {"id":"0xb0300b53755d79","rank":0,"n_ranks":2,"nnodes":2}
   std::string comm_id;  // commHash as "0x%lx" cut to 16 characters by the plugin
+  // NCCL 2.30 on, {"id":...,"comm_name":"DP Group 0",...}: the name the application gave the
+  // communicator (ncclConfig_t commName), "unknown" when none; empty from older plugins.
+  std::string comm_name;
   int rank = -1;
   int n_ranks = 0;
   int nnodes = 0;

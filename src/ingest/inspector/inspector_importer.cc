@@ -16,6 +16,13 @@ namespace {
 //  "nccl_profiler_interface","dump_timestamp_us":1796443346651189,"hostname":"vm","pid":1138},
 //  "coll_perf":{"coll":"AllGather","coll_sn":0,"coll_msg_size_bytes":8,"coll_exec_time_us":2440,
 //  "coll_timing_source":"kernel_gpu","coll_algobw_gbs":0.000007,"coll_busbw_gbs":0.000003}}
+// NCCL 2.29 writes the same. NCCL 2.30 (plugins/profiler/inspector/inspector_json.cc), still
+// "v4.0", adds the communicator's name to the header, {"id":"0x7c1e...","comm_name":"DP Group 0",
+// "rank":0,...} ("unknown" when it has none), and writes sends and receives as lines of their own
+// whose third object is "p2p_perf" in place of "coll_perf":
+//  "p2p_perf":{"p2p":"Send","p2p_sn":3,"p2p_peer":1,"p2p_msg_size_bytes":16777216,...}
+// Those are counted and skipped: p2p_sn counts one rank's own sends and receives together, so
+// nothing matches them across ranks, and the collective analyses must not see them.
 using simdjson::dom::element;
 
 constexpr int64_t kNsPerUs = 1000;
@@ -71,15 +78,21 @@ void ReadVerbose(element perf, InspectorRecord& r) {
 }
 
 // What is wrong with the line, or "" when it is a record (read into `r`). `version` is set to the
-// format version when there is one, so a record of another version is told apart.
-std::string ReadRecord(element doc, InspectorRecord& r, std::string& version) {
+// format version when there is one, so a record of another version is told apart; `p2p` is set
+// to the operation ("Send") of a point-to-point record, which is not read further.
+std::string ReadRecord(element doc, InspectorRecord& r, std::string& version, std::string& p2p) {
   element header, meta, perf;
   if (doc["header"].get(header) != simdjson::SUCCESS) return "no \"header\" object";
   if (doc["metadata"].get(meta) != simdjson::SUCCESS) return "no \"metadata\" object";
   if (!GetString(meta, "inspector_output_format_version", version))
     return "no \"inspector_output_format_version\" in \"metadata\"";
   if (!StartsWith(version, "v4.")) return "";  // the caller skips it as another version
-  if (doc["coll_perf"].get(perf) != simdjson::SUCCESS) return "no \"coll_perf\" object";
+  if (doc["coll_perf"].get(perf) != simdjson::SUCCESS) {
+    if (doc["p2p_perf"].get(perf) != simdjson::SUCCESS)
+      return "no \"coll_perf\" object (nor NCCL 2.30's \"p2p_perf\")";
+    if (!GetString(perf, "p2p", p2p) || p2p.empty()) return "\"p2p_perf\" without \"p2p\"";
+    return "";
+  }
   int64_t rank = -1, n_ranks = 0, nnodes = 0;
   if (!GetString(header, "id", r.comm_id) || !GetInt(header, "rank", rank) ||
       !GetInt(header, "n_ranks", n_ranks))
@@ -88,6 +101,7 @@ std::string ReadRecord(element doc, InspectorRecord& r, std::string& version) {
     return "\"header\" rank " + std::to_string(rank) + " outside n_ranks " +
            std::to_string(n_ranks);
   GetInt(header, "nnodes", nnodes);
+  GetString(header, "comm_name", r.comm_name);  // NCCL 2.30 on
   r.rank = static_cast<int>(rank);
   r.n_ranks = static_cast<int>(n_ranks);
   r.nnodes = static_cast<int>(nnodes);
@@ -139,7 +153,7 @@ Status ParseInspector(const FileText& file, Job& job) {
     SourceLoc where{file.path, line_no};
     element doc;
     InspectorRecord r;
-    std::string version, why;
+    std::string version, p2p, why;
     if (auto err = parser.parse(line.data(), line.size()).get(doc); err != simdjson::SUCCESS) {
       why = std::string("not valid JSON (") + simdjson::error_message(err) + ")";
       if (last) {
@@ -148,7 +162,15 @@ Status ParseInspector(const FileText& file, Job& job) {
         continue;
       }
     } else {
-      why = ReadRecord(doc, r, version);
+      why = ReadRecord(doc, r, version, p2p);
+      if (why.empty() && !p2p.empty()) {
+        job.quality.Add("inspector.p2p_skipped", DiagSeverity::kNote,
+                        "a " + p2p +
+                            " record (p2p_perf, NCCL 2.30's plugin): point-to-point records "
+                            "are not matched across ranks; counted, not read",
+                        where);
+        continue;
+      }
       if (why.empty() && !StartsWith(version, "v4.")) {
         job.quality.Add("inspector.other_version", DiagSeverity::kWarning,
                         "inspector_output_format_version \"" + version +
@@ -171,7 +193,7 @@ Status ParseInspector(const FileText& file, Job& job) {
   if (records == 0 && !other_version.empty())
     return MakeError(ErrorCode::kBadInput,
                      "inspector_output_format_version \"" + other_version +
-                         "\": this commdx reads v4.x (NCCL 2.23 to 2.28)",
+                         "\": this commdx reads v4.x (NCCL 2.23 to 2.30)",
                      first_other);
   if (records == 0 && !first_why.empty())
     return MakeError(ErrorCode::kBadInput, "no Inspector record read; expected one: " + first_why,

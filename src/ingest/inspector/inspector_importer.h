@@ -1,6 +1,7 @@
 // Importer for NCCL Inspector profiler plugin output (NVIDIA/nccl ext-profiler/inspector, NCCL
-// 2.23+, output format v4): JSONL, one file per process (<host>-pid<pid>.log, or .jsonl, .gz),
-// one record per completed collective. Recognised by its first line: a JSON object with
+// 2.23 to 2.29; plugins/profiler/inspector from 2.30; output format v4): JSONL, one file per
+// process (<host>-pid<pid>.log, or .jsonl, .gz), one record per completed collective (2.30 also
+// writes sends and receives: counted, not read). Recognised by its first line: a JSON object with
 // "header" and "metadata" holding "inspector_output_format_version".
 #pragma once
 

@@ -106,5 +106,25 @@ TEST(InspectorSummary, KindAndBandwidthPerSize) {
       << out[0].detail;
 }
 
+TEST(InspectorSummary, NamesTheCommunicatorWhereNccl230Did) {
+  // NCCL 2.30's records carry "comm_name" ("unknown" for an unnamed communicator); older ones
+  // none: the id alone then.
+  Job job = Straggling(2, 40);
+  for (InspectorRecord& r : job.inspector) r.comm_name = "DP Group 0";
+  auto summary = FindInspectorBandwidth(job, {});
+  ASSERT_EQ(summary.size(), 1u);
+  EXPECT_NE(summary[0].title.find("Communicator 0xabc (\"DP Group 0\"): 3 ranks"),
+            std::string::npos)
+      << summary[0].title;
+  auto late = FindInspectorLateRank(job, {});
+  ASSERT_EQ(late.size(), 1u);
+  EXPECT_NE(late[0].title.find("communicator 0xabc (\"DP Group 0\") wait"), std::string::npos)
+      << late[0].title;
+  for (InspectorRecord& r : job.inspector) r.comm_name = "unknown";
+  auto comms = MatchInspector(job.inspector);
+  ASSERT_EQ(comms.size(), 1u);
+  EXPECT_EQ(InspectorCommLabel(comms[0]), "0xabc");
+}
+
 }  // namespace
 }  // namespace commdx::analysis
