@@ -1,25 +1,29 @@
 // Real output of NCCL's Inspector plugin as production writes it (issue 42), each case folder read
 // whole as a user would pass it: the Prometheus files of NCCL 2.29 (one record per communicator
 // and dump pass) and 2.30 (`version="v5.1"` buckets), healthy and with a 50 ms straggler, beside
-// the job's NCCL logs (tests/data/inspector_prom/h100_2ranks/, README there). One H100, DDP over
-// two ranks, plugins built from NVIDIA/nccl v2.29.3-1 and v2.30.7-1 loaded by NCCL 2.28.9; how.txt
-// in each folder. Every expected number below was read from the capture's own lines (or computed
-// from them, the arithmetic beside it), not from commdx's output. The straggler case checks what
-// commdx must not do: name one late GPU from buckets whose waiting GPU changes from one bucket to
-// the next.
+// the job's NCCL logs (tests/data/inspector_prom/h100_2ranks/, README there), and 2.30's JSONL
+// (tests/data/inspector/ddp_230_healthy/, README there). One H100, DDP over two ranks, plugins
+// built from NVIDIA/nccl v2.29.3-1 and v2.30.7-1 loaded by NCCL 2.28.9; how.txt in each folder.
+// Every expected number below was read from the capture's own lines (or computed from them, the
+// arithmetic beside it), not from commdx's output. The straggler case checks what commdx must not
+// do: name one late GPU from buckets whose waiting GPU changes from one bucket to the next.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <set>
 #include <string>
 
 #include "analysis/registry.h"
 #include "ingest/load_inputs.h"
+#include "unit/run_commdx.h"
 
 namespace commdx {
 namespace {
 
 const std::string kProm =
     std::string(COMMDX_SOURCE_DIR) + "/tests/data/inspector_prom/h100_2ranks/";
+const std::string kJsonl = std::string(COMMDX_SOURCE_DIR) + "/tests/data/inspector/ddp_230_healthy";
 
 struct Loaded {
   Job job;
@@ -236,6 +240,92 @@ TEST(InspectorH100Captures, Nccl230StragglerBucketsNameNoLateGpu) {
   EXPECT_TRUE(Has(sum->detail, "AllReduce 32-33MB RING_SIMPLE x2: 1.05-1.59 GB/s, 33042 us"))
       << sum->detail;
   EXPECT_TRUE(Has(sum->detail, "late ranks are not told apart")) << sum->detail;
+}
+
+// NCCL 2.30's JSONL: still format v4.0, the header now with "comm_name":"unknown". 398 lines per
+// rank, every one a collective (397 AllReduce with coll_sn 0-397 but 6, 1 Broadcast #1), the same
+// (collective, coll_sn) set on both ranks: counted with a script over the two files.
+TEST(InspectorH100Captures, Nccl230JsonlCarriesTheCommunicatorName) {
+  Loaded l = LoadFolder(kJsonl);
+  ASSERT_EQ(l.job.inputs.size(), 2u);
+  for (const auto& in : l.job.inputs) EXPECT_EQ(InputKindsName(in.kinds), "inspector");
+  ASSERT_EQ(l.job.inspector.size(), 796u);
+  EXPECT_TRUE(l.job.inspector_buckets.empty());
+  int per_rank[2] = {0, 0}, broadcasts = 0;
+  uint64_t ar_lo = UINT64_MAX, ar_hi = 0;
+  for (const InspectorRecord& r : l.job.inspector) {
+    ASSERT_TRUE(r.rank == 0 || r.rank == 1);
+    ++per_rank[r.rank];
+    EXPECT_EQ(r.comm_id, "0xc716b10523e2c8");
+    EXPECT_EQ(r.comm_name, "unknown");
+    EXPECT_EQ(r.n_ranks, 2);
+    EXPECT_EQ(r.nnodes, 2);
+    EXPECT_EQ(r.pid, r.rank == 0 ? 1531 : 1532);
+    EXPECT_EQ(r.timing_source, "kernel_gpu");
+    if (r.coll == "Broadcast") {
+      ++broadcasts;
+      EXPECT_EQ(r.msg_bytes, 167919616u);
+    } else {
+      EXPECT_EQ(r.coll, "AllReduce");
+      ar_lo = std::min(ar_lo, r.msg_bytes);
+      ar_hi = std::max(ar_hi, r.msg_bytes);
+    }
+  }
+  EXPECT_EQ(per_rank[0], 398);
+  EXPECT_EQ(per_rank[1], 398);
+  EXPECT_EQ(broadcasts, 2);
+  EXPECT_EQ(ar_lo, 32u << 20);   // DDP's 32 MiB gradient buckets (up to 33603584 B)
+  EXPECT_EQ(ar_hi, 167919616u);  // and one all-reduce of 160.14 MiB
+  // Line 1 of rank 0: Broadcast #1, 167919616 B in 54161 us: 167919616 / 54161 us = 3.10038
+  // GB/s, the line's coll_algobw_gbs 3.100379.
+  const InspectorRecord& first = l.job.inspector.front();
+  ASSERT_EQ(first.where.line, 1u);
+  EXPECT_EQ(first.rank, 0);
+  EXPECT_EQ(first.coll, "Broadcast");
+  EXPECT_EQ(first.coll_sn, 1u);
+  EXPECT_EQ(first.exec_ns, 54161000);
+  EXPECT_DOUBLE_EQ(first.algbw_gbps, 3.100379);
+
+  // Only notes: AllReduce #6 is missing on each rank (2.30's plugin skips those under 8 KiB or
+  // without kernel times), one gap of the 398 numbers 0-397 per rank.
+  ExpectOnlyNotes(l.job);
+  ASSERT_EQ(l.job.quality.entries().size(), 1u);
+  const DiagEntry& gap = l.job.quality.entries()[0];
+  EXPECT_EQ(gap.id, "inspector.sn_gaps");
+  EXPECT_EQ(gap.count, 2u);
+  EXPECT_TRUE(Has(gap.message, "1 of 398 AllReduce not recorded (NCCL 2.30's plugin"))
+      << gap.message;
+
+  EXPECT_TRUE(l.With("inspector.late_rank").empty());
+  auto sums = l.With("inspector.comm_summary");
+  ASSERT_EQ(sums.size(), 1u);
+  // "unknown" is no name: the communicator is shown by its id alone.
+  EXPECT_EQ(sums[0]->title,
+            "Communicator 0xc716b10523e2c8: 2 ranks on 2 node(s), network; 397 AllReduce, "
+            "1 Broadcast recorded");
+  double collectives = -1;
+  for (const auto& m : sums[0]->metrics)
+    if (m.name == "collectives") collectives = m.value;
+  EXPECT_EQ(collectives, 398);  // every (collective, coll_sn) on both ranks: all matched
+}
+
+// The report a user gets for each folder: read (exit 0, or 1 for error-level findings; not a
+// refusal), the Inspector input recognised, its summary shown, nothing named late, and no
+// placeholder number (-1, nan, inf) in the text.
+TEST(InspectorH100Captures, DiagnoseReportsEachFolder) {
+  for (const std::string& dir :
+       {kProm + "p229_healthy", kProm + "p230_healthy", kProm + "p230_straggler", kJsonl}) {
+    SCOPED_TRACE(dir);
+    test_util::RunResult r = test_util::RunCommdx("diagnose '" + dir + "'");
+    EXPECT_TRUE(r.code == 0 || r.code == 1) << r.code << "\n" << r.out;
+    EXPECT_TRUE(Has(r.out, "inspector.comm_summary")) << r.out;
+    EXPECT_FALSE(Has(r.out, "inspector.late_rank")) << r.out;
+    EXPECT_FALSE(Has(r.out, "inspector_prom.")) << r.out;  // no bad line or incomplete sample
+    for (const char* bad :
+         {" -1 ", "-1 us", "-1 GB/s", " nan ", " inf ", "nan GB/s", "inf GB/s", "(size unknown)"})
+      EXPECT_FALSE(Has(r.out, bad)) << bad << " in:\n" << r.out;
+    EXPECT_TRUE(Has(r.out, "how.txt: not a format commdx reads")) << r.out;
+  }
 }
 
 }  // namespace
