@@ -111,10 +111,10 @@ std::vector<Finding> FindInspectorBuckets(const Job& job, const Options&) {
     size_t shown = 0;
     for (const auto& [k, s] : order) {
       if (shown++ == kMaxKeysShown) break;
-      const double lo = s->Lowest(), hi = s->Highest();
+      // One number where both ends print alike ("1.57", not "1.57-1.57").
+      const std::string lo = StrFormat("%.2f", s->Lowest()), hi = StrFormat("%.2f", s->Highest());
       f.detail += " " + KeyName(*k) + StrFormat(" x%zu: ", s->buckets.size()) +
-                  (lo == hi ? StrFormat("%.2f", hi) : StrFormat("%.2f-%.2f", lo, hi)) +
-                  StrFormat(" GB/s, %.0f us;", s->MeanTimeUs());
+                  (lo == hi ? hi : lo + "-" + hi) + StrFormat(" GB/s, %.0f us;", s->MeanTimeUs());
     }
     if (c.keys.size() > kMaxKeysShown)
       f.detail += StrFormat(" and %zu more keys.", c.keys.size() - kMaxKeysShown);
