@@ -60,7 +60,8 @@ inline bool EventScanner::Done(const RawEvent& ev, Need need) {
     case Need::kExternalId:
       return ev.external_id >= 0;
     case Need::kLaunchIds:
-      return ev.external_id >= 0 && ev.device >= 0 && ev.stream >= 0 && ev.correlation >= 0;
+      return ev.external_id >= 0 && ev.device >= 0 && ev.stream >= 0 && ev.correlation >= 0 &&
+             ev.grid_x > 0;
     case Need::kCopyBytes:
       return ev.correlation >= 0 && ev.stream >= 0 && ev.bytes >= 0;
   }

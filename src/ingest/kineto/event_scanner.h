@@ -45,6 +45,7 @@ class EventScanner {
     kAll,         // comm kernels, record_param_comms, metadata, anything not recognised
     kExternalId,  // CPU ops and annotations: External id (Kineto writes it first)
     kLaunchIds,   // compute kernels: External id, device, stream, correlation (Kineto: first)
+                  // and the grid's x (which kernel runs are alike: trace.shared_gpu)
     kCopyBytes,   // copies and sets: those and "bytes"
   };
   static Need NeedOf(const trace_build::RawEvent& ev);
