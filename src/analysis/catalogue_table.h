@@ -54,6 +54,8 @@ inline constexpr CatalogueEntry kEntries[] = {
      "Allocator churn: the GPU idles while the host is in cudaMalloc/cudaFree"},
     {"trace.host_gap", kTrace, kCause, kW, 8,
      "Host gap: the GPU idles while the host runs code outside any profiled op"},
+    {"trace.queued_idle", kTrace, kSymptom, kW, 8,
+     "Queued idle: the GPU waits with work queued, for something the trace does not record"},
     {"trace.arrival_skew", kTrace, kSymptom, kW, 2,
      "Ranks arrive late at collectives: others wait for a straggler"},
     {"trace.slow_collective_bw", kTrace, kSymptom, kW, 5,
@@ -62,6 +64,8 @@ inline constexpr CatalogueEntry kEntries[] = {
      "Communication kernels run one after another, not overlapped"},
     {"trace.serial_gpus", kTrace, kCause, kW, 8,
      "One process's GPUs run one at a time: each idles while the others work"},
+    {"trace.shared_gpu", kTrace, kCause, kW, 8,
+     "The GPU is shared with another process: kernels are held up by its time slices"},
     {"trace.pattern", kTrace, kContext, kI, 1, "Communication pattern of the job"},
     // logs
     {"comm.socket_fallback", kLogs, kCause, kE, 4, "NCCL fell back to TCP sockets"},

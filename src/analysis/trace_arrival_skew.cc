@@ -22,7 +22,7 @@ const Step* WindowAt(const RankTrace& t, int64_t x) {
 }
 
 struct Spent {
-  int64_t compute = 0, comm = 0, other = 0, data = 0, sync = 0, cpu = 0;
+  int64_t compute = 0, comm = 0, other = 0, data = 0, sync = 0, cpu = 0, queued = 0;
 };
 
 Spent SpentIn(const TraceFacts& f, int trace, int64_t a, int64_t b) {
@@ -36,8 +36,12 @@ Spent SpentIn(const TraceFacts& f, int trace, int64_t a, int64_t b) {
   s.data = m.idle_data_ns;
   // Host time blocked in synchronising calls while the GPU had nothing to do.
   Intervals idle = GapsIn(tl.busy, a, b);
-  s.sync = std::min(m.idle_host_ns, OverlapIn(idle, tl.host_sync, a, b));
-  s.cpu = m.idle_host_ns - s.sync;
+  // Idle whose next work was already queued is not the CPU's: the GPU waited for something the
+  // trace does not record (trace.queued_idle).
+  s.queued = m.idle_queued_ns;
+  const int64_t host = m.idle_host_ns - s.queued;
+  s.sync = std::min(host, OverlapIn(idle, tl.host_sync, a, b));
+  s.cpu = host - s.sync;
   return s;
 }
 
@@ -66,6 +70,8 @@ void Explain(const TraceSet& set, const TraceFacts& f, const MatchedCollective& 
                 {"data", "data loading (GPU idle)", sl.data - se.data},
                 {"sync", "host synchronisation (GPU idle)", sl.sync - se.sync},
                 {"cpu", "CPU work (GPU idle, waiting for launches)", sl.cpu - se.cpu},
+                {"queued", "GPU idle with work queued, waiting for something the trace does "
+                 "not record", sl.queued - se.queued},
                 {"comm", "other communication", sl.comm - se.comm},
                 {"other", "copies/sets", sl.other - se.other}};
   const Cat* best = &cats[0];
@@ -227,6 +233,10 @@ std::vector<Finding> FindArrivalSkew(const AnalysisInput& input, const Options&)
           " has more GPU work per step than the others: "
           "balance the work (uneven batches or sequence lengths, extra per-rank work), and check "
           "its GPU for throttling (commdx doctor).";
+    else if (doing == "queued")
+      x.fix = "Rank " + std::to_string(t.rank) +
+              "'s GPU waits with its work already queued (see trace.queued_idle): check that no "
+              "other process shares its GPU, and record it with Nsight Systems to see what runs.";
     else if (doing == "sync")
       x.fix = "Remove the host synchronisation on rank " + std::to_string(t.rank) +
               " (see trace.host_sync).";

@@ -20,7 +20,8 @@ struct LateStep {
   int64_t caused_wait_ns = 0;  // sum over the step's collectives of the longest wait
   int instances = 0;           // collectives it was last at (wait >= 20 µs)
   std::string doing;           // "GPU compute (+18.2 ms)", "data loading (+60.1 ms)", ...
-  std::string doing_key;       // "compute", "data", "sync", "cpu", "comm", "unclear"
+  std::string doing_key;       // "compute", "data", "sync", "cpu", "queued", "comm",
+                               // "other", "unclear"
   int64_t extra_ns = 0;        // its extra time in that category
   int64_t worst_wait_ns = 0;   // the waiting at the collective that was explained
 };

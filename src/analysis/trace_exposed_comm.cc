@@ -92,7 +92,10 @@ std::vector<Finding> FindExposedComm(const TraceSet& set, const TraceFacts& f, c
   if (worst_ns < kMinCostNs || worst_ns < kMinStepShare * step_ns) return {};
   const RankTrace& t = set.ranks[worst];
   const double after_bw = GradientCommAfterBackward(t);
-  const double idle_share = step_ns > 0 ? static_cast<double>(m.idle_host_ns) / step_ns : 0;
+  // The GPU waiting for its CPU: idle whose next work had already been queued is not (it
+  // waits for something else: trace.queued_idle).
+  const double idle_share =
+      step_ns > 0 ? static_cast<double>(m.idle_host_ns - m.idle_queued_ns) / step_ns : 0;
   const int64_t comm_total = m.comm_ns();
 
   Finding x = NewFinding("trace.exposed_comm");

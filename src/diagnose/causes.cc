@@ -41,6 +41,10 @@ const std::vector<CauseRule>& CauseRules() {
       // A rank whose GPU waits for its own CPU arrives late at collectives: the others' wait is
       // its launch-bound step seen from outside (a symptom explaining a symptom).
       {"trace.launch_bound", {}, true, {"trace.arrival_skew"}},
+      // The same for a rank whose GPU waits with its work queued, and for one whose GPU another
+      // process holds up: the others wait for it at collectives.
+      {"trace.queued_idle", {}, true, {"trace.arrival_skew"}},
+      {"trace.shared_gpu", {}, true, {"trace.arrival_skew", "trace.exposed_comm"}},
       // Ranks taking turns on one GPU make every benchmark number a time slice.
       {"bench.shared_gpu", {"bench.low_busbw", "bench.high_latency", "bench.asymmetric_pair"}},
       {"trace.comm_serialized", {"trace.exposed_comm"}},

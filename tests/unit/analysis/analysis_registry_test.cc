@@ -32,7 +32,7 @@ TEST(AnalyzerRegistry, EveryAnalyzerOnceWithASource) {
     EXPECT_NE(std::string(a.description), "") << a.name;
     trace += a.source == Source::kTrace;
   }
-  EXPECT_EQ(trace, 12);  // the trace analyzers are listed like the others
+  EXPECT_EQ(trace, 14);  // the trace analyzers are listed like the others
   for (const auto& e : analysis::Catalogue()) EXPECT_NE(e.source, Source::kNone) << e.id;
 }
 

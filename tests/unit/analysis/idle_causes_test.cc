@@ -10,92 +10,12 @@
 #include "analysis/trace_facts.h"
 #include "analysis/trace_step_breakdown.h"
 #include "ingest/trace_build/names.h"
+#include "unit/analysis/hand_timeline.h"
 
 namespace commdx::analysis {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
-
-enum Name : uint32_t {
-  kKernel = 1,
-  kLaunch,
-  kSyncCall,
-  kFree,
-  kMalloc,
-  kBegin,
-  kEnd,
-  kInstantiate,
-  kMm,
-  kAdd,
-  kStepMark
-};
-
-// One rank with two host threads: 0 the training loop, 1 another thread.
-struct Timeline {
-  RankTrace t;
-  Timeline() {
-    t.names = {"",
-               "kernel",
-               "cudaLaunchKernel",
-               "cudaStreamSynchronize",
-               "cudaFree",
-               "cudaMalloc",
-               "cudaStreamBeginCapture",
-               "cudaStreamEndCapture",
-               "cudaGraphInstantiateWithFlags",
-               "aten::mm",
-               "aten::add",
-               "ProfilerStep#1"};
-    t.threads = {{"1", "main", 0}, {"2", "other", 0}};
-    t.main_thread = 0;
-    t.has_gpu = true;
-  }
-  // A kernel running [start, end), launched by a call [ls, le] on `thread`.
-  void Kernel(int64_t start, int64_t end, int64_t ls, int64_t le, uint32_t thread = 0) {
-    t.runtime.push_back(RuntimeCall{ls, le, kLaunch, thread, static_cast<int32_t>(t.gpu_ops.size()),
-                                    kHostFlagLaunch});
-    GpuOp op;
-    op.start_ns = start;
-    op.end_ns = end;
-    op.stream = 7;
-    op.name = kKernel;
-    t.gpu_ops.push_back(op);
-  }
-  void Call(int64_t s0, int64_t s1, Name name, uint32_t thread = 0) {
-    const uint8_t flags = ingest::trace_build::RuntimeFlags(t.names[name]);
-    t.runtime.push_back(RuntimeCall{s0, s1, name, thread, -1, flags});
-  }
-  void Op(int64_t s, int64_t e, Name name, uint32_t thread = 0) {
-    const uint8_t flags = name == kStepMark ? kHostFlagStep : kHostFlagNone;
-    const HostOpKind kind = name == kStepMark ? HostOpKind::kUserAnnotation : HostOpKind::kCpuOp;
-    t.host_ops.push_back(HostOp{s, e, name, thread, kind, flags});
-  }
-  // Sorts as the importer leaves it; one step over [lo, hi) unless steps were given.
-  void Finish(int64_t lo, int64_t hi) {
-    auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
-    std::stable_sort(t.runtime.begin(), t.runtime.end(), by_start);
-    for (size_t i = 0; i < t.runtime.size(); ++i)
-      if (t.runtime[i].gpu_op >= 0) t.gpu_ops[t.runtime[i].gpu_op].launch = static_cast<int32_t>(i);
-    std::stable_sort(t.gpu_ops.begin(), t.gpu_ops.end(), by_start);
-    for (size_t i = 0; i < t.gpu_ops.size(); ++i)
-      t.runtime[t.gpu_ops[i].launch].gpu_op = static_cast<int32_t>(i);
-    std::stable_sort(t.host_ops.begin(), t.host_ops.end(), by_start);
-    t.first_ns = lo;
-    t.last_ns = hi;
-    if (t.steps.empty()) t.steps = {Step{0, lo, hi, lo, hi}};
-  }
-  StepBreakdown Measure(int64_t lo, int64_t hi) {
-    Finish(lo, hi);
-    tl = BuildTimeline(t);
-    return MeasureWindow(tl, {}, lo, hi);
-  }
-  int64_t LaunchIn(Name op) const {
-    for (const auto& [name, ns] : tl.idle.launch_ops)
-      if (name == op) return ns;
-    return 0;
-  }
-  RankTimeline tl;
-};
+using namespace hand;  // NOLINT: the hand-made timeline's names
 
 void ExpectPartsAddUp(const StepBreakdown& s) {
   EXPECT_EQ(s.compute_ns + s.comm_overlapped_ns + s.comm_exposed_ns + s.other_gpu_ns +
@@ -268,12 +188,6 @@ Job AllocLoop(const std::vector<bool>& alloc_in_step) {
   Job job;
   job.trace.ranks.push_back(std::move(x.t));
   return job;
-}
-
-const Finding* FindId(const std::vector<Finding>& fs, const std::string& id) {
-  for (const auto& f : fs)
-    if (f.id == id) return &f;
-  return nullptr;
 }
 
 TEST(AllocatorChurn, EveryStepFoundWithTheIdleDuringTheCallsAsSaving) {
