@@ -4,7 +4,8 @@
 
 Cases (CASES below): boolean-mask indexing on a launch-bound small-kernel model, allocator churn
 (a new tensor size and torch.cuda.empty_cache() every step), host work between steps outside any
-profiled op, and a CUDA graph captured inside the profiled window and then replayed.
+profiled op, a CUDA graph captured inside the profiled window and then replayed, and a GPU-bound
+loop sharing its GPU with a second process (shared_gpu; gpu_bound_alone is its twin alone).
 Recording styles:
   sched  profiler schedule (wait=1, warmup=1, active=N) and prof.step(): ProfilerStep#N marks
   plain  `with profile():` around the loop, the user's own record_function("iteration_N") marks
@@ -20,6 +21,7 @@ the cause saves.
 """
 
 import argparse
+import atexit
 import contextlib
 import gzip
 import json
@@ -27,6 +29,8 @@ import os
 import shutil
 import socket
 import statistics
+import subprocess
+import sys
 import time
 
 os.environ["NCCL_NVLS_ENABLE"] = "0"  # mandatory on the shared GPU machines
@@ -67,8 +71,19 @@ CASES = {
              "then replayed every step. The captured kernels are recorded but not run during "
              "the capture; the replays keep the GPU busy. Not launch-bound",
         without="the same step run eagerly, no graph"),
+    "shared_gpu": dict(
+        model=("mlp", 4096, 8, 4096), opt="adamw", finding="trace.shared_gpu", steps=8,
+        note="MLP (width 4096, 8 layers, batch 4096, bf16 autocast, fused AdamW), GPU-bound on "
+             "its own, while a second process (gpu_hog.py --mode big, started by this script, "
+             "not profiled) runs 8192x8192 bf16 matmuls back to back on the same GPU: the GPU is time-sliced "
+             "between the two, so this process's queued kernels wait for work its trace does "
+             "not record",
+        without="the GPU to itself (no second process)"),
+    "gpu_bound_alone": dict(
+        model=("mlp", 4096, 8, 4096), opt="adamw", finding=None, steps=8,
+        note="healthy twin of shared_gpu: the same GPU-bound MLP with the GPU to itself",
+        without="the same loop (nothing injected)"),
 }
-
 
 class DeepMLP(nn.Module):
     def __init__(self, width, layers):
@@ -195,6 +210,22 @@ def main():
         g["graph"].replay()
         state["i"] += 1
 
+    hog = {"proc": None}
+
+    def set_hog(on):
+        if a.case != "shared_gpu" or not on_gpu:
+            return
+        if on and hog["proc"] is None:
+            hog_py = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpu_hog.py")
+            hog["proc"] = subprocess.Popen([sys.executable, hog_py, "--mode", "big"],
+                                           stdout=subprocess.PIPE, text=True)
+            atexit.register(hog["proc"].kill)
+            assert hog["proc"].stdout.readline().strip() == "ready"
+        elif not on and hog["proc"] is not None:
+            hog["proc"].kill()
+            hog["proc"].wait()
+            hog["proc"] = None
+
     def host_work():
         if a.case == "host_gap" and state["cause"]:
             spin(6.0)          # metrics, formatting a log line
@@ -214,6 +245,7 @@ def main():
     # and without the cause (the CUDA graph case: graph replay vs the eager step)
     def measure(with_cause):
         state["cause"] = with_cause
+        set_hog(with_cause)
         for i in range(3):
             one_step(i)
             host_work()
@@ -311,6 +343,7 @@ def main():
         prof.export_chrome_trace(trace)
     sync()
     meta["profiled_total_ms"] = (time.perf_counter() - t0) * 1e3
+    set_hog(False)
     if trace is not None:
         with open(trace, "rb") as src, gzip.open(trace + ".gz", "wb", 9) as dst:
             shutil.copyfileobj(src, dst)

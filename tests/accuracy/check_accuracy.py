@@ -105,6 +105,8 @@ def main():
                 continue
             if name in relabels:
                 meta["expected_finding"] = relabels[name][0]
+                meta["injected"] = (meta.get("injected") or "") + " [relabelled: " + \
+                    relabels[name][2] + "]"
             metas[name] = meta
     if not metas:
         print("no examples with meta.json found", file=sys.stderr)
