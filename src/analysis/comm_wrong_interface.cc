@@ -2,7 +2,8 @@
 // route between hosts: loopback, docker/bridge/veth/virbr, tunnels and VPNs, link-local IPv6.
 // NCCL's automatic choice only avoids docker* and lo; it takes ip6tnl0, br-*, veth*, virbr0 or a
 // VPN when they come first. Error when ranks span hosts (or a connect to a peer failed), warning
-// when the node count is unknown, info for loopback on a single node.
+// when the node count is unknown, info for loopback on a single node — also when NCCL counts
+// several nodes (NCCL_HOSTID) but every rank's host name is the same machine.
 #include <algorithm>
 #include <set>
 
@@ -11,6 +12,27 @@
 #include "analysis/comm_common.h"
 
 namespace commdx::analysis {
+
+namespace {
+
+// The one machine every rank of every communicator runs on, when each rank's host is known and
+// they share it, even where NCCL_HOSTID makes NCCL count them as several nodes; empty otherwise.
+std::string OneMachine(const NcclSetup& s) {
+  if (s.communicators.empty()) return {};  // one host's log of a job may be all there is
+  std::set<std::string> hosts;
+  for (const auto& c : s.communicators) {
+    if (static_cast<int>(c.ranks.size()) != c.nranks) return {};
+    for (const auto& [r, info] : c.ranks) {
+      if (info.host.empty()) return {};
+      hosts.insert(info.host);
+    }
+  }
+  for (const auto& p : s.processes)
+    if (!p.host.empty()) hosts.insert(p.host);
+  return hosts.size() == 1 ? *hosts.begin() : std::string();
+}
+
+}  // namespace
 
 std::vector<Finding> FindCommWrongInterface(const Job& job, const Options&) {
   const NcclSetup& s = job.nccl;
@@ -51,9 +73,14 @@ std::vector<Finding> FindCommWrongInterface(const Job& job, const Options&) {
   }
   std::optional<bool> spans = SpansHosts(s);
   bool only_loopback = first_why == "loopback" && bad_names.size() == 1;
+  // Ranks NCCL counts as nodes (NCCL_HOSTID) that all run on one machine reach each other over
+  // loopback: it works there, and only there.
+  const std::string machine = only_loopback ? OneMachine(s) : std::string();
   Finding f = NewFinding("comm.wrong_interface");
   f.method_step = 4;
-  if (spans.value_or(false) || connect_failed) {
+  if (!machine.empty() && !connect_failed) {
+    f.severity = Severity::kInfo;
+  } else if (spans.value_or(false) || connect_failed) {
     f.severity = Severity::kError;
   } else if (!spans.has_value()) {
     f.severity = Severity::kWarning;
@@ -69,8 +96,12 @@ std::vector<Finding> FindCommWrongInterface(const Job& job, const Options&) {
   if (bad_names.size() > 4) names += " and " + std::to_string(bad_names.size() - 4) + " more";
   f.title = "NCCL uses interface" + std::string(bad_names.size() > 1 ? "s " : " ") + names + " (" +
             first_why + ")";
-  f.detail = only_loopback && f.severity == Severity::kInfo
-                 ? "Loopback works only while every rank is on this node."
+  f.detail = !machine.empty() && f.severity == Severity::kInfo && spans.value_or(false)
+                 ? "Every rank runs on host " + machine +
+                       ", though NCCL counts them as several nodes (NCCL_HOSTID): loopback "
+                       "reaches them there, and would reach no rank on another host."
+             : only_loopback && f.severity == Severity::kInfo
+                 ? std::string("Loopback works only while every rank is on this node.")
                  : "These interfaces do not reach other hosts (or only through a slow path). "
                    "NCCL uses the first listed one for bootstrap and stripes NET/Socket traffic "
                    "over every listed one, so connections time out or crawl.";

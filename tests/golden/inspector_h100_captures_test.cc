@@ -328,5 +328,19 @@ TEST(InspectorH100Captures, DiagnoseReportsEachFolder) {
   }
 }
 
+// The Prometheus captures ran two ranks on one machine ("vm") as two NCCL nodes (NCCL_HOSTID per
+// rank) over loopback (NCCL_SOCKET_IFNAME=lo), and the job ran: loopback is a note there, not the
+// error that fails a multi-host job.
+TEST(InspectorH100Captures, LoopbackOnOneMachineCountedAsTwoNodesIsANote) {
+  for (const std::string& dir : {kProm + "p229_healthy", kProm + "p230_straggler"}) {
+    SCOPED_TRACE(dir);
+    const Loaded l = LoadFolder(dir);
+    auto lo = l.With("comm.wrong_interface");
+    ASSERT_EQ(lo.size(), 1u);
+    EXPECT_EQ(lo[0]->severity, Severity::kInfo);
+    EXPECT_TRUE(Has(lo[0]->detail, "Every rank runs on host vm")) << lo[0]->detail;
+  }
+}
+
 }  // namespace
 }  // namespace commdx
