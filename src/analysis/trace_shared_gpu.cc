@@ -6,8 +6,9 @@
 // wait for peers) of a (name, grid) seen at least kMinRuns times in the rank's complete steps
 // whose 10th and 40th percentile runs lie within kMaxSpread (a steady kernel: one name over work
 // of many sizes is not one), the runs over twice their median and at least kMinStretchNs longer; the
-// saving is what those runs took over their median. Fires at >= 10% of the step and >= 0.5 ms
-// per step.
+// saving is what those runs took over their median. A run that overlaps one of the rank's own
+// NCCL kernels is not counted (its own communication may slow it). Fires at >= 10% of the step
+// and >= 0.5 ms per step.
 #include <algorithm>
 #include <map>
 
@@ -34,19 +35,23 @@ struct Stretched {
   std::map<uint32_t, int64_t> by_name;  // extra per kernel name
 };
 
-Stretched Collect(const RankTrace& t, const std::vector<const StepBreakdown*>& steps) {
-  std::map<std::pair<uint32_t, int32_t>, std::vector<int64_t>> runs;
+Stretched Collect(const RankTrace& t, const Intervals& comm,
+                  const std::vector<const StepBreakdown*>& steps) {
+  std::map<std::pair<uint32_t, int32_t>, std::vector<const GpuOp*>> runs;
   for (const GpuOp& op : t.gpu_ops) {
     if (op.kind != GpuOpKind::kKernel) continue;
     const bool in_step = std::any_of(steps.begin(), steps.end(), [&](const StepBreakdown* s) {
       return op.start_ns >= s->start_ns && op.end_ns <= s->end_ns;
     });
-    if (in_step) runs[{op.name, op.grid_x}].push_back(op.end_ns - op.start_ns);
+    if (in_step) runs[{op.name, op.grid_x}].push_back(&op);
   }
   Stretched s;
-  for (const auto& [key, ns] : runs) {
-    s.kernels += static_cast<int64_t>(ns.size());
-    if (ns.size() < kMinRuns) continue;
+  std::vector<int64_t> ns;
+  for (const auto& [key, ops] : runs) {
+    s.kernels += static_cast<int64_t>(ops.size());
+    if (ops.size() < kMinRuns) continue;
+    ns.clear();
+    for (const GpuOp* op : ops) ns.push_back(op->end_ns - op->start_ns);
     // A steady kernel only: its 10th and 40th percentile runs within kMaxSpread of each other
     // (the faster runs, which time slices leave alone even when many runs are held up). Runs of
     // one name on work of many sizes (a grid the trace does not give) spread widely there and
@@ -57,8 +62,12 @@ Stretched Collect(const RankTrace& t, const std::vector<const StepBreakdown*>& s
     const double p40 = static_cast<double>(sorted[sorted.size() * 2 / 5]);
     if (p40 > kMaxSpread * p10) continue;
     const int64_t median = Median(ns);
-    for (int64_t d : ns) {
+    for (const GpuOp* op : ops) {
+      const int64_t d = op->end_ns - op->start_ns;
       if (d <= 2 * median || d - median < kMinStretchNs) continue;
+      // Slowed by this process's own communication beside it (memory bandwidth, SMs), not
+      // necessarily by another process: not counted.
+      if (LengthIn(comm, op->start_ns, op->end_ns) > 0) continue;
       s.extra_ns += d - median;
       ++s.runs;
       s.extras.push_back(d - median);
@@ -78,7 +87,8 @@ std::vector<Finding> FindSharedGpu(const TraceSet& set, const TraceFacts& f, con
     const RankTrace& t = set.ranks[i];
     const auto steps = StepsOfMean(f.steps, static_cast<int>(i));
     if (steps.empty()) continue;
-    const Stretched s = Collect(t, steps);
+    const Stretched s = Collect(t, i < f.timelines.size() ? f.timelines[i].comm : Intervals{},
+                                steps);
     const double n = static_cast<double>(steps.size());
     const double step_ns = static_cast<double>(m.total_ns());
     const double extra = static_cast<double>(s.extra_ns) / n;

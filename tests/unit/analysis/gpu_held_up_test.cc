@@ -75,11 +75,13 @@ TEST(QueuedIdle, TheGpusOwnLatencyBetweenQueuedOpsIsNotAFinding) {
 
 // Four steps of ten back-to-back 0.5 ms kernels (one name, one grid), all queued ahead; in each
 // step `stretched` of them run `extra` longer, pushing the others later.
-Job StretchedSteps(int stretched, int64_t extra, int32_t other_grid = 0) {
+Job StretchedSteps(int stretched, int64_t extra, int32_t other_grid = 0, bool comm = false) {
   Timeline x;
   int64_t at = 0;
   for (int64_t s = 0; s < 4; ++s) {
     const int64_t b = at;
+    // The rank's own NCCL kernel beside the runs held up.
+    if (comm) x.Comm(b, b + stretched * (500'000 + extra), b + 20, b + 21);
     for (int k = 0; k < 10; ++k) {
       int64_t d = 500'000 + (k < stretched ? extra : 0);
       const int32_t grid = k == 9 && other_grid ? other_grid : 1;
@@ -119,6 +121,11 @@ TEST(SharedGpu, SmallJitterAndAnotherGridAreNotStretches) {
   // 0.15 ms more (under twice the median and under the 0.2 ms floor), and one kernel of another
   // grid six times longer.
   Job job = StretchedSteps(3, 150'000, 2);
+  EXPECT_EQ(FindId(RunAnalyzers(job, {}, {Source::kTrace}), "trace.shared_gpu"), nullptr);
+}
+
+TEST(SharedGpu, RunsBesideTheRanksOwnCommunicationAreNotCounted) {
+  Job job = StretchedSteps(2, 2500'000, 0, /*comm=*/true);
   EXPECT_EQ(FindId(RunAnalyzers(job, {}, {Source::kTrace}), "trace.shared_gpu"), nullptr);
 }
 

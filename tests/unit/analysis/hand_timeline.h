@@ -69,6 +69,12 @@ struct Timeline {
     op.grid_x = grid_x;
     t.gpu_ops.push_back(op);
   }
+  // An NCCL kernel of the rank's own running [start, end) on stream 9.
+  void Comm(int64_t start, int64_t end, int64_t ls, int64_t le) {
+    Kernel(start, end, ls, le);
+    t.gpu_ops.back().kind = GpuOpKind::kCommKernel;
+    t.gpu_ops.back().stream = 9;
+  }
   void Call(int64_t s0, int64_t s1, Name name, uint32_t thread = 0) {
     const uint8_t flags = ingest::trace_build::RuntimeFlags(t.names[name]);
     t.runtime.push_back(RuntimeCall{s0, s1, name, thread, -1, flags});
