@@ -2,12 +2,14 @@
 // report on real NCCL logs and job logs read that way, in windows a few lines long (dozens of cuts,
 // each between two lines), is the report on the same files read whole, but for the one note that
 // says so. The NCCL log's reader keeps its state from one window to the next (communicators,
-// pending connection lines, line numbers); the job log's reads each window as a text of its own.
+// pending connection lines, line numbers); the job log's reads each window as a text of its own,
+// holding back to the next window a record a terminal may have wrapped across the edge.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -137,18 +139,66 @@ TEST(WindowedLogs, HangCaptureGivesTheSameReport) {
                    5, false);
 }
 
-// Public job logs: watchdog timeouts, heartbeat-monitor hangs, sequence skew. (The two whose
-// watchdog lines a terminal wrapped are left out: a wrapped line cut by a window boundary is
-// read as two, which 32 MiB windows make rare and 4 KiB ones certain.)
+// Public job logs: watchdog timeouts, heartbeat-monitor hangs, sequence skew, and lines a
+// terminal wrapped (a record cut by a window's edge is held back and read with the next window).
 TEST(WindowedLogs, PublicJobLogsGiveTheSameReport) {
   for (const char* f :
        {"hang/public/heartbeat_arctictraining219.log",
         "hang/public/heartbeat_msswift7992_pg_desc.log",
         "hang/public/watchdog_llamafactory2902_seq_skew.log",
-        "hang/public/watchdog_llamafactory7396.log", "hang/public/rccl429_desync_excerpt.log"}) {
+        "hang/public/watchdog_llamafactory7396.log", "hang/public/rccl429_desync_excerpt.log",
+        "hang/public/wrapped_openr1_620.log", "hang/public/wrapped_pytorch_pr122850.log",
+        "hang/public/heartbeat_vlmr1_257_wrapped.log",
+        "hang/public/dump_signal_torchtune2651_wrapped.log"}) {
     SCOPED_TRACE(f);
     ExpectSameReport({kData + f}, 1, false);
   }
+}
+
+// Where windows of `window` bytes end in `text`, as ReadWindows cuts them: after the last line
+// end they hold.
+std::vector<size_t> WindowEdges(const std::string& text, size_t window) {
+  std::vector<size_t> edges;
+  for (size_t at = 0; at < text.size();) {
+    size_t take = std::min(window, text.size() - at);
+    if (at + take < text.size()) {
+      const size_t nl = text.substr(at, take).find_last_of('\n');
+      if (nl != std::string::npos) take = nl + 1;
+    }
+    at += take;
+    edges.push_back(at);
+  }
+  return edges;
+}
+
+// A watchdog timeout a terminal wrapped over three lines (open-r1 issue 620), with windows of
+// every size from its longest line to four times that: in a third of them a window's edge falls
+// inside the record. Each read gives the whole read's report (the timeout, its collective and
+// its line), not a record cut in two ("cut_watchdog_line") nor the timeout missed.
+TEST(WindowedLogs, WrappedWatchdogLineAcrossAWindowEdge) {
+  const std::string path = kData + "hang/public/wrapped_openr1_620.log";
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t first = text.find("[PG ID 0 PG GUID 0(default_pg) Rank 1] Process group watchdog");
+  const size_t last = text.find("ming out.\n", first);
+  ASSERT_NE(last, std::string::npos);
+  const Read whole = ReadAs({path}, 0, 32u << 20);
+  EXPECT_NE(whole.json.find("OpType=BROADCAST"), std::string::npos) << whole.json;
+  EXPECT_EQ(whole.json.find("cut_watchdog_line"), std::string::npos);
+  const size_t longest = LongestLine({path});
+  size_t inside = 0;
+  for (size_t window = longest; window < 4 * longest; window += 5) {
+    const std::vector<size_t> edges = WindowEdges(text, window);
+    if (std::none_of(edges.begin(), edges.end(),
+                     [&](size_t e) { return e > first && e <= last; }))
+      continue;
+    ++inside;
+    SCOPED_TRACE("windows of " + std::to_string(window) + " bytes");
+    const Read windowed = ReadAs({path}, 1, window);
+    EXPECT_EQ(windowed.windowed_files, 1u);
+    EXPECT_EQ(FirstDifference(whole.json, windowed.json), "");
+  }
+  EXPECT_GE(inside, 20u);
 }
 
 }  // namespace

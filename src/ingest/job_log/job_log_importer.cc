@@ -165,20 +165,62 @@ void ReadInto(const FileText& file, bool first, Job& job) {
   merge.Finish();
 }
 
-// Window by window: each window's lines are read as a text of their own, in file order. What
-// spans two windows (a watchdog line a terminal wrapped across the cut) is not joined.
+// Window by window: each window's lines are read as a text of their own, in file order, but for
+// a record a terminal may have wrapped onto the next window's first lines (its last lines are
+// long: job_log::OpenTailStart). Those lines are held back and read at the start of the next
+// window, so a wrapped watchdog line cut by a window's edge is read whole, and once. Cost: a copy
+// of the window's text when lines are held back (one more window of memory).
 class LogReader final : public WindowReader {
  public:
   explicit LogReader(Job& job) : job_(job) {}
   void Read(const FileText& window) override {
-    ReadInto(window, first_, job_);
-    first_ = false;
+    const FileText* text = &window;
+    if (!held_.empty()) {
+      joined_.path = window.path;
+      joined_.data.assign(held_);
+      joined_.data.append(window.data);
+      joined_.first_line = held_line_;
+      joined_.first_offset = held_offset_;
+      text = &joined_;
+    }
+    const size_t cut = job_log::OpenTailStart(text->data, kMaxHeldBytes);
+    const std::string_view kept = std::string_view(text->data).substr(0, cut);
+    held_line_ = text->first_line + static_cast<uint64_t>(std::count(kept.begin(), kept.end(), '\n'));
+    held_offset_ = text->first_offset + cut;
+    held_.assign(text->data, cut);
+    if (cut == text->data.size()) return ReadText(*text);
+    if (text == &window) {
+      joined_.path = window.path;
+      joined_.data.assign(window.data, 0, cut);
+      joined_.first_line = window.first_line;
+      joined_.first_offset = window.first_offset;
+    } else {
+      joined_.data.resize(cut);
+    }
+    if (cut > 0) ReadText(joined_);
   }
-  void Finish() override {}
+  void Finish() override {
+    if (held_.empty()) return;
+    joined_.data = std::move(held_);
+    joined_.first_line = held_line_;
+    joined_.first_offset = held_offset_;
+    held_.clear();
+    ReadText(joined_);
+  }
 
  private:
+  // A record wrapped over more than this is no terminal's doing (16 lines of 4 KiB).
+  static constexpr size_t kMaxHeldBytes = 64 * 1024;
+  void ReadText(const FileText& text) {
+    ReadInto(text, first_, job_);
+    first_ = false;
+  }
   Job& job_;
   bool first_ = true;
+  FileText joined_;   // held lines and a window, or a window without its held lines
+  std::string held_;  // the last lines of the text before, read with the next window
+  uint64_t held_line_ = 1;
+  uint64_t held_offset_ = 0;
 };
 
 }  // namespace
