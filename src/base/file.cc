@@ -50,17 +50,18 @@ uint64_t DefaultMaxBytes() {
   return std::clamp<uint64_t>(mem / 4, 256ull << 20, 4ull << 30);
 }
 
-Result<std::string> Gunzip(std::string_view compressed, const std::string& name, uint64_t max_bytes,
-                           bool* cut) {
-  std::string out;
-  out.reserve(std::min<uint64_t>(compressed.size() * 4, std::min<uint64_t>(max_bytes, 1ull << 30)));
-  size_t pos = 0;
-  GzipStream gz(name, [&](char* dst, size_t n) -> Result<size_t> {
-    const size_t k = std::min(n, compressed.size() - pos);
-    std::memcpy(dst, compressed.data() + pos, k);
-    pos += k;
-    return k;
-  });
+void GrowFor(std::string& out, size_t more, uint64_t max_bytes) {
+  if (out.capacity() - out.size() >= more) return;
+  uint64_t cap = std::max<uint64_t>(2 * out.capacity(), out.size() + more);
+  // Past half the limit, straight to the limit (and a read's worth): each doubling copies the
+  // text, old and new held at once, and one past the limit would ask for twice what may be held.
+  if (max_bytes && cap >= max_bytes / 2)
+    cap = std::max<uint64_t>(max_bytes + (1 << 18), out.size() + more);
+  out.reserve(static_cast<size_t>(cap));
+}
+
+Status InflateInto(GzipStream& gz, const std::string& name, uint64_t max_bytes, std::string& out,
+                   bool* cut) {
   std::vector<char> buf(1 << 18);
   while (true) {
     Result<size_t> got = gz.Read(buf.data(), buf.size());
@@ -69,6 +70,7 @@ Result<std::string> Gunzip(std::string_view compressed, const std::string& name,
       return GzipError(name, e.message, out);
     }
     if (*got == 0) break;
+    GrowFor(out, *got, max_bytes);
     out.append(buf.data(), *got);
     if (max_bytes && out.size() > max_bytes)
       return MakeError(ErrorCode::kTooLarge,
@@ -81,13 +83,27 @@ Result<std::string> Gunzip(std::string_view compressed, const std::string& name,
   }
   if (gz.cut_short() && cut) {
     *cut = true;
-    return out;
+    return Ok{};
   }
   if (gz.cut_short())
-    return GzipError(name,
-                     "truncated gzip stream: compressed data ends at compressed byte " +
-                         std::to_string(compressed.size()),
+    return GzipError(name, "truncated gzip stream: compressed data ends at compressed byte " +
+                               std::to_string(gz.compressed_read()),
                      out);
+  return Ok{};
+}
+
+Result<std::string> Gunzip(std::string_view compressed, const std::string& name, uint64_t max_bytes,
+                           bool* cut) {
+  std::string out;
+  out.reserve(std::min<uint64_t>(compressed.size() * 4, std::min<uint64_t>(max_bytes, 1ull << 30)));
+  size_t pos = 0;
+  GzipStream gz(name, [&](char* dst, size_t n) -> Result<size_t> {
+    const size_t k = std::min(n, compressed.size() - pos);
+    std::memcpy(dst, compressed.data() + pos, k);
+    pos += k;
+    return k;
+  });
+  COMMDX_TRY(InflateInto(gz, name, max_bytes, out, cut));
   return out;
 }
 

@@ -12,6 +12,8 @@
 
 namespace commdx {
 
+class GzipStream;
+
 struct FileText {
   std::string path;  // as given by the user, for messages
   std::string data;  // decompressed bytes (UTF-8 when converted_from is set)
@@ -85,6 +87,17 @@ Result<std::string> ReadTail(const std::string& path, size_t bytes);
 // fuzzers.
 Result<std::string> Gunzip(std::string_view compressed, const std::string& name_for_errors,
                            uint64_t max_bytes = 0, bool* cut = nullptr);
+
+// Inflates `gz` to its end, appending to `out`: Gunzip for a stream read from an input (a pipe).
+// Over `max_bytes` of `out` (0: no limit): kTooLarge, what was inflated kept in `out`. A stream
+// cut short sets *cut when given, and is an error otherwise.
+Status InflateInto(GzipStream& gz, const std::string& name, uint64_t max_bytes, std::string& out,
+                   bool* cut = nullptr);
+
+// Makes room for `more` bytes after `out`'s text, as a text that may grow to `max_bytes` (0: no
+// limit) is read into it: doubling, but once near half the limit straight to the limit, so the
+// copies of a growing text never hold twice the limit.
+void GrowFor(std::string& out, size_t more, uint64_t max_bytes);
 
 bool LooksGzip(std::string_view data);
 

@@ -27,32 +27,20 @@ struct Pass {
   std::optional<Error> stopped;
 };
 
-// The one loop of both readers: the file's text (gzip inflated), no further than `raw_end` bytes
-// of the file, in windows of whole lines of about `window` bytes, each handed to `visit` with its
-// offset in the text; `visit` returns true to stop. At the end, an unfinished last line is left
-// out when `drop_unfinished` says so (the file grew: its writer is halfway through that line).
-Status EachWindow(const OpenedInput& in, const std::string& path, size_t window, uint64_t raw_end,
-                  const std::function<bool()>& drop_unfinished,
-                  const std::function<bool(std::string_view, uint64_t)>& visit, Pass& pass) {
-  FrontReader front(in, path);
-  front.end = raw_end;
-  COMMDX_ASSIGN_OR_RETURN(size_t have_magic, front.Magic());
-  auto read_raw = [&front](char* dst, size_t n) { return front.Read(dst, n); };
-  std::unique_ptr<GzipStream> gz;
+using TextRead = std::function<Result<size_t>(char*, size_t)>;
+
+// The one loop of every reader: text from `read`, in windows of whole lines of about `window`
+// bytes, each handed to `visit` with its offset in the text; `visit` returns true to stop. At the
+// end, an unfinished last line is left out when `drop_unfinished` says so (the file grew: its
+// writer is halfway through that line).
+void WindowLoop(const TextRead& read, size_t window, const std::function<bool()>& drop_unfinished,
+                const std::function<bool(std::string_view, uint64_t)>& visit, Pass& pass) {
   std::string buf(2 * window, '\0');
   size_t have = 0;
-  if (LooksGzip(std::string_view(front.magic, have_magic))) {
-    gz = std::make_unique<GzipStream>(path, read_raw, std::string_view(front.magic, have_magic));
-    pass.gzip = true;
-  } else {
-    std::memcpy(buf.data(), front.magic, have_magic);
-    have = have_magic;
-  }
   bool end = false;
   while (!end || have > 0) {
     while (!end && have < buf.size()) {
-      Result<size_t> got = gz ? gz->Read(buf.data() + have, buf.size() - have)
-                              : read_raw(buf.data() + have, buf.size() - have);
+      Result<size_t> got = read(buf.data() + have, buf.size() - have);
       if (!got) {  // corrupt or unreadable further on: what came before is handed over
         pass.stopped = std::move(got).error();
         end = true;
@@ -84,6 +72,34 @@ Status EachWindow(const OpenedInput& in, const std::string& path, size_t window,
     std::memmove(buf.data(), buf.data() + take, have - take);
     have -= take;
   }
+}
+
+// A regular file's text (gzip inflated), no further than `raw_end` bytes of the file, through
+// WindowLoop.
+Status EachWindow(const OpenedInput& in, const std::string& path, size_t window, uint64_t raw_end,
+                  const std::function<bool()>& drop_unfinished,
+                  const std::function<bool(std::string_view, uint64_t)>& visit, Pass& pass) {
+  FrontReader front(in, path);
+  front.end = raw_end;
+  COMMDX_ASSIGN_OR_RETURN(size_t have_magic, front.Magic());
+  auto read_raw = [&front](char* dst, size_t n) { return front.Read(dst, n); };
+  std::unique_ptr<GzipStream> gz;
+  size_t magic_left = have_magic;  // a plain file's first bytes, read to look for gzip's
+  if (LooksGzip(std::string_view(front.magic, have_magic))) {
+    gz = std::make_unique<GzipStream>(path, read_raw, std::string_view(front.magic, have_magic));
+    pass.gzip = true;
+    magic_left = 0;
+  }
+  WindowLoop(
+      [&](char* dst, size_t n) -> Result<size_t> {
+        if (gz) return gz->Read(dst, n);
+        if (magic_left == 0) return read_raw(dst, n);
+        const size_t give = std::min(n, magic_left);
+        std::memcpy(dst, front.magic + (have_magic - magic_left), give);
+        magic_left -= give;
+        return give;
+      },
+      window, drop_unfinished, visit, pass);
   pass.gzip_cut = gz && gz->cut_short();
   pass.compressed_bytes = front.at;
   return Ok{};
@@ -111,20 +127,18 @@ Status ScanWindows(const std::string& path, size_t window,
       [&](std::string_view text, uint64_t) { return visit(text); }, pass);
 }
 
-Result<WindowedRead> ReadWindows(const std::string& path, size_t window,
-                                 const std::function<void(const FileText&)>& visit) {
-  COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
-  if (in.pipe()) return MakeError(ErrorCode::kInternal, "ReadWindows on a pipe", {path});
-  auto size_now = [&]() -> uint64_t {
-    struct stat now {};
-    return fstat(in.fd(), &now) == 0 ? static_cast<uint64_t>(now.st_size) : 0;
-  };
+namespace {
+
+// The windows of a pass as FileTexts that know their first line and byte, and what the pass read.
+// `run` makes the pass, handing its windows to the function it is given.
+WindowedRead Windows(
+    const std::string& path, const std::function<void(const FileText&)>& visit,
+    const std::function<void(const std::function<bool(std::string_view, uint64_t)>&, Pass&)>& run) {
   FileText w;
   w.path = path;
   uint64_t line = 1;
   Pass pass;
-  COMMDX_TRY(EachWindow(
-      in, path, window, in.size(), [&] { return size_now() > in.size(); },
+  run(
       [&](std::string_view text, uint64_t offset) {
         w.data.assign(text);
         w.first_line = line;
@@ -133,14 +147,13 @@ Result<WindowedRead> ReadWindows(const std::string& path, size_t window,
         line += CountLines(text);
         return false;
       },
-      pass));
+      pass);
   WindowedRead out;
   out.file.path = path;
   out.file.was_gzip = pass.gzip;
   out.file.compressed_bytes = pass.compressed_bytes;
   out.file.gzip_cut = pass.gzip_cut;
   out.file.dropped_tail_bytes = pass.dropped_tail_bytes;
-  if (const uint64_t now = size_now(); now > in.size()) out.file.grew_bytes = now - in.size();
   out.bytes = pass.bytes;
   out.windows = pass.windows;
   out.cut_lines = pass.cut_lines;
@@ -156,6 +169,33 @@ Result<WindowedRead> ReadWindows(const std::string& path, size_t window,
                             at);
   }
   return out;
+}
+
+}  // namespace
+
+Result<WindowedRead> ReadWindows(const std::string& path, size_t window,
+                                 const std::function<void(const FileText&)>& visit) {
+  COMMDX_ASSIGN_OR_RETURN(OpenedInput in, OpenInput(path));
+  if (in.pipe()) return MakeError(ErrorCode::kInternal, "ReadWindows on a pipe", {path});
+  auto size_now = [&]() -> uint64_t {
+    struct stat now {};
+    return fstat(in.fd(), &now) == 0 ? static_cast<uint64_t>(now.st_size) : 0;
+  };
+  Status opened = Ok{};
+  WindowedRead out = Windows(path, visit, [&](const auto& each, Pass& pass) {
+    opened = EachWindow(in, path, window, in.size(), [&] { return size_now() > in.size(); }, each,
+                        pass);
+  });
+  COMMDX_TRY(opened);
+  if (const uint64_t now = size_now(); now > in.size()) out.file.grew_bytes = now - in.size();
+  return out;
+}
+
+WindowedRead ReadTextWindows(const std::string& path, size_t window, const TextRead& read,
+                             const std::function<void(const FileText&)>& visit) {
+  return Windows(path, visit, [&](const auto& each, Pass& pass) {
+    WindowLoop(read, window, nullptr, each, pass);
+  });
 }
 
 }  // namespace commdx

@@ -45,4 +45,12 @@ struct WindowedRead {
 Result<WindowedRead> ReadWindows(const std::string& path, size_t window,
                                  const std::function<void(const FileText&)>& visit);
 
+// Text from `read` (up to n bytes into dst, 0 at its end), handed to `visit` in windows as
+// ReadWindows hands a file's: for a pipe, read once, whose start was read before it was known to
+// be a log (ingest/pipe_head.h). A read error ends the text: the windows before were handed over
+// (`stopped`). `file` has only the path; the caller knows whether the text was inflated.
+WindowedRead ReadTextWindows(const std::string& path, size_t window,
+                             const std::function<Result<size_t>(char*, size_t)>& read,
+                             const std::function<void(const FileText&)>& visit);
+
 }  // namespace commdx

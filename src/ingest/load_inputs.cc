@@ -21,6 +21,7 @@ namespace commdx::ingest {
 namespace {
 
 using load::Allowed;
+using load::ReadsInWindows;
 using load::Slot;
 
 std::vector<Slot> SlotsOf(const ExpandedInputs& found) {
@@ -151,7 +152,7 @@ void Stream(Slot& s, const LoadOptions& options) {
 }
 
 bool Streams(const Slot& s) {
-  return !s.error && !s.text && !s.imps.empty() && s.imps.front()->stream;
+  return !s.error && !s.text && !s.pipe_over && !s.imps.empty() && s.imps.front()->stream;
 }
 
 // Every importer of the file reads it into a part of its own (Importer::in_parts).
@@ -168,10 +169,14 @@ Status ParseWindows(Slot& s, Job& job, JobMerge* merge, const LoadOptions& optio
   std::vector<std::unique_ptr<WindowReader>> readers;
   for (size_t i = 0; i < s.imps.size(); ++i)
     if (s.imps[i]->windows) readers.push_back(s.imps[i]->windows(s.path, parts[i]));
-  COMMDX_ASSIGN_OR_RETURN(
-      WindowedRead read, ReadWindows(s.path, options.window_bytes, [&](const FileText& window) {
-        for (auto& r : readers) r->Read(window);
-      }));
+  auto each = [&](const FileText& window) { for (auto& r : readers) r->Read(window); };
+  WindowedRead read;
+  if (s.pipe_over) {  // its start is held: it and the rest of the pipe
+    read = s.pipe_over->ReadWindows(options.window_bytes, each);
+    s.pipe_over.reset();
+  } else {
+    COMMDX_ASSIGN_OR_RETURN(read, ReadWindows(s.path, options.window_bytes, each));
+  }
   for (auto& r : readers) r->Finish();
   readers.clear();
   std::optional<JobMerge> own;
@@ -206,12 +211,6 @@ Status ParseWindows(Slot& s, Job& job, JobMerge* merge, const LoadOptions& optio
   return Ok{};
 }
 
-// Whether a file too large to hold can be read in windows: one of its formats' importers can.
-bool ReadsInWindows(const Slot& s) {
-  return !s.pipe && !s.streamed &&
-         std::any_of(s.imps.begin(), s.imps.end(), [](const Importer* i) { return i->windows; });
-}
-
 void NotePartial(const Importer& imp, const Error& e, Job& job) {
   job.quality.Add(QualityFamily("load.partial_"), imp.name(), DiagSeverity::kNote,
                   "part of the file looked like " + std::string(imp.name()) +
@@ -232,6 +231,7 @@ Status ParseText(Slot& s, Job& job, JobMerge* merge, const LoadOptions& options)
     const Importer& imp = *s.imps[i];
     if (i == 0 && s.streamed) continue;
     if (!s.text) {
+      if (s.pipe_over) return ParseWindows(s, job, merge, options);
       Result<FileText> text = ReadFile(s.path, {options.max_text_bytes});
       if (!text && text.error().code == ErrorCode::kTooLarge && i == 0 && ReadsInWindows(s))
         return ParseWindows(s, job, merge, options);
@@ -339,7 +339,7 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
   // JSON document is parsed before it is read), so a broken file leaves nothing half-read.
   for (auto& s : slots) {
     if (s.error || s.imps.empty()) continue;
-    if (!s.in_part && !s.streamed && !s.text) {
+    if (!s.in_part && !s.streamed && !s.text && !s.pipe_over) {
       NamingMemory(s, [&] {
         if (auto text = ReadFile(s.path, {options.max_text_bytes})) {
           s.text = std::move(text).value();

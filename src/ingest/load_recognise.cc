@@ -110,6 +110,11 @@ bool Allowed(const LoadOptions& options, InputKind kind) {
          std::find(options.only.begin(), options.only.end(), kind) != options.only.end();
 }
 
+bool ReadsInWindows(const Slot& s) {
+  return !s.streamed && !s.imps.empty() && !s.imps.front()->stream &&
+         std::any_of(s.imps.begin(), s.imps.end(), [](const Importer* i) { return i->windows; });
+}
+
 // Reads the start of the file once and picks the importers that read it.
 void Recognise(Slot& s, const LoadOptions& options) {
   if (options.force_single && options.only.size() == 1 && s.named) {
@@ -129,11 +134,11 @@ void Recognise(Slot& s, const LoadOptions& options) {
     return;
   }
   std::string head;
-  std::optional<PipeInput> pipe;  // its start read and kept: the rest only once it is known
+  std::unique_ptr<PipeInput> pipe;  // its start read and kept: the rest only once it is known
   if (s.pipe) {
     auto opened = PipeInput::Open(s.path, kSniffBytes);
     if (!opened) return void(s.error = opened.error());
-    pipe.emplace(std::move(opened).value());
+    pipe = std::move(opened).value();
     head = pipe->head();
   } else if (const char* utf16 = nullptr; auto h = ReadHead(s.path, kSniffBytes, &utf16)) {
     head = std::move(h).value();
@@ -183,7 +188,12 @@ void Recognise(Slot& s, const LoadOptions& options) {
     if (const Importer* imp = FindImporter(options.only.front())) s.imps.push_back(imp);
   if (s.imps.empty()) return void(s.skip = WhyNotRead(head, options));
   if (pipe) {  // a format reads it: now the rest of the pipe
-    auto text = pipe->ReadRest();
+    auto text = pipe->ReadRest(options.max_text_bytes ? options.max_text_bytes : DefaultMaxBytes());
+    // A console log past the limit goes on in windows from what was read (UTF-16 is converted
+    // only in a text held whole).
+    if (!text && text.error().code == ErrorCode::kTooLarge && ReadsInWindows(s) &&
+        !pipe->converted())
+      return void(s.pipe_over = std::move(pipe));
     if (!text) return void(s.error = text.error());
     s.text = std::move(text).value();
   }

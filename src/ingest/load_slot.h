@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 
 #include "base/file.h"
 #include "ingest/load_inputs.h"
+#include "ingest/pipe_head.h"
 #include "ingest/registry.h"
 
 namespace commdx::ingest::load {
@@ -25,11 +27,14 @@ inline constexpr size_t kScanWindowBytes = 256 * 1024;
 struct Slot {
   std::string path;
   bool named = false;                 // given on the command line, not found in a folder
-  bool pipe = false;                  // read once, whole, into text
+  bool pipe = false;                  // read once: whole into text, or in windows (pipe_over)
   bool streamed = false;              // read by the format's stream(), not from text
   bool in_part = false;               // parsed on a worker into `part` (Importer::in_parts)
   std::vector<const Importer*> imps;  // the format, then others that share the file
   std::optional<FileText> text;       // read when a text importer needs it
+  // A pipe whose text passed the limit of a text held whole: what was read of it is held here,
+  // and a console log's importers read it and the rest of the pipe in windows (ParseWindows).
+  std::unique_ptr<PipeInput> pipe_over;
   std::optional<Error> error;
   std::string skip;  // why it is not read, when imps is empty
   Job part;          // what a streaming importer, or a worker's parse, read
@@ -48,6 +53,10 @@ struct Slot {
 
 // Whether --only and --skip let a format be read.
 bool Allowed(const LoadOptions& options, InputKind kind);
+
+// Whether a text too large to hold can be read in windows: one of its formats' importers can, and
+// none streams it.
+bool ReadsInWindows(const Slot& s);
 
 // Reads the start of the file once and picks the importers that read it; sets `skip` with the
 // reason when none does, `error` when it cannot be read.

@@ -38,9 +38,9 @@ Result<SavedResult> ReadComparable(const std::string& path) {
   constexpr size_t kHeadBytes = 64 * 1024;
   FileText text;
   if (IsHandedOverName(path)) {
-    COMMDX_ASSIGN_OR_RETURN(ingest::PipeInput pipe, ingest::PipeInput::Open(path, kHeadBytes));
-    COMMDX_TRY(ingest::CheckSavedResultHead(pipe.head(), path));
-    COMMDX_ASSIGN_OR_RETURN(text, pipe.ReadRest());
+    COMMDX_ASSIGN_OR_RETURN(auto pipe, ingest::PipeInput::Open(path, kHeadBytes));
+    COMMDX_TRY(ingest::CheckSavedResultHead(pipe->head(), path));
+    COMMDX_ASSIGN_OR_RETURN(text, pipe->ReadRest(DefaultMaxBytes()));
   } else {
     COMMDX_ASSIGN_OR_RETURN(std::string head, ReadHead(path, kHeadBytes));
     if (ingest::SniffSnapshot(head)) {

@@ -13,8 +13,8 @@
 #include "ingest/job_log/job_log_debug.h"
 
 #include <algorithm>
-#include <set>
-#include <tuple>
+#include <string>
+#include <unordered_map>
 
 #include "base/text.h"
 #include "ingest/job_log/job_log_text.h"
@@ -67,22 +67,32 @@ std::vector<int> MissingRanks(std::string_view line, size_t at) {
   return ranks;
 }
 
-// The last "[Rank R] Running collective: CollectiveFingerPrint(...)" before `before`.
-CollectiveFingerprint LastRunning(std::string_view data, size_t before, int rank) {
-  if (rank < 0) return {};
-  std::string key = "[Rank " + std::to_string(rank) + "] Running collective: ";
-  size_t at = data.substr(0, before).rfind(key);
-  if (at == std::string_view::npos) return {};
+constexpr std::string_view kRunningKey = "] Running collective: ";
+
+// The fingerprint after data[at], the end of a "[Rank R] Running collective: ".
+CollectiveFingerprint RunningAt(std::string_view data, size_t at, int rank) {
   size_t start = 0;
   std::string_view line = LineAround(data, at, start);
-  return ParseFingerprint(line.substr(at - start + key.size()), rank);
+  return ParseFingerprint(line.substr(at - start), rank);
+}
+
+// The last "[Rank R] Running collective: CollectiveFingerPrint(...)" before `before`, else the
+// last one of the text before this one.
+CollectiveFingerprint LastRunning(std::string_view data, size_t before, int rank,
+                                  const FileState& state) {
+  if (rank < 0) return {};
+  std::string key = "[Rank " + std::to_string(rank) + std::string(kRunningKey);
+  size_t at = data.substr(0, before).rfind(key);
+  if (at != std::string_view::npos) return RunningAt(data, at + key.size(), rank);
+  auto it = state.last_running.find(rank);
+  return it == state.last_running.end() ? CollectiveFingerprint{} : it->second;
 }
 
 }  // namespace
 
-void ReadBarrierTimeouts(const FileText& f, JobLogFacts& out) {
+void ReadBarrierTimeouts(const FileText& f, JobLogFacts& out, FileState& state) {
   std::string_view data = f.data;
-  std::set<std::pair<int, std::vector<int>>> seen;
+  auto& seen = state.barriers;
   LineCounter lines(f);
   for (size_t at = FindFrom(data, kBarrier, 0); at != std::string_view::npos;
        at = FindFrom(data, kBarrier, at + kBarrier.size())) {
@@ -96,16 +106,16 @@ void ReadBarrierTimeouts(const FileText& f, JobLogFacts& out) {
     b.rank = RankOf(head.substr(0, head.rfind("Rank")));
     b.waited_ms = NumberAfter(line.substr(at - start), kBarrier);
     if (!seen.insert({b.rank, b.missing}).second) continue;
-    b.entering = LastRunning(data, start, b.rank);
+    b.entering = LastRunning(data, start, b.rank, state);
     b.loc = lines.At(f.path, start);
     b.line = std::string(Trim(line).substr(0, 400));
     out.barrier_timeouts.push_back(std::move(b));
   }
 }
 
-void ReadFingerprintMismatches(const FileText& f, JobLogFacts& out) {
+void ReadFingerprintMismatches(const FileText& f, JobLogFacts& out, FileState& state) {
   std::string_view data = f.data;
-  std::set<std::tuple<int, int, int64_t>> seen;
+  auto& seen = state.mismatches;
   LineCounter lines(f);
   for (size_t at = FindFrom(data, kMismatch, 0); at != std::string_view::npos;
        at = FindFrom(data, kMismatch, at + kMismatch.size())) {
@@ -131,6 +141,21 @@ void ReadFingerprintMismatches(const FileText& f, JobLogFacts& out) {
     m.line = std::string(Trim(line).substr(0, 600));
     out.mismatches.push_back(std::move(m));
   }
+}
+
+void NoteLastRunning(const FileText& f, FileState& state) {
+  std::string_view data = f.data;
+  std::unordered_map<int, size_t> last;  // rank: where its fingerprint starts
+  for (size_t at = FindFrom(data, kRunningKey, 0); at != std::string_view::npos;
+       at = FindFrom(data, kRunningKey, at + kRunningKey.size())) {
+    size_t digits = at;
+    while (digits > 0 && data[digits - 1] >= '0' && data[digits - 1] <= '9') --digits;
+    if (digits == at || digits < 6 || data.substr(digits - 6, 6) != "[Rank ") continue;
+    const int64_t rank = NumberAfter(data.substr(digits - 6, at - digits + 6), "[Rank ");
+    if (rank < 0 || rank >= (1 << 24)) continue;
+    last[static_cast<int>(rank)] = at + kRunningKey.size();
+  }
+  for (const auto& [rank, at] : last) state.last_running[rank] = RunningAt(data, at, rank);
 }
 
 }  // namespace commdx::ingest::job_log

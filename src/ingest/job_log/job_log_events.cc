@@ -24,9 +24,6 @@
 // the process group (xDiT#147: "[rank4]:... [PG 5 Rank 0]").
 #include "ingest/job_log/job_log_events.h"
 
-#include <set>
-#include <tuple>
-
 #include "ingest/job_log/job_log_text.h"
 #include "ingest/job_log/job_log_unwrap.h"
 
@@ -83,8 +80,9 @@ std::string Reason(std::string_view sq_rest, std::string_view text) {
 
 }  // namespace
 
-void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
-  std::set<std::tuple<int, int, std::string, int64_t, std::string>> seen;
+void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& quality,
+                        FileState& state) {
+  auto& seen = state.events;
   LineCounter lines(f);
   for (const LogicalLine& l :
        RecordsWith(f.data,

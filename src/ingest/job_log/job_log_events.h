@@ -3,10 +3,12 @@
 #pragma once
 
 #include "base/file.h"
+#include "ingest/job_log/job_log_state.h"
 #include "model/job.h"
 
 namespace commdx::ingest::job_log {
 
-void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& quality);
+void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& quality,
+                        FileState& state);
 
 }  // namespace commdx::ingest::job_log

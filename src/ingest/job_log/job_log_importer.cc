@@ -22,13 +22,13 @@
 #include "ingest/job_log/job_log_importer.h"
 
 #include <algorithm>
-#include <set>
-#include <tuple>
+#include <utility>
 
 #include "base/text.h"
 #include "ingest/job_log/job_log_debug.h"
 #include "ingest/job_log/job_log_events.h"
 #include "ingest/job_log/job_log_setup.h"
+#include "ingest/job_log/job_log_state.h"
 #include "ingest/job_log/job_log_text.h"
 #include "ingest/job_log/job_log_unwrap.h"
 #include "ingest/job_merge.h"
@@ -66,8 +66,9 @@ std::string SqField(std::string_view s, std::string_view key) {
   return std::string(v.substr(0, v.find_first_of(",)")));
 }
 
-void ReadTimeouts(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
-  std::set<std::tuple<int, int64_t, std::string, int64_t>> seen;  // repeats in what():
+void ReadTimeouts(const FileText& f, JobLogFacts& out, Diagnostics& quality,
+                  job_log::FileState& state) {
+  auto& seen = state.timeouts;  // repeats in what():
   LineCounter lines(f);
   // A wrapped line may split any one of these pieces, never all of them.
   for (const LogicalLine& l : job_log::RecordsWith(
@@ -102,8 +103,8 @@ void ReadTimeouts(const FileText& f, JobLogFacts& out, Diagnostics& quality) {
   }
 }
 
-void ReadStatuses(const FileText& f, JobLogFacts& out) {
-  std::set<std::tuple<int, std::string, int64_t>> seen;
+void ReadStatuses(const FileText& f, JobLogFacts& out, job_log::FileState& state) {
+  auto& seen = state.statuses;
   LineCounter lines(f);
   for (const LogicalLine& l :
        job_log::RecordsWith(f.data, {"last enqueued ", "last completed"}, &StatusDone)) {
@@ -146,45 +147,118 @@ bool SniffJobLog(std::string_view head) {
 
 namespace {
 
-// The facts of a text (a file, or a window of one) alone, merged into the job's (job_merge.h): a
-// process group of a rank already known from another file is completed there, at a cost that does
-// not grow with the files read before. `first`: the file is named among the job log's files.
-void ReadInto(const FileText& file, bool first, Job& job) {
-  Job part;
-  ReadTimeouts(file, part.job_log, part.quality);
-  ReadStatuses(file, part.job_log);
-  job_log::ReadWatchdogEvents(file, part.job_log, part.quality);
-  job_log::ReadBarrierTimeouts(file, part.job_log);
-  job_log::ReadFingerprintMismatches(file, part.job_log);
-  job_log::ReadProcessGroups(file, part.job_log);
-  job_log::ReadDdp(file, part.job_log);
+// The facts of a text (a file, or a window of one) into `part`, read with what the text before
+// it left in `state` (facts already taken, each rank's last collective); the file's process
+// groups and DDP setups are completed in state.setup.
+void ReadFacts(const FileText& text, job_log::FileState& state, Job& part) {
+  ReadTimeouts(text, part.job_log, part.quality, state);
+  ReadStatuses(text, part.job_log, state);
+  job_log::ReadWatchdogEvents(text, part.job_log, part.quality, state);
+  job_log::ReadBarrierTimeouts(text, part.job_log, state);
+  job_log::ReadFingerprintMismatches(text, part.job_log, state);
+  job_log::ReadProcessGroups(text, state);
+  job_log::ReadDdp(text, state.setup);
+}
+
+// The file's process groups and DDP setups, once all its text is read, and the settings they
+// printed as the job's environment.
+void TakeSetup(job_log::FileState& state, Job& part) {
+  part.job_log.process_groups = std::move(state.setup.process_groups);
+  part.job_log.ddp = std::move(state.setup.ddp);
+  state.setup = {};
+  state.placed_at_options.clear();
   job_log::AddSettingsToEnv(part.job_log, part.env);
-  if (first) part.job_log.files.push_back(file.path);
+}
+
+// A part merged into the job's facts (job_merge.h): a process group of a rank already known
+// from another file is completed there, at a cost that does not grow with the files read before.
+void MergeInto(Job&& part, Job& job) {
   JobMerge merge(job);
   merge.Add(std::move(part));
   merge.Finish();
 }
 
-// Window by window: each window's lines are read as a text of their own, in file order. What
-// spans two windows (a watchdog line a terminal wrapped across the cut) is not joined.
+// Window by window: each window's lines are read in file order with what the windows before left
+// (job_log::FileState: facts taken, each rank's last collective, the process groups and DDP
+// setups so far), so the facts are those of the file read whole. A record that may go on in the
+// next window's first lines is held back and read at the start of the next window: one a
+// terminal may have wrapped (its last lines are long: job_log::OpenTailStart), a DDP block not
+// ended yet (job_log::OpenDdpBlockStart). Each line is read once. Cost: a copy of the window's
+// text when lines are held back (one more window of memory), and the state, which grows with
+// the ranks and the facts, not with the text.
 class LogReader final : public WindowReader {
  public:
   explicit LogReader(Job& job) : job_(job) {}
   void Read(const FileText& window) override {
-    ReadInto(window, first_, job_);
-    first_ = false;
+    const FileText* text = &window;
+    if (!held_.empty()) {
+      joined_.path = window.path;
+      joined_.data.assign(held_);
+      joined_.data.append(window.data);
+      joined_.first_line = held_line_;
+      joined_.first_offset = held_offset_;
+      text = &joined_;
+    }
+    const size_t cut = std::min(job_log::OpenTailStart(text->data, kMaxHeldBytes),
+                                job_log::OpenDdpBlockStart(text->data));
+    const std::string_view kept = std::string_view(text->data).substr(0, cut);
+    held_line_ =
+        text->first_line + static_cast<uint64_t>(std::count(kept.begin(), kept.end(), '\n'));
+    held_offset_ = text->first_offset + cut;
+    held_.assign(text->data, cut);
+    if (cut == text->data.size()) return ReadText(*text);
+    if (text == &window) {
+      joined_.path = window.path;
+      joined_.data.assign(window.data, 0, cut);
+      joined_.first_line = window.first_line;
+      joined_.first_offset = window.first_offset;
+    } else {
+      joined_.data.resize(cut);
+    }
+    if (cut > 0) ReadText(joined_);
   }
-  void Finish() override {}
+  void Finish() override {
+    if (!held_.empty()) {
+      joined_.data = std::move(held_);
+      joined_.first_line = held_line_;
+      joined_.first_offset = held_offset_;
+      held_.clear();
+      ReadText(joined_);
+    }
+    Job part;
+    TakeSetup(state_, part);
+    MergeInto(std::move(part), job_);
+  }
 
  private:
+  // A record wrapped over more than this is no terminal's doing (16 lines of 4 KiB).
+  static constexpr size_t kMaxHeldBytes = 64 * 1024;
+  void ReadText(const FileText& text) {
+    Job part;
+    ReadFacts(text, state_, part);
+    job_log::NoteLastRunning(text, state_);
+    if (first_) part.job_log.files.push_back(text.path);
+    first_ = false;
+    MergeInto(std::move(part), job_);
+  }
   Job& job_;
+  job_log::FileState state_;
   bool first_ = true;
+  FileText joined_;   // held lines and a window, or a window without its held lines
+  std::string held_;  // the last lines of the text before, read with the next window
+  uint64_t held_line_ = 1;
+  uint64_t held_offset_ = 0;
 };
 
 }  // namespace
 
 Status ParseJobLog(const FileText& file, Job& job) {
-  ReadInto(file, true, job);
+  job_log::FileState state;
+  Job part;
+  ReadFacts(file, state, part);
+  TakeSetup(state, part);
+  part.job_log.files.push_back(file.path);
+  MergeInto(std::move(part), job);
   return Ok{};
 }
 

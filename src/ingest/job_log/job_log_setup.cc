@@ -17,6 +17,7 @@
 #include "ingest/job_log/job_log_setup.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -71,25 +72,39 @@ void ReadPairs(std::string_view text, ProcessGroupInit& g) {
   }
 }
 
-void ReadGroupLines(const FileText& f, std::string_view marker, bool need_pgnccl, JobLogFacts& out,
-                    GroupIndex& index) {
-  std::string_view data = f.data;
-  LineCounter lines(f);
-  for (size_t at = FindFrom(data, marker, 0); at != std::string_view::npos;
-       at = FindFrom(data, marker, at + marker.size())) {
-    size_t start = 0;
-    std::string_view line = LineAround(data, at, start);
-    std::string_view head = line.substr(0, at - start);
-    if (need_pgnccl && head.find("ProcessGroupNCCL") == std::string_view::npos) continue;
-    std::string pg, desc;
-    PgOf(head, pg, desc);
-    std::string_view pairs = line.substr(at - start + marker.size());
-    int rank = static_cast<int>(NumberAfter(pairs, "global rank: "));
-    ProcessGroupInit& g = GroupFor(out, index, rank >= 0 ? rank : RankOf(head), pg);
-    if (g.pg_desc.empty()) g.pg_desc = desc;
-    if (g.loc.file.empty()) g.loc = lines.At(f.path, start);  // counting lines costs
-    ReadPairs(pairs, g);
+// Each match of any of `keys` in `data`, in file order: visit(which key, offset). Facts a later
+// line completes then read the same whether the file is read whole or window by window.
+template <size_t N, typename Visit>
+void EachInOrder(std::string_view data, const std::array<std::string_view, N>& keys, Visit visit) {
+  std::array<size_t, N> next;
+  for (size_t i = 0; i < N; ++i) next[i] = FindFrom(data, keys[i], 0);
+  while (true) {
+    size_t k = 0;
+    for (size_t i = 1; i < N; ++i)
+      if (next[i] < next[k]) k = i;
+    if (next[k] == std::string_view::npos) return;
+    visit(k, next[k]);
+    next[k] = FindFrom(data, keys[k], next[k] + keys[k].size());
   }
+}
+
+void ReadGroupLine(const FileText& f, size_t at, bool options, LineCounter& lines,
+                   GroupIndex& index, FileState& state) {
+  const std::string_view marker = options ? kOptions : kEnvironments;
+  size_t start = 0;
+  std::string_view line = LineAround(f.data, at, start);
+  std::string_view head = line.substr(0, at - start);
+  if (!options && head.find("ProcessGroupNCCL") == std::string_view::npos) return;
+  std::string pg, desc;
+  PgOf(head, pg, desc);
+  std::string_view pairs = line.substr(at - start + marker.size());
+  int rank = static_cast<int>(NumberAfter(pairs, "global rank: "));
+  if (rank < 0) rank = RankOf(head);
+  ProcessGroupInit& g = GroupFor(state.setup, index, rank, pg);
+  if (g.pg_desc.empty()) g.pg_desc = desc;
+  const bool first_options = options && state.placed_at_options.insert({rank, pg}).second;
+  if (g.loc.file.empty() || first_options) g.loc = lines.At(f.path, start);  // counting costs
+  ReadPairs(pairs, g);
 }
 
 std::vector<int64_t> NumberList(std::string_view s) {
@@ -121,12 +136,16 @@ std::string_view RestOfLine(std::string_view data, size_t at) {
 
 }  // namespace
 
-void ReadProcessGroups(const FileText& f, JobLogFacts& out) {
+void ReadProcessGroups(const FileText& f, FileState& state) {
   GroupIndex index;
-  for (size_t i = 0; i < out.process_groups.size(); ++i)
-    index.try_emplace({out.process_groups[i].rank, out.process_groups[i].pg}, i);
-  ReadGroupLines(f, kOptions, false, out, index);
-  ReadGroupLines(f, kEnvironments, true, out, index);
+  const auto& groups = state.setup.process_groups;
+  for (size_t i = 0; i < groups.size(); ++i) index.try_emplace({groups[i].rank, groups[i].pg}, i);
+  LineCounter lines(f);
+  // The options and the settings lines in the order printed: the settings of a group come in
+  // that order, whether the file is read whole or in windows.
+  EachInOrder<2>(f.data, {kOptions, kEnvironments}, [&](size_t key, size_t at) {
+    ReadGroupLine(f, at, key == 0, lines, index, state);
+  });
 }
 
 void ReadDdp(const FileText& f, JobLogFacts& out) {
@@ -134,32 +153,37 @@ void ReadDdp(const FileText& f, JobLogFacts& out) {
   LineCounter lines(f);
   DdpIndex index;
   for (size_t i = 0; i < out.ddp.size(); ++i) index.try_emplace(out.ddp[i].rank, i);
-  for (size_t at = FindFrom(data, kDdp, 0); at != std::string_view::npos;
-       at = FindFrom(data, kDdp, at + kDdp.size())) {
+  // In the order printed: a rank's setup is made by its first line, a reducer line fills a
+  // bucket cap only until a block gives one.
+  EachInOrder<3>(data, {kDdp, kReducer, kRebuilt}, [&](size_t key, size_t at) {
     size_t start = 0;
     DdpInit& d = DdpFor(out, index, RankOf(LineAround(data, at, start)));
-    if (d.loc.file.empty()) d.loc = lines.At(f.path, start);  // the first block's line
-    std::string_view block = data.substr(at, kDdpBlockMax);
-    block = block.substr(0, std::min(block.find("\n\n"), block.find(kDdp, kDdp.size())));
-    if (int64_t cap = NumberAfter(block, "\nbucket_cap_bytes: "); cap >= 0)
-      d.bucket_cap_bytes = cap;
-    d.find_unused_parameters = static_cast<int>(NumberAfter(block, "find_unused_parameters: "));
-    if (size_t p = block.find("\nbucket_sizes: "); p != std::string_view::npos)
-      d.bucket_sizes = NumberList(RestOfLine(block, p + 15));
-  }
-  for (size_t at = FindFrom(data, kReducer, 0); at != std::string_view::npos;
-       at = FindFrom(data, kReducer, at + kReducer.size())) {
-    size_t start = 0;
-    DdpInit& d = DdpFor(out, index, RankOf(LineAround(data, at, start)));
-    if (d.bucket_cap_bytes < 0) d.bucket_cap_bytes = NumberAfter(data.substr(at), kReducer);
-  }
-  for (size_t at = FindFrom(data, kRebuilt, 0); at != std::string_view::npos;
-       at = FindFrom(data, kRebuilt, at + kRebuilt.size())) {
-    size_t start = 0;
-    DdpInit& d = DdpFor(out, index, RankOf(LineAround(data, at, start)));
-    std::string_view list = RestOfLine(data, at + kRebuilt.size());
-    d.rebuilt_limits = NumberList(list.substr(0, list.find(" bytes")));
-  }
+    if (key == 0) {
+      if (d.loc.file.empty()) d.loc = lines.At(f.path, start);  // the first block's line
+      std::string_view block = data.substr(at, kDdpBlockMax);
+      block = block.substr(0, std::min(block.find("\n\n"), block.find(kDdp, kDdp.size())));
+      if (int64_t cap = NumberAfter(block, "\nbucket_cap_bytes: "); cap >= 0)
+        d.bucket_cap_bytes = cap;
+      d.find_unused_parameters = static_cast<int>(NumberAfter(block, "find_unused_parameters: "));
+      if (size_t p = block.find("\nbucket_sizes: "); p != std::string_view::npos)
+        d.bucket_sizes = NumberList(RestOfLine(block, p + 15));
+    } else if (key == 1) {
+      if (d.bucket_cap_bytes < 0) d.bucket_cap_bytes = NumberAfter(data.substr(at), kReducer);
+    } else {
+      std::string_view list = RestOfLine(data, at + kRebuilt.size());
+      d.rebuilt_limits = NumberList(list.substr(0, list.find(" bytes")));
+    }
+  });
+}
+
+size_t OpenDdpBlockStart(std::string_view data) {
+  const size_t from = data.size() > kDdpBlockMax ? data.size() - kDdpBlockMax : 0;
+  size_t at = data.substr(from).rfind(kDdp);
+  if (at == std::string_view::npos) return data.size();
+  at += from;
+  if (data.find("\n\n", at) != std::string_view::npos) return data.size();
+  const size_t line = data.rfind('\n', at);
+  return line == std::string_view::npos ? 0 : line + 1;
 }
 
 void AddSettingsToEnv(const JobLogFacts& facts, EnvSnapshot& env) {

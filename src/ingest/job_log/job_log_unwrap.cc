@@ -194,6 +194,23 @@ std::vector<LogicalLine> RecordsWith(std::string_view data,
   return out;
 }
 
+size_t OpenTailStart(std::string_view data, size_t max_bytes) {
+  if (data.empty() || data.back() != '\n') return data.size();
+  size_t start = 0, end = 0;
+  LineBounds(data, data.size() - 1, start, end);
+  if (TrimCr(data.substr(start, end - start)).size() < kMinWrappedLine) return data.size();
+  // Up, as LogicalLineAt walks: the lines this last one continues are part of its record.
+  for (uint32_t n = 1; n < kMaxLines && start > 0 && !StartsRecord(data.substr(start, end - start));
+       ++n) {
+    size_t ps = 0, pe = 0;
+    LineBounds(data, start - 1, ps, pe);
+    if (TrimCr(data.substr(ps, pe - ps)).size() < kMinWrappedLine) break;
+    start = ps;
+    end = pe;
+  }
+  return data.size() - start > max_bytes ? data.size() : start;
+}
+
 namespace {
 
 int SmallRank(int64_t r) { return r >= 0 && r < (1 << 24) ? static_cast<int>(r) : -1; }

@@ -41,6 +41,12 @@ std::vector<LogicalLine> RecordsWith(std::string_view data,
                                      std::initializer_list<std::string_view> probes,
                                      bool (*done)(std::string_view));
 
+// Where the last logical line of `data` (whole lines) starts when a line after `data` could
+// still continue it: its last line is long, so the text that follows (the next window of a file
+// read in windows) may hold the rest of a wrapped record. `data.size()` when nothing is open: the
+// last line is short, `data` does not end in a line end (a line cut to fit a window), or the open
+// lines pass `max_bytes` (no terminal wraps a record that long).
+size_t OpenTailStart(std::string_view data, size_t max_bytes);
 
 // The rank a squeezed line speaks for: the launcher's "[rank3]:" (global rank) when `launcher`
 // and present, else PyTorch's own "[Rank 3]" / "... Rank 3]"; -1 when none. A line of the
