@@ -33,19 +33,21 @@ struct QueuedGaps {
   int64_t gaps = 0;
   int64_t longest_ns = 0;
   std::map<uint32_t, int64_t> by_next;  // name of the op ending the gap -> idle
-  std::vector<int64_t> per_step;        // idle per step, in the order of `steps`
+  std::vector<int64_t> per_step;        // idle per step window (in time order)
 };
 
 QueuedGaps Collect(const RankTrace& t, const Intervals& queued,
                    const std::vector<const StepBreakdown*>& steps) {
   QueuedGaps q;
   q.per_step.assign(steps.size(), 0);
-  for (const Interval& g : queued) {
+  StepCursor in(steps);
+  const auto& w = in.windows();
+  for (const Interval& g : queued) {  // by start
     if (g.end - g.start < kMinQueuedGapNs) continue;
     int64_t inside = 0;
-    for (size_t k = 0; k < steps.size(); ++k) {
-      const int64_t lo = std::max(g.start, steps[k]->start_ns);
-      const int64_t hi = std::min(g.end, steps[k]->end_ns);
+    for (size_t k = in.From(g.start); k < w.size() && w[k]->start_ns < g.end; ++k) {
+      const int64_t lo = std::max(g.start, w[k]->start_ns);
+      const int64_t hi = std::min(g.end, w[k]->end_ns);
       if (hi > lo) q.per_step[k] += hi - lo, inside += hi - lo;
     }
     if (inside == 0) continue;
@@ -68,12 +70,11 @@ QueuedGaps Collect(const RankTrace& t, const Intervals& queued,
 // over the ops that start inside the steps.
 int64_t MedianLead(const RankTrace& t, const std::vector<const StepBreakdown*>& steps) {
   std::vector<int64_t> lead;
-  for (const GpuOp& op : t.gpu_ops) {
+  StepCursor in(steps);
+  for (const GpuOp& op : t.gpu_ops) {  // by start
     if (op.launch < 0 || op.kind == GpuOpKind::kSync) continue;
-    const bool in_step = std::any_of(steps.begin(), steps.end(), [&](const StepBreakdown* s) {
-      return op.start_ns >= s->start_ns && op.start_ns < s->end_ns;
-    });
-    if (in_step) lead.push_back(op.start_ns - t.runtime[static_cast<size_t>(op.launch)].start_ns);
+    if (in.At(op.start_ns))
+      lead.push_back(op.start_ns - t.runtime[static_cast<size_t>(op.launch)].start_ns);
   }
   return Median(lead);
 }

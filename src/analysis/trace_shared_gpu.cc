@@ -38,12 +38,11 @@ struct Stretched {
 Stretched Collect(const RankTrace& t, const Intervals& comm,
                   const std::vector<const StepBreakdown*>& steps) {
   std::map<std::pair<uint32_t, int32_t>, std::vector<const GpuOp*>> runs;
-  for (const GpuOp& op : t.gpu_ops) {
+  StepCursor in(steps);
+  for (const GpuOp& op : t.gpu_ops) {  // by start
     if (op.kind != GpuOpKind::kKernel) continue;
-    const bool in_step = std::any_of(steps.begin(), steps.end(), [&](const StepBreakdown* s) {
-      return op.start_ns >= s->start_ns && op.end_ns <= s->end_ns;
-    });
-    if (in_step) runs[{op.name, op.grid_x}].push_back(&op);
+    const StepBreakdown* s = in.At(op.start_ns);
+    if (s && op.end_ns <= s->end_ns) runs[{op.name, op.grid_x}].push_back(&op);
   }
   Stretched s;
   std::vector<int64_t> ns;

@@ -103,6 +103,22 @@ std::vector<const StepBreakdown*> StepsOfMean(const std::vector<StepBreakdown>& 
   return out;
 }
 
+StepCursor::StepCursor(std::vector<const StepBreakdown*> steps) : steps_(std::move(steps)) {
+  std::sort(steps_.begin(), steps_.end(), [](const StepBreakdown* a, const StepBreakdown* b) {
+    return a->start_ns < b->start_ns;
+  });
+}
+
+size_t StepCursor::From(int64_t ts) {
+  while (k_ < steps_.size() && steps_[k_]->end_ns <= ts) ++k_;
+  return k_;
+}
+
+const StepBreakdown* StepCursor::At(int64_t ts) {
+  const size_t k = From(ts);
+  return k < steps_.size() && steps_[k]->start_ns <= ts ? steps_[k] : nullptr;
+}
+
 StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace) {
   StepBreakdown m;
   m.trace = trace;

@@ -75,4 +75,21 @@ StepBreakdown MeanOfRank(const std::vector<StepBreakdown>& steps, int trace);
 // The steps that mean is taken over.
 std::vector<const StepBreakdown*> StepsOfMean(const std::vector<StepBreakdown>& steps, int trace);
 
+// Which of a rank's step windows holds a time, asked with times that never go back (a walk over
+// the rank's time-ordered GPU ops or gaps): one pass over ops and steps together, not one over the
+// steps per op.
+class StepCursor {
+ public:
+  explicit StepCursor(std::vector<const StepBreakdown*> steps);
+  // The window holding `ts`, or null; `ts` must not be less than the last one asked.
+  const StepBreakdown* At(int64_t ts);
+  // The index in the windows (in time order) from which those ending after `ts` start.
+  size_t From(int64_t ts);
+  const std::vector<const StepBreakdown*>& windows() const { return steps_; }
+
+ private:
+  std::vector<const StepBreakdown*> steps_;  // by start
+  size_t k_ = 0;
+};
+
 }  // namespace commdx::analysis
