@@ -70,8 +70,7 @@ void Explain(const TraceSet& set, const TraceFacts& f, const MatchedCollective& 
                 {"data", "data loading (GPU idle)", sl.data - se.data},
                 {"sync", "host synchronisation (GPU idle)", sl.sync - se.sync},
                 {"cpu", "CPU work (GPU idle, waiting for launches)", sl.cpu - se.cpu},
-                {"queued", "GPU idle with work queued, waiting for something the trace does "
-                 "not record", sl.queued - se.queued},
+                {"queued", "GPU idle with work queued (not for the CPU)", sl.queued - se.queued},
                 {"comm", "other communication", sl.comm - se.comm},
                 {"other", "copies/sets", sl.other - se.other}};
   const Cat* best = &cats[0];

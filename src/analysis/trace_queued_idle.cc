@@ -28,7 +28,7 @@ bool IsGraphLaunch(std::string_view name) {
 
 // The long queued gaps of one rank inside the given steps, and what ends them.
 struct QueuedGaps {
-  int64_t idle_ns = 0;   // their time inside the steps
+  int64_t idle_ns = 0;      // their time inside the steps
   int64_t in_graph_ns = 0;  // of it, gaps ended by an op a CUDA-graph launch started
   int64_t gaps = 0;
   int64_t longest_ns = 0;
@@ -94,8 +94,8 @@ std::vector<Finding> FindQueuedIdle(const TraceSet& set, const TraceFacts& f, co
     const double step_ns = static_cast<double>(m.total_ns());
     const double idle = static_cast<double>(q.idle_ns) / n;
     if (idle < kMinSavingNs || idle < kMinStepShare * step_ns) continue;
-    const auto with = std::count_if(q.per_step.begin(), q.per_step.end(),
-                                    [](int64_t ns) { return ns > 0; });
+    const auto with =
+        std::count_if(q.per_step.begin(), q.per_step.end(), [](int64_t ns) { return ns > 0; });
     if (steps.size() > 1 && 2 * static_cast<size_t>(with) < steps.size()) continue;
     auto top = std::max_element(q.by_next.begin(), q.by_next.end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -113,9 +113,8 @@ std::vector<Finding> FindQueuedIdle(const TraceSet& set, const TraceFacts& f, co
         "step) although the op that ends each of these gaps had already been launched: %.1f "
         "gaps of >= %lld µs per step, in %lld of %zu steps, the longest %s. The CPU is not "
         "what the GPU waits for (a launch starts running a median %s after its call began).",
-        t.rank, idle / 1e6, 100.0 * idle / step_ns, step_ns / 1e6,
-        static_cast<double>(q.gaps) / n, static_cast<long long>(kMinQueuedGapNs / 1000),
-        static_cast<long long>(with), steps.size(),
+        t.rank, idle / 1e6, 100.0 * idle / step_ns, step_ns / 1e6, static_cast<double>(q.gaps) / n,
+        static_cast<long long>(kMinQueuedGapNs / 1000), static_cast<long long>(with), steps.size(),
         FormatDurationNs(static_cast<double>(q.longest_ns)).c_str(),
         FormatDurationNs(static_cast<double>(lead)).c_str());
     if (q.in_graph_ns > 0)
@@ -124,8 +123,9 @@ std::vector<Finding> FindQueuedIdle(const TraceSet& set, const TraceFacts& f, co
           "graph launch).",
           100.0 * static_cast<double>(q.in_graph_ns) / static_cast<double>(q.idle_ns));
     if (top != q.by_next.end())
-      x.detail += StrFormat(" The op that ends the most of it: '%s' (%.2f ms per step).",
-                            t.names[top->first].c_str(), static_cast<double>(top->second) / n / 1e6);
+      x.detail +=
+          StrFormat(" The op that ends the most of it: '%s' (%.2f ms per step).",
+                    t.names[top->first].c_str(), static_cast<double>(top->second) / n / 1e6);
     x.detail +=
         " What the trace cannot show: another process or container using the same GPU "
         "(time-sliced, or MPS), GPU work whose profiler records were dropped or cut out of the "
@@ -137,8 +137,8 @@ std::vector<Finding> FindQueuedIdle(const TraceSet& set, const TraceFacts& f, co
                  {"launch_lead_median", static_cast<double>(lead), Unit::kNs},
                  {"step_time", step_ns, Unit::kNs}};
     if (q.in_graph_ns > 0)
-      x.metrics.push_back({"in_cuda_graphs_per_step", static_cast<double>(q.in_graph_ns) / n,
-                           Unit::kNs});
+      x.metrics.push_back(
+          {"in_cuda_graphs_per_step", static_cast<double>(q.in_graph_ns) / n, Unit::kNs});
     x.refs.push_back({SourceLoc{t.file},
                       "rank " + std::to_string(t.rank) + ": mean over " +
                           std::to_string(steps.size()) + " steps" +

@@ -5,8 +5,8 @@
 // within a few tens of percent of their own median. Counted: compute kernels (not NCCL's, which
 // wait for peers) of a (name, grid) seen at least kMinRuns times in the rank's complete steps
 // whose 10th and 40th percentile runs lie within kMaxSpread (a steady kernel: one name over work
-// of many sizes is not one), the runs over twice their median and at least kMinStretchNs longer; the
-// saving is what those runs took over their median. A run that overlaps one of the rank's own
+// of many sizes is not one), the runs over twice their median and at least kMinStretchNs longer;
+// the saving is what those runs took over their median. A run that overlaps one of the rank's own
 // NCCL kernels is not counted (its own communication may slow it). Fires at >= 10% of the step
 // and >= 0.5 ms per step.
 #include <algorithm>
@@ -30,7 +30,7 @@ constexpr int64_t kMinSavingNs = 500'000;
 struct Stretched {
   int64_t extra_ns = 0;  // over the kernel's median, summed
   int64_t runs = 0;
-  int64_t kernels = 0;   // compute kernels looked at
+  int64_t kernels = 0;  // compute kernels looked at
   std::vector<int64_t> extras;
   std::map<uint32_t, int64_t> by_name;  // extra per kernel name
 };
@@ -55,10 +55,9 @@ Stretched Collect(const RankTrace& t, const Intervals& comm,
     // (the faster runs, which time slices leave alone even when many runs are held up). Runs of
     // one name on work of many sizes (a grid the trace does not give) spread widely there and
     // are not compared.
-    std::vector<int64_t> sorted = ns;
-    std::sort(sorted.begin(), sorted.end());
-    const double p10 = static_cast<double>(sorted[sorted.size() / 10]);
-    const double p40 = static_cast<double>(sorted[sorted.size() * 2 / 5]);
+    std::sort(ns.begin(), ns.end());
+    const double p10 = static_cast<double>(ns[ns.size() / 10]);
+    const double p40 = static_cast<double>(ns[ns.size() * 2 / 5]);
     if (p40 > kMaxSpread * p10) continue;
     const int64_t median = Median(ns);
     for (const GpuOp* op : ops) {
@@ -86,8 +85,8 @@ std::vector<Finding> FindSharedGpu(const TraceSet& set, const TraceFacts& f, con
     const RankTrace& t = set.ranks[i];
     const auto steps = StepsOfMean(f.steps, static_cast<int>(i));
     if (steps.empty()) continue;
-    const Stretched s = Collect(t, i < f.timelines.size() ? f.timelines[i].comm : Intervals{},
-                                steps);
+    const Stretched s =
+        Collect(t, i < f.timelines.size() ? f.timelines[i].comm : Intervals{}, steps);
     const double n = static_cast<double>(steps.size());
     const double step_ns = static_cast<double>(m.total_ns());
     const double extra = static_cast<double>(s.extra_ns) / n;
@@ -113,8 +112,8 @@ std::vector<Finding> FindSharedGpu(const TraceSet& set, const TraceFacts& f, con
         FormatDurationNs(static_cast<double>(typical)).c_str(), extra / 1e6,
         100.0 * extra / step_ns, step_ns / 1e6);
     if (top != s.by_name.end())
-      x.detail += StrFormat(" Held up most: '%s' (%.2f ms per step).",
-                            t.names[top->first].c_str(), static_cast<double>(top->second) / n / 1e6);
+      x.detail += StrFormat(" Held up most: '%s' (%.2f ms per step).", t.names[top->first].c_str(),
+                            static_cast<double>(top->second) / n / 1e6);
     x.metrics = {{"kernel_extra_per_step", extra, Unit::kNs},
                  {"stretched_kernels_per_step", static_cast<double>(s.runs) / n, Unit::kCount},
                  {"typical_stretch", static_cast<double>(typical), Unit::kNs},

@@ -41,23 +41,23 @@ void AddRanks(const TraceSet& set, Report& report) {
 }
 
 void AddBreakdown(const analysis::TraceFacts& f, Report& report) {
-  Table t{"trace_step_breakdown",
-          "Where each step's GPU time goes (ms; parts add up to the step)",
-          {"rank", "step", "step ms", "compute", "comm overlapped", "comm exposed",
-           "  of it waiting", "other GPU", "idle: host", "  sync", "  alloc", "  host gap",
-           "  capture", "  queued", "  launch", "idle: data"},
-          {"rank", "step", "step_ms", "compute_ms", "comm_overlapped_ms", "comm_exposed_ms",
-           "comm_exposed_wait_ms", "other_gpu_ms", "idle_host_ms", "idle_sync_ms", "idle_alloc_ms",
-           "idle_host_gap_ms", "idle_capture_ms", "idle_queued_ms", "idle_launch_ms",
-           "idle_data_ms"},
-          {},
-          "compute = compute kernels with no communication kernel running; mean = over complete "
-          "steps; * = cut by the trace: holds GPU work launched before it began, starts before the "
-          "first boundary seen, or its GPU work was lost at the end (left out of the mean); "
-          "waiting - = not measured (no other rank's trace holds the collective), >= = measured "
-          "for some; idle: host = sync + alloc + host gap + capture + queued + launch; queued = its "
-          "next GPU work had already been launched, so the GPU waited for something else than "
-          "the CPU (docs/trace-metrics.md, \"GPU idle\")"};
+  Table t{
+      "trace_step_breakdown",
+      "Where each step's GPU time goes (ms; parts add up to the step)",
+      {"rank", "step", "step ms", "compute", "comm overlapped", "comm exposed", "  of it waiting",
+       "other GPU", "idle: host", "  sync", "  alloc", "  host gap", "  capture", "  queued",
+       "  launch", "idle: data"},
+      {"rank", "step", "step_ms", "compute_ms", "comm_overlapped_ms", "comm_exposed_ms",
+       "comm_exposed_wait_ms", "other_gpu_ms", "idle_host_ms", "idle_sync_ms", "idle_alloc_ms",
+       "idle_host_gap_ms", "idle_capture_ms", "idle_queued_ms", "idle_launch_ms", "idle_data_ms"},
+      {},
+      "compute = compute kernels with no communication kernel running; mean = over complete "
+      "steps; * = cut by the trace: holds GPU work launched before it began, starts before the "
+      "first boundary seen, or its GPU work was lost at the end (left out of the mean); "
+      "waiting - = not measured (no other rank's trace holds the collective), >= = measured "
+      "for some; idle: host = sync + alloc + host gap + capture + queued + launch; queued = its "
+      "next GPU work had already been launched, so the GPU waited for something other than "
+      "the CPU (docs/trace-metrics.md, \"GPU idle\")"};
   auto row = [&t](const analysis::StepBreakdown& s, Cell step) {
     t.AddRow({Cell::Int(s.rank), std::move(step), Ms(s.total_ns()), Ms(s.compute_ns),
               Ms(s.comm_overlapped_ns), Ms(s.comm_exposed_ns), Waiting(s), Ms(s.other_gpu_ns),

@@ -41,7 +41,7 @@ TEST(QueuedIdle, WorkLaunchedBeforeTheGapIsNotTheCpus) {
   const Finding* q = FindId(findings, "trace.queued_idle");
   ASSERT_NE(q, nullptr);
   EXPECT_NEAR(q->saving_ns_per_step.value_or(0), 3.0 * kMs, 1);  // [2, 5) ms
-  EXPECT_EQ(q->severity, Severity::kWarning);                     // 30% of the step
+  EXPECT_EQ(q->severity, Severity::kWarning);                    // 30% of the step
   EXPECT_NE(q->detail.find("The op that ends the most of it: 'kernel_b'"), std::string::npos)
       << q->detail;
   EXPECT_EQ(q->detail.find("CUDA-graph"), std::string::npos) << q->detail;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/trace_timeline.h"
 #include "analysis/trace_step_breakdown.h"
+#include "analysis/trace_timeline.h"
 #include "ingest/trace_build/names.h"
 #include "model/finding.h"
 #include "model/trace.h"
@@ -59,8 +59,8 @@ struct Timeline {
   // `name`/`grid_x`: the kernel's; `via`: the launching call (kLaunch or kGraphLaunch).
   void Kernel(int64_t start, int64_t end, int64_t ls, int64_t le, uint32_t thread = 0,
               Name name = kKernel, int32_t grid_x = 0, Name via = kLaunch) {
-    t.runtime.push_back(RuntimeCall{ls, le, via, thread, static_cast<int32_t>(t.gpu_ops.size()),
-                                    kHostFlagLaunch});
+    t.runtime.push_back(
+        RuntimeCall{ls, le, via, thread, static_cast<int32_t>(t.gpu_ops.size()), kHostFlagLaunch});
     GpuOp op;
     op.start_ns = start;
     op.end_ns = end;
