@@ -36,6 +36,7 @@ struct Params {
   int root;
   uint64_t count;  // elements per rank parameter (CollSpec::count)
   uint64_t seed;   // changes the pattern between sizes so stale data is caught
+  int shift;       // send_recv: data comes from rank - shift (CollSpec::shift)
 };
 
 // Input element i of rank r. prod uses 1s and 2s so that products stay exact.
@@ -91,7 +92,7 @@ COMMDX_HD inline double Expected(const Params& p, uint64_t i, bool integer_type)
     case kAllToAll:
       return InputValue(p, static_cast<int>(i / c), static_cast<uint64_t>(p.rank) * c + i % c);
     case kSendRecv:
-      return InputValue(p, (p.rank + n - 1) % n, i);
+      return InputValue(p, ((p.rank - p.shift) % n + n) % n, i);
     default:
       return 0;
   }

@@ -29,23 +29,58 @@ bool Replayable(CollectiveType t) {
     case CollectiveType::kBroadcast:
     case CollectiveType::kReduce:
     case CollectiveType::kAllToAll:
+    case CollectiveType::kSend:
+    case CollectiveType::kRecv:
       return true;
     default:
       return false;
   }
 }
 
-Mapped Map(const ReplayCall& c, int nranks, double scale) {
+// Where `global` sits in the group: its index among the group's ranks, else itself when the
+// group's ranks are not listed (a group that spans the job); -1 when it is not in the group.
+int GroupIndex(const ReplayGroup& g, int global) {
+  if (g.ranks.empty()) return global;
+  auto it = std::lower_bound(g.ranks.begin(), g.ranks.end(), global);
+  return it != g.ranks.end() && *it == global ? static_cast<int>(it - g.ranks.begin()) : -1;
+}
+
+// How many ranks on the peer of a send (or the sender of a receive) is, in the group: the data
+// flows from rank i to rank i + shift. Inputs name the peer by its global rank or by its rank
+// in the group; the reading that is not the rank itself is taken. 0 when not known.
+int PeerShift(const ReplayCall& c, const ReplayGroup& g) {
+  const int size = g.size > 0 ? g.size : static_cast<int>(g.ranks.size());
+  const int self = GroupIndex(g, g.source_rank);
+  if (size <= 1 || self < 0 || self >= size || c.root < 0) return 0;
+  int peer = GroupIndex(g, c.root);
+  if (peer < 0 || peer == self) peer = c.root < size && c.root != self ? c.root : -1;
+  if (peer < 0) return 0;
+  const int d = c.type == CollectiveType::kSend ? peer - self : self - peer;
+  return (d % size + size) % size;
+}
+
+Mapped Map(const ReplayCall& c, const ReplayGroup& g, int nranks, double scale) {
   if (!Replayable(c.type))
     return {std::nullopt,
-            IsPointToPoint(c.type)
-                ? "point-to-point calls are not replayed (their peers are not kept)"
+            c.type == CollectiveType::kSendRecv
+                ? "a send and a receive in one call, whose peers the input does not give"
                 : std::string(CollectiveTypeName(c.type)) + " has no NCCL call to replay it with"};
   if (c.dtype < 0 || c.dtype > static_cast<int>(DataType::kFp8E5M2))
     return {std::nullopt, "the element type is not known"};
   if (c.count == 0) return {std::nullopt, "the size is not known"};
   CollSpec s;
   s.kind = c.type;
+  if (IsPointToPoint(c.type)) {
+    // Replayed as every rank sending `shift` ranks on and receiving from as many back, as the
+    // stages of a pipeline do (send_recv; docs/replay.md).
+    const int shift = PeerShift(c, g);
+    if (shift == 0) return {std::nullopt, "its peer is not known"};
+    if (shift % nranks == 0)
+      return {std::nullopt,
+              "its peer is not among the " + std::to_string(nranks) + " ranks replayed"};
+    s.kind = CollectiveType::kSendRecv;
+    s.shift = shift % nranks;
+  }
   s.dtype = static_cast<DataType>(c.dtype);
   s.op = HasRedOp(c.type) && c.red_op >= 0 && c.red_op <= static_cast<int>(RedOp::kAvg)
              ? static_cast<RedOp>(c.red_op)
@@ -61,9 +96,13 @@ Mapped Map(const ReplayCall& c, int nranks, double scale) {
   return {s, ""};
 }
 
-using ShapeKey = std::tuple<int, int, int, int, uint64_t>;
+using ShapeKey = std::tuple<int, int, int, int, int, uint64_t>;
 ShapeKey KeyOf(const CollSpec& s) {
-  return {static_cast<int>(s.kind), static_cast<int>(s.dtype), static_cast<int>(s.op), s.root,
+  return {static_cast<int>(s.kind),
+          static_cast<int>(s.dtype),
+          static_cast<int>(s.op),
+          s.root,
+          s.shift,
           s.count};
 }
 
@@ -137,7 +176,7 @@ Result<ReplayGroupResult> GroupReplay::Run(const ReplayGroup& g, bool first_grou
   bool seq_timed = true, seq_waits = true;
   double job_seq = 0, job_wait_seq = 0;
   for (const ReplayCall& c : g.calls) {
-    Mapped m = Map(c, n, o_.scale);
+    Mapped m = Map(c, g, n, o_.scale);
     if (!m.spec) {
       ++dropped[m.why_not];
       continue;
@@ -148,12 +187,14 @@ Result<ReplayGroupResult> GroupReplay::Run(const ReplayGroup& g, bool first_grou
       job_us.emplace_back();
       wait_us.emplace_back();
       ReplayShape s;
-      s.type = c.type;
+      s.type = m.spec->kind;
       s.count = m.spec->count;
       s.bytes = m.spec->SizeBytes();
       s.dtype = DataTypeName(m.spec->dtype);
       s.redop = HasRedOp(c.type) ? RedOpName(m.spec->op) : "none";
-      s.root = HasRoot(c.type) ? m.spec->root : -1;
+      s.root = HasRoot(c.type)                             ? m.spec->root
+               : m.spec->kind == CollectiveType::kSendRecv ? m.spec->shift
+                                                           : -1;
       out.shapes.push_back(std::move(s));
     }
     ReplayShape& s = out.shapes[it->second];

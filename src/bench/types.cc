@@ -115,6 +115,7 @@ std::string CollSpec::Describe() const {
                   FormatBytes(static_cast<double>(SizeBytes())) + " " + DataTypeName(dtype);
   if (HasRedOp(kind)) s += std::string(" ") + RedOpName(op);
   if (HasRoot(kind)) s += " root " + std::to_string(root);
+  if (kind == CollectiveType::kSendRecv && shift != 1) s += " to rank+" + std::to_string(shift);
   s += in_place ? " in-place" : " out-of-place";
   return s;
 }

@@ -50,6 +50,9 @@ struct CollSpec {
   DataType dtype = DataType::kFloat;
   RedOp op = RedOp::kSum;
   int root = 0;
+  // send_recv: each rank sends to rank + shift and receives from rank - shift (mod nranks), as
+  // nccl-tests' sendrecv does with shift 1; bench replay sets the job's peer offset.
+  int shift = 1;
   uint64_t count = 0;  // nccl-tests "count": elements per rank parameter
   bool in_place = false;
   int nranks = 1;

@@ -21,7 +21,7 @@ struct ReplayShape {
   uint64_t count = 0;  // NCCL's count argument
   std::string dtype;   // nccl-tests spelling: "float", "bfloat16"
   std::string redop;   // "sum", ...; "none" for kinds without a reduction
-  int root = -1;
+  int root = -1;       // broadcast/reduce: the root; send_recv: the peer is rank + root
   int job_calls = 0;        // calls of this shape in the replayed part of the job
   double job_us = 0;        // median time of one call in the job; 0 = not known
   double job_wait_us = -1;  // median part of it spent waiting for the last rank; -1 = unknown

@@ -31,8 +31,12 @@ void AddShapes(const ReplayResult& r, const ReplayGroupResult& g, const std::str
                    "job_calls",   "job_us",         "job_wait_us",     "alone_us",
                    "sequence_us", "job_busbw_gbps", "alone_busbw_gbps"};
   for (const ReplayShape& s : g.shapes)
-    t.AddRow({Cell(CollectiveTypeName(s.type)), Cell(FormatBytes(static_cast<double>(s.bytes))),
-              Cell(s.dtype), Cell(s.redop), Cell::Int(s.job_calls), UsOrDash(s.job_us),
+    t.AddRow({Cell(std::string(CollectiveTypeName(s.type)) +
+                   (s.type == CollectiveType::kSendRecv && s.root > 0
+                        ? " to rank+" + std::to_string(s.root)
+                        : "")),
+              Cell(FormatBytes(static_cast<double>(s.bytes))), Cell(s.dtype), Cell(s.redop),
+              Cell::Int(s.job_calls), UsOrDash(s.job_us),
               s.job_wait_us >= 0 ? Cell::Num(s.job_wait_us, 1) : Cell("-"),
               UsOrDash(s.alone.valid ? s.alone.time_us : 0), UsOrDash(s.sequence_us),
               BusBw(s, s.job_us, g.job_ranks), BusBw(s, s.alone.time_us, g.replay_ranks)});

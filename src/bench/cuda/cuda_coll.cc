@@ -40,6 +40,7 @@ pattern::Params ParamsFor(const CollSpec& spec, int rank, uint64_t seed) {
   p.nranks = spec.nranks;
   p.rank = rank;
   p.root = spec.root;
+  p.shift = spec.shift;
   p.count = spec.count;
   p.seed = seed;
   return p;
@@ -188,8 +189,9 @@ Status CudaBackend::LaunchColl(const CollSpec& spec) {
         }
         break;
       case CollectiveType::kSendRecv:
-        r = api.Send(send, c, dt, (d.global + 1) % n, d.comm, d.stream);
-        if (r == ncclSuccess) r = api.Recv(recv, c, dt, (d.global + n - 1) % n, d.comm, d.stream);
+        r = api.Send(send, c, dt, ((d.global + spec.shift) % n + n) % n, d.comm, d.stream);
+        if (r == ncclSuccess)
+          r = api.Recv(recv, c, dt, ((d.global - spec.shift) % n + n) % n, d.comm, d.stream);
         break;
       default:  // not a bench case (gather, scatter, send, recv, barrier, unknown)
         r = ncclInvalidArgument;
@@ -243,7 +245,8 @@ Result<TimeMatrix> CudaBackend::Time(const CollSpec& spec, int iters, bool graph
     // Events around the graph launch: each iteration gets the graph's mean (as nccl-tests -G).
     bool same = graph_iters_ == iters && graph_spec_.kind == spec.kind &&
                 graph_spec_.count == spec.count && graph_spec_.in_place == spec.in_place &&
-                graph_spec_.dtype == spec.dtype && graph_spec_.op == spec.op;
+                graph_spec_.dtype == spec.dtype && graph_spec_.op == spec.op &&
+                graph_spec_.root == spec.root && graph_spec_.shift == spec.shift;
     if (!same) COMMDX_TRY(Capture(spec, iters));
     for (auto& d : devs_) {
       COMMDX_CUDA(cudaSetDevice(d.dev));
@@ -264,7 +267,8 @@ Result<TimeMatrix> CudaBackend::Time(const CollSpec& spec, int iters, bool graph
   unsigned ticket = 0;
   bool seen = have_last_spec_ && last_spec_.kind == spec.kind && last_spec_.count == spec.count &&
               last_spec_.dtype == spec.dtype && last_spec_.op == spec.op &&
-              last_spec_.root == spec.root && last_spec_.in_place == spec.in_place;
+              last_spec_.root == spec.root && last_spec_.shift == spec.shift &&
+              last_spec_.in_place == spec.in_place;
   last_spec_ = spec;
   have_last_spec_ = true;
   if (gate_ && seen) {

@@ -109,55 +109,57 @@ TEST(BenchCodec, KnownBitPatternsAndRoundTrip) {
   EXPECT_TRUE(std::isnan(DecodeValue(&nan_half, DataType::kHalf)));
 }
 
-// Simulates each collective on the host from the inputs and checks pattern::Expected.
+// Simulates each collective on the host from the inputs and checks pattern::Expected; send_recv
+// with the peer one and two ranks on (each rank sends to rank + shift).
 TEST(BenchPattern, ExpectedMatchesASimulatedCollective) {
   const int n = 3;
   const uint64_t c = 7;
   for (int coll = 0; coll <= pattern::kSendRecv; ++coll)
-    for (int op : {pattern::kSum, pattern::kProd, pattern::kMax, pattern::kMin, pattern::kAvg}) {
-      for (int rank = 0; rank < n; ++rank) {
-        pattern::Params p{coll, op, 7, n, rank, 1, c, 5};
-        auto in = [&](int r, uint64_t i) { return pattern::InputValue(p, r, i); };
-        auto reduce = [&](uint64_t i) {
-          double acc = in(0, i);
-          for (int r = 1; r < n; ++r) acc = pattern::Combine(op, acc, in(r, i));
-          return op == pattern::kAvg ? acc / n : acc;
-        };
-        uint64_t out = (coll == pattern::kAllGather || coll == pattern::kAllToAll) ? n * c : c;
-        for (uint64_t i = 0; i < out; ++i) {
-          double want = 0;
-          switch (coll) {
-            case pattern::kAllReduce:
-            case pattern::kReduce:
-              want = reduce(i);
-              break;
-            case pattern::kReduceScatter:
-              want = reduce(rank * c + i);
-              break;
-            case pattern::kBroadcast:
-              want = in(1, i);
-              break;
-            case pattern::kAllGather:
-              want = in(static_cast<int>(i / c), i % c);
-              break;
-            // rank j's send chunk for `rank` lands in chunk j
-            case pattern::kAllToAll:
-              want = in(static_cast<int>(i / c), rank * c + i % c);
-              break;
-            case pattern::kSendRecv:
-              want = in((rank + n - 1) % n, i);
-              break;
+    for (int op : {pattern::kSum, pattern::kProd, pattern::kMax, pattern::kMin, pattern::kAvg})
+      for (int shift : {1, 2}) {
+        for (int rank = 0; rank < n; ++rank) {
+          pattern::Params p{coll, op, 7, n, rank, 1, c, 5, shift};
+          auto in = [&](int r, uint64_t i) { return pattern::InputValue(p, r, i); };
+          auto reduce = [&](uint64_t i) {
+            double acc = in(0, i);
+            for (int r = 1; r < n; ++r) acc = pattern::Combine(op, acc, in(r, i));
+            return op == pattern::kAvg ? acc / n : acc;
+          };
+          uint64_t out = (coll == pattern::kAllGather || coll == pattern::kAllToAll) ? n * c : c;
+          for (uint64_t i = 0; i < out; ++i) {
+            double want = 0;
+            switch (coll) {
+              case pattern::kAllReduce:
+              case pattern::kReduce:
+                want = reduce(i);
+                break;
+              case pattern::kReduceScatter:
+                want = reduce(rank * c + i);
+                break;
+              case pattern::kBroadcast:
+                want = in(1, i);
+                break;
+              case pattern::kAllGather:
+                want = in(static_cast<int>(i / c), i % c);
+                break;
+              // rank j's send chunk for `rank` lands in chunk j
+              case pattern::kAllToAll:
+                want = in(static_cast<int>(i / c), rank * c + i % c);
+                break;
+              case pattern::kSendRecv:
+                want = in((rank + n - shift) % n, i);
+                break;
+            }
+            EXPECT_DOUBLE_EQ(pattern::Expected(p, i, false), want) << coll << " " << op << " " << i;
           }
-          EXPECT_DOUBLE_EQ(pattern::Expected(p, i, false), want) << coll << " " << op << " " << i;
         }
       }
-    }
 }
 
 TEST(BenchPattern, ProductsStayExactAndInputsVary) {
-  pattern::Params p{pattern::kAllReduce, pattern::kProd, 0, 8, 0, 0, 100, 0};
+  pattern::Params p{pattern::kAllReduce, pattern::kProd, 0, 8, 0, 0, 100, 0, 1};
   for (uint64_t i = 0; i < 100; ++i) EXPECT_LE(pattern::Reduced(p, i, true), 8.0);
-  pattern::Params s{pattern::kAllReduce, pattern::kSum, 0, 2, 0, 0, 100, 0};
+  pattern::Params s{pattern::kAllReduce, pattern::kSum, 0, 2, 0, 0, 100, 0, 1};
   EXPECT_NE(pattern::InputValue(s, 0, 0), pattern::InputValue(s, 0, 1));
   EXPECT_NE(pattern::InputValue(s, 0, 0), pattern::InputValue(s, 1, 0));
   s.op = pattern::kAvg;  // integer average truncates like NCCL's

@@ -227,7 +227,7 @@ TEST(BenchReplay, SharedGpuIsNotJudgedAgainstTheLink) {
 
 TEST(BenchReplay, GroupsThatCannotBeFormedAreNamed) {
   // A job of 8 ranks: the world group is replayed on this run's 2 ranks (said in notes), a
-  // group of 4 cannot be formed, and a barrier and a send have no replay.
+  // group of 4 cannot be formed, and a barrier and a send to no known peer have no replay.
   ReplayPlan p = DdpPlan(8, 400000, 0);
   p.groups[0].size = 8;
   ReplayGroup tp = p.groups[0];
@@ -253,7 +253,8 @@ TEST(BenchReplay, GroupsThatCannotBeFormedAreNamed) {
   EXPECT_NE(all.find("group 1 (4 of the job's 8 ranks)"), std::string::npos) << all;
   EXPECT_NE(all.find("1 call of group 0 (default_pg): barrier has no NCCL call"), std::string::npos)
       << all;
-  EXPECT_NE(all.find("1 call of group 0 (default_pg): point-to-point"), std::string::npos) << all;
+  EXPECT_NE(all.find("1 call of group 0 (default_pg): its peer is not known"), std::string::npos)
+      << all;
   ASSERT_EQ(r->notes.size(), 1u);
   EXPECT_NE(r->notes[0].find("has 8 ranks in the job and was replayed on 2"), std::string::npos);
   // Only the group of 4: nothing can be replayed here, and the error says why.
@@ -262,6 +263,65 @@ TEST(BenchReplay, GroupsThatCannotBeFormedAreNamed) {
   ASSERT_FALSE(none);
   EXPECT_NE(none.error().message.find("run the replay with 4 processes"), std::string::npos)
       << none.error().message;
+}
+
+ReplayCall PointToPoint(CollectiveType type, int peer, uint64_t count) {
+  ReplayCall c = AllReduce(count, 0, 50000);
+  c.type = type;
+  c.red_op = -1;
+  c.root = peer;
+  return c;
+}
+
+TEST(BenchReplay, SendsAndReceivesAreReplayedAsAShiftedExchange) {
+  // Rank 1's view of a 4-rank pipeline group: it receives from rank 0 and sends to rank 2 (one
+  // rank on: data flows i -> i + 1), and once sends to rank 3 (two on). The peers are global
+  // ranks, the group's ranks listed.
+  ReplayPlan p;
+  p.source = "trace";
+  p.world_size = 4;
+  ReplayGroup g;
+  g.name = "0";
+  g.size = 4;
+  g.ranks = {0, 1, 2, 3};
+  g.source_rank = 1;
+  g.calls = {PointToPoint(CollectiveType::kRecv, 0, 1 << 20),
+             PointToPoint(CollectiveType::kSend, 2, 1 << 20),
+             PointToPoint(CollectiveType::kSend, 3, 1 << 20),
+             PointToPoint(CollectiveType::kSend, 1, 1 << 20)};  // to itself: no peer
+  p.groups.push_back(g);
+  FakeBackend b(Link(4));
+  ASSERT_TRUE(b.Connect());
+  auto r = RunReplay(b, nullptr, p, Quick());
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->groups.size(), 1u);
+  const auto& shapes = r->groups[0].shapes;
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[0].type, CollectiveType::kSendRecv);
+  EXPECT_EQ(shapes[0].root, 1);
+  EXPECT_EQ(shapes[0].job_calls, 2);  // the receive and the send one rank on
+  EXPECT_EQ(shapes[1].root, 2);
+  EXPECT_EQ(shapes[1].job_calls, 1);
+  EXPECT_GT(shapes[0].alone.time_us, 0);
+  EXPECT_EQ(r->groups[0].sequence_calls, 3);
+  // A send to rank 1 from rank 1 is nothing NCCL replays: the group reading (rank 1 of the
+  // group) is rank 1 too.
+  ASSERT_EQ(r->left_out.size(), 1u);
+  EXPECT_NE(r->left_out[0].find("1 call of group 0: its peer is not known"), std::string::npos)
+      << r->left_out[0];
+
+  // The same group as ranks 4-7 of an 8-rank job, seen from global rank 5, the peers given as
+  // ranks in the group: receive from group rank 0, send to group rank 2.
+  g.ranks = {4, 5, 6, 7};
+  g.source_rank = 5;
+  g.calls = {PointToPoint(CollectiveType::kRecv, 0, 1 << 20),
+             PointToPoint(CollectiveType::kSend, 2, 1 << 20)};
+  p.groups = {g};
+  auto sub = RunReplay(b, nullptr, p, Quick());
+  ASSERT_TRUE(sub) << sub.error().message;
+  ASSERT_EQ(sub->groups[0].shapes.size(), 1u);
+  EXPECT_EQ(sub->groups[0].shapes[0].root, 1);
+  EXPECT_EQ(sub->groups[0].shapes[0].job_calls, 2);
 }
 
 TEST(BenchReplay, ScaleShrinksEveryCallAndIsSaid) {
