@@ -96,6 +96,13 @@ class Backend {
   // have been reserved for the largest call.
   virtual Result<TimeMatrix> TimeSequence(const std::vector<CollSpec>& seq, int iters) = 0;
 
+  // Runs what follows on sub-communicators of `size` ranks side by side (ncclCommSplit), as a
+  // job's groups of `size` ranks `stride` apart run: global rank r joins the ranks that share
+  // r / (size * stride) and r % stride, as rank (r % (size * stride)) / stride. size 0 (or the
+  // world size) returns to one communicator of every rank. The world size must be a multiple of
+  // size * stride. Specs then carry nranks = size; time matrices keep one row per global rank.
+  virtual Status UseGroup(int size, int stride) = 0;
+
   // Called from the watchdog thread: which ranks are stuck, then abort every communicator.
   virtual std::string DescribeStuck() = 0;
   virtual void Abort() = 0;

@@ -97,6 +97,19 @@ Result<TimeMatrix> FakeBackend::TimeSequence(const std::vector<CollSpec>& seq, i
   return t;
 }
 
+Status FakeBackend::UseGroup(int size, int stride) {
+  if (size <= 0 || size >= o_.ranks) {
+    group_size_ = 0;
+    return Ok{};
+  }
+  if (stride < 1 || o_.ranks % (size * stride) != 0)
+    return MakeError(ErrorCode::kUsage,
+                     std::to_string(o_.ranks) + " ranks do not split into groups of " +
+                         std::to_string(size) + " ranks " + std::to_string(stride) + " apart");
+  group_size_ = size;
+  return Ok{};
+}
+
 Result<std::vector<int64_t>> FakeBackend::Check(const CollSpec& spec, uint64_t) {
   std::vector<int64_t> wrong(static_cast<size_t>(o_.ranks), o_.wrong_elements);
   if (spec.kind == CollectiveType::kReduce)

@@ -45,6 +45,8 @@ class FakeBackend : public Backend {
   Result<TimeMatrix> TimeCopy(const CopySpec& spec, int iters) override;
   Result<TimeMatrix> TimeRepro(const ReproSpec& spec, int iters) override;
   Result<TimeMatrix> TimeSequence(const std::vector<CollSpec>& seq, int iters) override;
+  Status UseGroup(int size, int stride) override;
+  int group_size() const { return group_size_; }  // 0: every rank (UseGroup)
   std::string DescribeStuck() override;
   void Abort() override;
 
@@ -62,6 +64,7 @@ class FakeBackend : public Backend {
   uint64_t rng_ = 88172645463325252ull;
   int64_t timed_ops_ = 0;
   uint64_t reserved_ = 0;
+  int group_size_ = 0;
   std::mutex mu_;
   std::condition_variable cv_;
   std::atomic<bool> aborted_{false};

@@ -124,21 +124,53 @@ int SequenceStep(const ReplayGroup& g) {
   return best;
 }
 
-// Whether this run can form the group, and the note or reason that goes with it.
-bool CanForm(const ReplayGroup& g, int job_world, int n, ReplayResult& r) {
+// How far apart the group's ranks are: the step of its rank list when the list is evenly
+// spaced (a data-parallel group across tensor-parallel ones), else 1.
+int RankStride(const ReplayGroup& g) {
+  if (g.ranks.size() < 2 || static_cast<int>(g.ranks.size()) != g.size) return 1;
+  const int step = g.ranks[1] - g.ranks[0];
+  for (size_t i = 2; i < g.ranks.size(); ++i)
+    if (g.ranks[i] - g.ranks[i - 1] != step) return 1;
+  return step > 0 ? step : 1;
+}
+
+// How this run forms a group: on all its ranks, or as sub-communicators side by side.
+struct Formation {
+  bool ok = false;
+  int size = 0;  // ranks per sub-communicator; 0: every rank of this run
+  int stride = 1;
+};
+
+// Whether this run can form the group, and the note or reason that goes with it. A group that
+// spans the job runs on every rank here; a smaller one on sub-communicators of its size, as
+// many side by side as this run holds (as a job's tensor- or pipeline-parallel groups run).
+Formation CanForm(const ReplayGroup& g, int job_world, int n, ReplayResult& r) {
   bool spans_job = job_world <= 0 || g.size <= 0 || g.size >= job_world;
-  if (g.size == n) return true;
+  if (g.size == n) return {true, 0, 1};
   if (spans_job) {
     r.notes.push_back(GroupLabel(g) + " has " + std::to_string(g.size) +
                       " ranks in the job and was replayed on " + std::to_string(n) +
                       ": per-call times are this run's, compare bus bandwidth, not time");
-    return true;
+    return {true, 0, 1};
+  }
+  int stride = RankStride(g);
+  if (g.size > 1 && g.size < n && n % (g.size * stride) != 0) stride = 1;
+  if (g.size > 1 && g.size < n && n % (g.size * stride) == 0) {
+    const int copies = n / g.size;
+    std::string how = stride == 1 ? "consecutive ranks"
+                                  : "ranks " + std::to_string(stride) + " apart, as in the job";
+    r.notes.push_back(GroupLabel(g) + " (" + std::to_string(g.size) + " of the job's " +
+                      std::to_string(job_world) + " ranks) was replayed on " +
+                      std::to_string(copies) + " sub-communicator" + (copies == 1 ? "" : "s") +
+                      " of " + std::to_string(g.size) + " " + how +
+                      (copies == 1 ? "" : ", side by side, as the job's groups of that size run"));
+    return {true, g.size, stride};
   }
   r.left_out.push_back(GroupLabel(g) + " (" + std::to_string(g.size) + " of the job's " +
                        std::to_string(job_world) + " ranks): this run has " + std::to_string(n) +
                        " ranks; run the replay with " + std::to_string(g.size) +
-                       " processes to replay it");
-  return false;
+                       " processes (or a multiple) to replay it");
+  return {};
 }
 
 class GroupReplay {
@@ -146,7 +178,7 @@ class GroupReplay {
   GroupReplay(Backend& b, Watchdog* wd, const ReplayOptions& o, ReplayResult& r)
       : b_(b), wd_(wd), o_(o), result_(r) {}
 
-  Result<ReplayGroupResult> Run(const ReplayGroup& g, bool first_group);
+  Result<ReplayGroupResult> Run(const ReplayGroup& g, const Formation& f, bool first_group);
 
  private:
   Status MeasureSequence(const std::vector<CollSpec>& seq, ReplayGroupResult& out,
@@ -158,13 +190,16 @@ class GroupReplay {
   ReplayResult& result_;
 };
 
-Result<ReplayGroupResult> GroupReplay::Run(const ReplayGroup& g, bool first_group) {
-  const int n = b_.Info().world_size;
+Result<ReplayGroupResult> GroupReplay::Run(const ReplayGroup& g, const Formation& f,
+                                           bool first_group) {
+  const int world = b_.Info().world_size;
+  const int n = f.size > 0 ? f.size : world;
   ReplayGroupResult out;
   out.name = g.name;
   out.desc = g.desc;
   out.job_ranks = g.size;
   out.replay_ranks = n;
+  out.side_by_side = world / n;
   out.steps = g.steps;
 
   std::map<std::string, int> dropped;  // reason -> calls
@@ -220,6 +255,7 @@ Result<ReplayGroupResult> GroupReplay::Run(const ReplayGroup& g, bool first_grou
   if (seq_timed && !seq.empty()) out.job_sequence_us = job_seq;
   if (seq_waits && !seq.empty()) out.job_wait_sequence_us = job_wait_seq;
   if (shape_specs.empty()) return out;
+  COMMDX_TRY(b_.UseGroup(f.size, f.stride));
 
   uint64_t send = 0, recv = 0;
   for (const CollSpec& s : shape_specs) {
@@ -238,6 +274,7 @@ Result<ReplayGroupResult> GroupReplay::Run(const ReplayGroup& g, bool first_grou
                       std::to_string(i + 1) + "/" + std::to_string(shape_specs.size()) + ")");
   }
   COMMDX_TRY(MeasureSequence(seq, out, shape_of));
+  COMMDX_TRY(b_.UseGroup(0, 1));
   return out;
 }
 
@@ -306,8 +343,10 @@ Result<ReplayResult> RunReplay(Backend& b, Watchdog* wd, const ReplayPlan& plan,
   GroupReplay replay(b, wd, o, r);
   bool first = true;
   for (const ReplayGroup& g : plan.groups) {
-    if (g.calls.empty() || !CanForm(g, plan.world_size, info.world_size, r)) continue;
-    COMMDX_ASSIGN_OR_RETURN(ReplayGroupResult gr, replay.Run(g, first));
+    if (g.calls.empty()) continue;
+    const Formation f = CanForm(g, plan.world_size, info.world_size, r);
+    if (!f.ok) continue;
+    COMMDX_ASSIGN_OR_RETURN(ReplayGroupResult gr, replay.Run(g, f, first));
     if (!gr.shapes.empty()) first = false;
     r.groups.push_back(std::move(gr));
   }

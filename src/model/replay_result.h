@@ -33,7 +33,8 @@ struct ReplayGroupResult {
   std::string name;        // process group / communicator name in the job
   std::string desc;        // "default_pg", "" when unknown
   int job_ranks = 0;       // ranks of the group in the job
-  int replay_ranks = 0;    // ranks it was replayed on
+  int replay_ranks = 0;    // ranks it was replayed on (per sub-communicator)
+  int side_by_side = 1;    // sub-communicators of replay_ranks ranks that ran it at once
   int steps = 0;           // training steps the job's calls span (0: not known)
   int sequence_calls = 0;  // calls in the replayed sequence (one step where steps are known)
   std::vector<ReplayShape> shapes;

@@ -21,9 +21,12 @@ void AddShapes(const ReplayResult& r, const ReplayGroupResult& g, const std::str
                Report& rep) {
   Table t;
   t.key = key;
-  t.title = "Replay of group " + g.name + (g.desc.empty() ? "" : " (" + g.desc + ")") + ": " +
-            std::to_string(g.job_ranks) + " ranks in the job, replayed on " +
-            std::to_string(g.replay_ranks) + " (NCCL " + r.nccl_version + ")";
+  t.title =
+      "Replay of group " + g.name + (g.desc.empty() ? "" : " (" + g.desc + ")") + ": " +
+      std::to_string(g.job_ranks) + " ranks in the job, replayed on " +
+      std::to_string(g.replay_ranks) +
+      (g.side_by_side > 1 ? " (" + std::to_string(g.side_by_side) + " groups side by side)" : "") +
+      " (NCCL " + r.nccl_version + ")";
   t.columns = {"collective",     "size",           "dtype",           "redop",
                "calls",          "in job us",      "of it wait us",   "alone us",
                "in sequence us", "job busbw GB/s", "alone busbw GB/s"};

@@ -93,23 +93,36 @@ TEST(BenchGpu, CudaGraphMode) {
   }
 }
 
-TEST(BenchGpu, ReplayOfAMixedSequenceMatchesTheSweep) {
-  // A step of three kinds and sizes on every visible GPU: each shape alone must give the
-  // busbw the sweep gives at that size (the same measurement), and the sequence its sum.
-  BACKEND_OR_SKIP(b);
-  const int n = b->Info().world_size;
+// A replayed call of `count` floats, with the reduction sum where it takes one.
+ReplayCall FloatCall(CollectiveType t, uint64_t count) {
+  ReplayCall c;
+  c.type = t;
+  c.dtype = 7;  // float
+  c.red_op = HasRedOp(t) ? 0 : -1;
+  c.count = count;
+  return c;
+}
+
+// A plan of one group of every rank, its calls to be added.
+ReplayPlan WorldPlan(int n) {
   ReplayPlan plan;
   plan.world_size = n;
   ReplayGroup& g = plan.groups.emplace_back();
   g.name = "0";
   g.size = n;
+  return plan;
+}
+
+TEST(BenchGpu, ReplayOfAMixedSequenceMatchesTheSweep) {
+  // A step of three kinds and sizes on every visible GPU: each shape alone must give the
+  // busbw the sweep gives at that size (the same measurement), and the sequence its sum.
+  BACKEND_OR_SKIP(b);
+  const int n = b->Info().world_size;
+  ReplayPlan plan = WorldPlan(n);
+  ReplayGroup& g = plan.groups[0];
   g.steps = 1;
   auto call = [](CollectiveType t, uint64_t count) {
-    ReplayCall c;
-    c.type = t;
-    c.dtype = 7;  // float
-    c.red_op = HasRedOp(t) ? 0 : -1;
-    c.count = count;
+    ReplayCall c = FloatCall(t, count);
     c.step = 0;
     c.in_job_ns = 1000000;
     return c;
@@ -143,6 +156,50 @@ TEST(BenchGpu, ReplayOfAMixedSequenceMatchesTheSweep) {
   }
   std::printf("replay 32 MiB all_reduce alone %.1f GB/s busbw, sweep %.1f GB/s\n",
               out.shapes[0].alone.busbw_gbps, swept_busbw);
+}
+
+// Sends and receives (a send to the last rank, a receive from the next: shifts of n - 1) and,
+// from 4 ranks, a group of half the ranks replayed on two sub-communicators side by side; every
+// shape's output checked.
+TEST(BenchGpu, ReplayOfSendsAndSmallerGroupsIsCorrect) {
+  BACKEND_OR_SKIP(b);
+  const int n = b->Info().world_size;
+  if (n < 2) {
+    GTEST_SKIP() << "one rank";
+  }
+  auto call = [](CollectiveType t, uint64_t count, int root) {
+    ReplayCall c = FloatCall(t, count);
+    c.root = root;
+    return c;
+  };
+
+  ReplayPlan plan = WorldPlan(n);
+  ReplayGroup& g = plan.groups[0];
+  g.source_rank = 0;
+  g.calls = {call(CollectiveType::kSend, 1u << 20, n - 1),
+             call(CollectiveType::kRecv, 1u << 18, 1)};
+  if (n >= 4 && n % 2 == 0) {
+    ReplayGroup& half = plan.groups.emplace_back();
+    half.name = "1";
+    half.size = n / 2;
+    half.source_rank = 0;
+    half.calls = {call(CollectiveType::kAllReduce, 1u << 20, -1),
+                  call(CollectiveType::kBroadcast, 1u << 16, 1)};
+  }
+  ReplayOptions o;
+  o.run.check = true;
+  auto r = RunReplay(*b, nullptr, plan, o);
+  ASSERT_TRUE(r) << r.error().ToString();
+  ASSERT_EQ(r->groups.size(), plan.groups.size());
+  for (const ReplayGroupResult& out : r->groups)
+    for (const ReplayShape& s : out.shapes) {
+      EXPECT_EQ(s.alone.wrong, 0) << out.name << " " << CollectiveTypeName(s.type);
+      EXPECT_GT(s.alone.busbw_gbps, 0);
+    }
+  EXPECT_EQ(r->groups[0].shapes[0].type, CollectiveType::kSendRecv);
+  if (r->groups.size() > 1) {
+    EXPECT_EQ(r->groups[1].side_by_side, 2);
+  }
 }
 
 TEST(BenchGpu, PeerCopies) {

@@ -74,6 +74,7 @@ Status CudaBackend::Init(const BackendOptions& o) {
     Dev d;
     d.dev = ordinals[i];
     d.global = info_.first_local_rank + static_cast<int>(i);
+    d.rank = d.global;
     COMMDX_CUDA(cudaSetDevice(d.dev));
     cudaDeviceProp prop{};
     COMMDX_CUDA(cudaGetDeviceProperties(&prop, d.dev));
@@ -128,7 +129,7 @@ Status CudaBackend::Connect() {
     ncclResult_t r = api.CommInitAll(comms.data(), static_cast<int>(list.size()), list.data());
     if (r != ncclSuccess)
       return MakeError(ErrorCode::kEnvironment, nccl_->Describe("ncclCommInitAll", r));
-    for (size_t i = 0; i < devs_.size(); ++i) devs_[i].comm = comms[i];
+    for (size_t i = 0; i < devs_.size(); ++i) devs_[i].comm = devs_[i].world = comms[i];
     return LearnRankGpus();
   }
   ncclUniqueId id;
@@ -146,7 +147,8 @@ Status CudaBackend::Connect() {
   if (watchdog_) watchdog_->Arm("NCCL communicator init (ncclCommInitRank)");
   Dev& d = devs_[0];
   COMMDX_CUDA(cudaSetDevice(d.dev));
-  ncclResult_t r = api.CommInitRank(&d.comm, launch_.world_size, id, launch_.rank);
+  ncclResult_t r = api.CommInitRank(&d.world, launch_.world_size, id, launch_.rank);
+  d.comm = d.world;
   if (r != ncclSuccess)
     return MakeError(ErrorCode::kEnvironment, nccl_->Describe("ncclCommInitRank", r) + " on rank " +
                                                   std::to_string(launch_.rank));
@@ -158,7 +160,9 @@ CudaBackend::~CudaBackend() {
   for (auto& d : devs_) {
     cudaSetDevice(d.dev);
     if (!aborting_) cudaStreamSynchronize(d.stream);
-    if (d.comm && !aborting_ && nccl_) nccl_->api().CommDestroy(d.comm);
+    if (!aborting_ && nccl_)
+      for (ncclComm_t c : {d.sub, d.world})
+        if (c) nccl_->api().CommDestroy(c);
     for (auto* list : {&d.ev, &d.ev2, &d.seg})
       for (cudaEvent_t ev : *list) cudaEventDestroy(ev);
     cudaFree(d.send);
@@ -214,17 +218,18 @@ Status CudaBackend::EnsureEvents(std::vector<cudaEvent_t>& list, Dev& d, size_t 
 }
 
 Status CudaBackend::CheckAsyncErrors() {
-  for (auto& d : devs_) {
-    if (!d.comm) continue;
-    ncclResult_t async = ncclSuccess;
-    nccl_->api().CommGetAsyncError(d.comm, &async);
-    if (async != ncclSuccess && async != ncclInProgress) {
-      std::string msg = nccl_->Describe("an NCCL operation", async, d.comm) + " (rank " +
-                        std::to_string(d.global) + ", GPU " + std::to_string(d.dev) + ")";
-      Abort();  // on this thread: returns once the communicators are aborted
-      return MakeError(ErrorCode::kEnvironment, msg);
+  for (auto& d : devs_)
+    for (ncclComm_t c : {d.world, d.sub}) {
+      if (!c) continue;
+      ncclResult_t async = ncclSuccess;
+      nccl_->api().CommGetAsyncError(c, &async);
+      if (async != ncclSuccess && async != ncclInProgress) {
+        std::string msg = nccl_->Describe("an NCCL operation", async, c) + " (rank " +
+                          std::to_string(d.global) + ", GPU " + std::to_string(d.dev) + ")";
+        Abort();  // on this thread: returns once the communicators are aborted
+        return MakeError(ErrorCode::kEnvironment, msg);
+      }
     }
-  }
   return Ok{};
 }
 
@@ -314,10 +319,11 @@ Result<TimeMatrix> CudaBackend::Gather(const TimeMatrix& local) {
   }
   COMMDX_CUDA(cudaMemcpyAsync(d.d_xchg, local[0].data(), n * sizeof(double), cudaMemcpyHostToDevice,
                               d.stream));
-  ncclResult_t r = nccl_->api().AllGather(d.d_xchg, d.d_xchg + n, n, ncclFloat64, d.comm, d.stream);
+  ncclResult_t r =
+      nccl_->api().AllGather(d.d_xchg, d.d_xchg + n, n, ncclFloat64, d.world, d.stream);
   if (r != ncclSuccess)
     return MakeError(ErrorCode::kEnvironment,
-                     nccl_->Describe("ncclAllGather (results)", r, d.comm));
+                     nccl_->Describe("ncclAllGather (results)", r, d.world));
   COMMDX_TRY(EnsureEvents(d.ev, d, 2));
   COMMDX_CUDA(cudaEventRecord(d.ev[1], d.stream));
   COMMDX_TRY(Wait({{0, &d.ev, 1, 1}}));
@@ -351,7 +357,8 @@ void CudaBackend::Abort() {
   if (aborting_.exchange(true)) return;
   if (gate_) __atomic_store_n(gate_, 0xffffffffu, __ATOMIC_SEQ_CST);  // open every gate
   for (auto& d : devs_)
-    if (d.comm) nccl_->api().CommAbort(d.comm);
+    for (ncclComm_t c : {d.sub, d.world})
+      if (c) nccl_->api().CommAbort(c);
   // Only now may the waiting thread return (and destroy this backend); if an abort never
   // returns, the watchdog's hard exit ends the process instead.
   aborted_ = true;

@@ -37,6 +37,7 @@ class CudaBackend final : public Backend {
   Result<TimeMatrix> TimeCopy(const CopySpec& spec, int iters) override;
   Result<TimeMatrix> TimeRepro(const ReproSpec& spec, int iters) override;
   Result<TimeMatrix> TimeSequence(const std::vector<CollSpec>& seq, int iters) override;
+  Status UseGroup(int size, int stride) override;  // cuda_groups.cc
   std::string DescribeStuck() override;
   void Abort() override;
 
@@ -47,7 +48,10 @@ class CudaBackend final : public Backend {
     int sm_count = 1;
     cudaStream_t stream = nullptr;   // collectives, copies, compute
     cudaStream_t stream2 = nullptr;  // repro communication
-    ncclComm_t comm = nullptr;
+    ncclComm_t comm = nullptr;       // what collectives run on: `world`, or `sub` (UseGroup)
+    ncclComm_t world = nullptr;      // every rank of the job (and the results' exchange)
+    ncclComm_t sub = nullptr;        // the last UseGroup's split, kept until another is asked for
+    int rank = 0;                    // this device's rank in `comm`
     char* send = nullptr;
     char* recv = nullptr;
     uint64_t send_cap = 0;
@@ -108,6 +112,9 @@ class CudaBackend final : public Backend {
   // The spec and batch size the current graphs were captured for.
   CollSpec graph_spec_;
   int graph_iters_ = 0;
+  // The split `sub` communicators were made for (UseGroup); 0: none.
+  int sub_size_ = 0;
+  int sub_stride_ = 0;
 };
 
 }  // namespace commdx::bench

@@ -116,7 +116,7 @@ Result<int64_t> CudaBackend::CountWrong(Dev& d, const void* ptr, uint64_t elems,
 
 char* CudaBackend::OutputPtr(const Dev& d, const CollSpec& spec) const {
   if (spec.in_place && spec.kind == CollectiveType::kReduceScatter)
-    return d.send + static_cast<uint64_t>(d.global) * spec.count * DataTypeBytes(spec.dtype);
+    return d.send + static_cast<uint64_t>(d.rank) * spec.count * DataTypeBytes(spec.dtype);
   return d.recv;
 }
 
@@ -125,18 +125,18 @@ Status CudaBackend::Prepare(const CollSpec& spec, uint64_t seed) {
   ++prepared_;
   size_t ts = DataTypeBytes(spec.dtype);
   for (auto& d : devs_) {
-    pattern::Params p = ParamsFor(spec, d.global, seed);
+    pattern::Params p = ParamsFor(spec, d.rank, seed);
     COMMDX_CUDA(cudaSetDevice(d.dev));
     bool input_in_recv = spec.in_place && spec.kind != CollectiveType::kReduceScatter;
     if (!input_in_recv || spec.kind == CollectiveType::kAllGather)
       COMMDX_CUDA(cudaMemsetAsync(d.recv, 0xff, spec.RecvElems() * ts, d.stream));
     if (!spec.in_place || spec.kind == CollectiveType::kReduceScatter) {
-      COMMDX_TRY(Fill(d, d.send, spec.SendElems(), p, d.global));
+      COMMDX_TRY(Fill(d, d.send, spec.SendElems(), p, d.rank));
     } else if (spec.kind == CollectiveType::kAllGather) {
-      COMMDX_TRY(Fill(d, d.recv + static_cast<uint64_t>(d.global) * spec.count * ts, spec.count, p,
-                      d.global));
+      COMMDX_TRY(
+          Fill(d, d.recv + static_cast<uint64_t>(d.rank) * spec.count * ts, spec.count, p, d.rank));
     } else {
-      COMMDX_TRY(Fill(d, d.recv, spec.SendElems(), p, d.global));
+      COMMDX_TRY(Fill(d, d.recv, spec.SendElems(), p, d.rank));
     }
   }
   for (auto& d : devs_) COMMDX_CUDA(cudaStreamSynchronize(d.stream));
@@ -156,7 +156,7 @@ Status CudaBackend::LaunchColl(const CollSpec& spec) {
     if (d.global == fault_skip_rank_ && prepared_ > 2) continue;  // connected by then
     char* send = d.send;
     char* recv = d.recv;
-    uint64_t g = static_cast<uint64_t>(d.global);
+    uint64_t g = static_cast<uint64_t>(d.rank);
     if (spec.in_place) {
       if (spec.kind == CollectiveType::kAllGather)
         send = recv + g * c * ts;
@@ -189,9 +189,9 @@ Status CudaBackend::LaunchColl(const CollSpec& spec) {
         }
         break;
       case CollectiveType::kSendRecv:
-        r = api.Send(send, c, dt, ((d.global + spec.shift) % n + n) % n, d.comm, d.stream);
+        r = api.Send(send, c, dt, ((d.rank + spec.shift) % n + n) % n, d.comm, d.stream);
         if (r == ncclSuccess)
-          r = api.Recv(recv, c, dt, ((d.global - spec.shift) % n + n) % n, d.comm, d.stream);
+          r = api.Recv(recv, c, dt, ((d.rank - spec.shift) % n + n) % n, d.comm, d.stream);
         break;
       default:  // not a bench case (gather, scatter, send, recv, barrier, unknown)
         r = ncclInvalidArgument;
@@ -326,7 +326,7 @@ Result<TimeMatrix> CudaBackend::TimeSequence(const std::vector<CollSpec>& seq, i
 Result<std::vector<int64_t>> CudaBackend::Check(const CollSpec& spec, uint64_t seed) {
   TimeMatrix local;
   for (auto& d : devs_) {
-    pattern::Params p = ParamsFor(spec, d.global, seed);
+    pattern::Params p = ParamsFor(spec, d.rank, seed);
     double wrong = 0;
     if (pattern::OutputChecked(p)) {
       uint64_t elems = spec.in_place && spec.kind == CollectiveType::kReduceScatter

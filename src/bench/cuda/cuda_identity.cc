@@ -70,10 +70,10 @@ Status CudaBackend::LearnRankGpus() {
     COMMDX_CUDA(
         cudaMemcpyAsync(buf, &rec, sizeof rec, cudaMemcpyHostToDevice, d.stream));
     ncclResult_t r = nccl_->api().AllGather(buf, buf + sizeof(Record), sizeof(Record), ncclInt8,
-                                            d.comm, d.stream);
+                                            d.world, d.stream);
     if (r != ncclSuccess)
       return MakeError(ErrorCode::kEnvironment,
-                       nccl_->Describe("ncclAllGather (each rank's GPU)", r, d.comm));
+                       nccl_->Describe("ncclAllGather (each rank's GPU)", r, d.world));
     COMMDX_TRY(EnsureEvents(d.ev, d, 2));
     COMMDX_CUDA(cudaEventRecord(d.ev[1], d.stream));
     COMMDX_TRY(Wait({{0, &d.ev, 1, 1}}));

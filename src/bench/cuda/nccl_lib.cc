@@ -85,6 +85,7 @@ Result<std::unique_ptr<NcclLib>> NcclLib::Load(const std::string& explicit_path)
         Sym(h, "ncclSend", a.Send) && Sym(h, "ncclRecv", a.Recv) &&
         Sym(h, "ncclGroupStart", a.GroupStart) && Sym(h, "ncclGroupEnd", a.GroupEnd);
     Sym(h, "ncclGetLastError", a.GetLastError);
+    Sym(h, "ncclCommSplit", a.CommSplit);
     if (!ok) {
       tried += "\n  " + how + ": " + lib->path_ +
                " (loaded, but it lacks symbols commdx needs: NCCL older than 2.7?)";

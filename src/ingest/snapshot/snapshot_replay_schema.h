@@ -72,6 +72,7 @@ void ReplayGroupSchema(V& v, T& g) {
   v.Field("desc", g.desc);
   v.Field("job_ranks", g.job_ranks);
   v.Field("replay_ranks", g.replay_ranks);
+  v.Field("side_by_side", g.side_by_side);
   v.Field("steps", g.steps);
   v.Field("sequence_calls", g.sequence_calls);
   v.Double("job_sequence_us", g.job_sequence_us, 3);

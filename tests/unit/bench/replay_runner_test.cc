@@ -324,6 +324,49 @@ TEST(BenchReplay, SendsAndReceivesAreReplayedAsAShiftedExchange) {
   EXPECT_EQ(sub->groups[0].shapes[0].job_calls, 2);
 }
 
+TEST(BenchReplay, GroupsSmallerThanTheRunAreSubCommunicatorsSideBySide) {
+  // An 8-rank job replayed on 4 ranks: a tensor-parallel pair (ranks 0-1), a data-parallel
+  // pair (ranks 0 and 2, two apart) and a group of 3, which 4 ranks cannot hold side by side.
+  ReplayPlan p = DdpPlan(2, 400000, 0);
+  p.world_size = 8;
+  p.groups[0].name = "tp";
+  p.groups[0].desc = "";
+  p.groups[0].ranks = {0, 1};
+  ReplayGroup dp = p.groups[0];
+  dp.name = "dp";
+  dp.ranks = {0, 2};
+  ReplayGroup odd = p.groups[0];
+  odd.name = "three";
+  odd.size = 3;
+  odd.ranks = {0, 1, 2};
+  p.groups.push_back(dp);
+  p.groups.push_back(odd);
+  FakeBackend b(Link(4));
+  ASSERT_TRUE(b.Connect());
+  auto r = RunReplay(b, nullptr, p, Quick());
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->groups.size(), 2u);
+  for (const ReplayGroupResult& g : r->groups) {
+    EXPECT_EQ(g.job_ranks, 2);
+    EXPECT_EQ(g.replay_ranks, 2);
+    EXPECT_EQ(g.side_by_side, 2);
+    ASSERT_EQ(g.shapes.size(), 2u);
+    EXPECT_GT(g.shapes[0].alone.busbw_gbps, 0);
+  }
+  EXPECT_EQ(b.group_size(), 0);  // back on every rank once the groups are done
+  ASSERT_EQ(r->notes.size(), 2u);
+  EXPECT_NE(r->notes[0].find("group tp (2 of the job's 8 ranks) was replayed on 2 "
+                             "sub-communicators of 2 consecutive ranks, side by side"),
+            std::string::npos)
+      << r->notes[0];
+  EXPECT_NE(r->notes[1].find("of 2 ranks 2 apart, as in the job"), std::string::npos)
+      << r->notes[1];
+  ASSERT_EQ(r->left_out.size(), 1u);
+  EXPECT_NE(r->left_out[0].find("group three (3 of the job's 8 ranks): this run has 4 ranks"),
+            std::string::npos)
+      << r->left_out[0];
+}
+
 TEST(BenchReplay, ScaleShrinksEveryCallAndIsSaid) {
   FakeBackend b(Link(2));
   ASSERT_TRUE(b.Connect());
