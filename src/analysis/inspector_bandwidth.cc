@@ -11,6 +11,7 @@
 #include "analysis/catalogue.h"
 #include "analysis/expected_bandwidth.h"
 #include "analysis/inspector_analyzers.h"
+#include "analysis/inspector_log_join.h"
 #include "analysis/inspector_match.h"
 #include "base/str_format.h"
 
@@ -115,10 +116,15 @@ std::vector<Finding> FindInspectorBandwidth(const Job& job, const Options&) {
       f.detail +=
           " A one-rank communicator moves no data between GPUs: the plugin writes busbw "
           "0 for its AllReduce.";
+    // What NCCL's own log of the job knows of it: its refs follow the first record.
+    const InspectorLogJoin join = JoinInspectorComm(job.nccl, c.id);
+    std::vector<EvidenceRef> log_refs;
+    f.detail += DescribeJoin(join, c.id, log_refs);
     f.metrics.push_back({"ranks", static_cast<double>(c.n_ranks), Unit::kRanks});
     f.metrics.push_back({"nodes", static_cast<double>(c.nnodes), Unit::kCount});
     f.metrics.push_back({"collectives", static_cast<double>(c.colls.size()), Unit::kCount});
     if (!c.colls.empty()) f.refs.push_back({c.colls.front().first->where, "first record"});
+    f.refs.insert(f.refs.end(), log_refs.begin(), log_refs.end());
     out.push_back(std::move(f));
 
     if (!HeldTo(expected, c.n_ranks, c.nnodes)) continue;
@@ -139,8 +145,9 @@ std::vector<Finding> FindInspectorBandwidth(const Job& job, const Options&) {
           "for others). Expected from %s. Not priced per step: the Inspector records carry no "
           "step boundaries.",
           s->transfer_busbw.size(), expected.basis.c_str());
+      x.detail += DescribeJoin(join, c.id, x.refs);
       CompleteSlowBandwidth(x, got, k.second, expected);
-      x.refs.push_back({s->example->where, "first record of this size"});
+      x.refs.insert(x.refs.begin(), {s->example->where, "first record of this size"});
       out.push_back(std::move(x));
       break;  // the most frequent slow size speaks for the communicator
     }

@@ -17,6 +17,7 @@
 #include "analysis/catalogue.h"
 #include "analysis/expected_bandwidth.h"
 #include "analysis/inspector_analyzers.h"
+#include "analysis/inspector_log_join.h"
 #include "base/str_format.h"
 
 namespace commdx::analysis {
@@ -121,6 +122,8 @@ std::vector<Finding> FindInspectorBuckets(const Job& job, const Options&) {
     f.metrics.push_back({"ranks", static_cast<double>(c.n_ranks), Unit::kRanks});
     f.metrics.push_back({"nodes", static_cast<double>(c.nnodes), Unit::kCount});
     f.refs.push_back({order.front().second->buckets.front()->where, "first bucket"});
+    // Only a bucket labelled with a comm_id (not 2.30's name) joins NCCL's log.
+    f.detail += DescribeJoin(JoinInspectorComm(job.nccl, std::get<0>(id)), std::get<0>(id), f.refs);
     out.push_back(std::move(f));
 
     if (!HeldTo(expected, c.n_ranks, c.nnodes)) continue;

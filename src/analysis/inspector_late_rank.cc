@@ -12,6 +12,7 @@
 
 #include "analysis/catalogue.h"
 #include "analysis/inspector_analyzers.h"
+#include "analysis/inspector_log_join.h"
 #include "analysis/inspector_match.h"
 #include "base/str_format.h"
 
@@ -61,7 +62,8 @@ const InspectorRecord* RecordOf(const MatchedColl& m, int rank) {
   return nullptr;
 }
 
-Finding Name(const InspectorComm& c, int rank, const LateStats& s, size_t counted, size_t matched) {
+Finding Name(const InspectorComm& c, int rank, const LateStats& s, size_t counted, size_t matched,
+             const InspectorLogJoin& join) {
   Finding f = NewFinding("inspector.late_rank");
   f.rank = rank;
   const MatchedColl& w = *s.worst;
@@ -102,6 +104,8 @@ Finding Name(const InspectorComm& c, int rank, const LateStats& s, size_t counte
     f.detail +=
         " The verbose records' kernel-start times are not compared: the ranks are on "
         "different hosts, whose clocks are only as close as NTP keeps them.";
+  std::vector<EvidenceRef> log_refs;
+  f.detail += DescribeJoinedRank(join, c.id, rank, log_refs);
   f.detail +=
       " Not priced per step: the Inspector records carry no step boundaries; a profiler "
       "trace of the same job prices it (trace.arrival_skew).";
@@ -123,6 +127,7 @@ Finding Name(const InspectorComm& c, int rank, const LateStats& s, size_t counte
                                             r->exec_ns / 1e6)});
       break;
     }
+  f.refs.insert(f.refs.end(), log_refs.begin(), log_refs.end());
   f.confidence = s.start_skews_ns.empty() ? 0.7 : 0.85;
   return f;
 }
@@ -149,7 +154,7 @@ std::vector<Finding> FindInspectorLateRank(const Job& job, const Options&) {
     }
     for (const auto& [rank, s] : by_rank) {
       if (s.count < kMinLate || s.count < kMinShare * counted) continue;
-      out.push_back(Name(c, rank, s, counted, matched));
+      out.push_back(Name(c, rank, s, counted, matched, JoinInspectorComm(job.nccl, c.id)));
     }
   }
   return out;

@@ -1,11 +1,12 @@
-// The checks that need every Inspector file at once: the same record read twice (a file given
-// twice under two names, or copied), communicators whose ranks' files are not all there, and
-// coll_sn gaps (a gap is a collective not recorded, not one NCCL skipped: up to NCCL 2.29 the
-// plugin keeps only the last collective per communicator between two dump passes; from 2.30,
-// whose records name the communicator, it keeps every one but those under
-// NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES, 8 KiB by default, or without GPU kernel times, and a ring of
-// 1,024 per communicator loses the oldest when a dump pass comes late).
+// The checks that need every Inspector file at once: the same record or Prometheus bucket read
+// twice (files that overlap: a .prom and the node exporter page holding its lines),
+// communicators whose ranks' files are not all there, and coll_sn gaps (a gap is a collective not
+// recorded, not one NCCL skipped: up to NCCL 2.29 the plugin keeps only the last collective per
+// communicator between two dump passes; from 2.30, whose records name the communicator, it keeps
+// every one but those under NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES, 8 KiB by default, or without GPU
+// kernel times, and a ring of 1,024 per communicator loses the oldest when a dump pass comes late).
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -16,21 +17,79 @@ namespace commdx::ingest {
 
 namespace {
 
+std::string Place(const SourceLoc& where) {
+  return where.file + (where.line ? ":" + std::to_string(where.line) : "");
+}
+
+// One rank's record of one collective, wherever it was read (a JSONL line, a 2.29 Prometheus
+// label set): the first place is kept.
 void DropDuplicates(Job& job) {
-  std::set<std::tuple<std::string, int, std::string, uint64_t>> seen;
+  std::map<std::tuple<std::string, int, std::string, uint64_t>, SourceLoc> seen;
   std::vector<InspectorRecord> kept;
   kept.reserve(job.inspector.size());
   for (InspectorRecord& r : job.inspector) {
-    if (!seen.insert({r.comm_id, r.rank, r.coll, r.coll_sn}).second) {
+    auto [it, fresh] = seen.try_emplace({r.comm_id, r.rank, r.coll, r.coll_sn}, r.where);
+    if (!fresh) {
       job.quality.Add("inspector.duplicate_record", DiagSeverity::kNote,
                       "communicator " + r.comm_id + " rank " + std::to_string(r.rank) + " " +
-                          r.coll + " #" + std::to_string(r.coll_sn) + " read before: read once",
+                          r.coll + " #" + std::to_string(r.coll_sn) + " read before (" +
+                          Place(it->second) + "): read once",
                       r.where);
       continue;
     }
     kept.push_back(std::move(r));
   }
   job.inspector = std::move(kept);
+}
+
+// NCCL 2.30's buckets: one GPU's aggregate of one dump pass. The same bucket in another file,
+// every label and number alike, is that pass read twice: the .prom beside the node exporter page
+// that holds its lines, or a copy of the file from before it was rewritten beside a later one
+// (whole copies of one text are skipped before they are read: load.same_file_twice). Two ranks
+// on one GPU, or two passes, differ in their numbers; buckets of one file never repeat.
+using BucketKey =
+    std::tuple<std::string, std::string, std::string, std::string, int, int, int, std::string, bool,
+               std::string, std::string, double, double, int64_t, double, double>;
+
+// A NaN sample ("NaN" is valid exposition text) would break the map's order: it keys as -2.
+double Ordered(double v) { return std::isnan(v) ? -2 : v; }
+
+BucketKey KeyOf(const InspectorBucket& b) {
+  return {b.version,
+          b.node,
+          b.gpu,
+          b.comm,
+          b.rank,
+          b.n_ranks,
+          b.nnodes,
+          b.op,
+          b.p2p,
+          b.size_label,
+          b.algo_proto,
+          Ordered(b.busbw_gbps),
+          Ordered(b.exec_us),
+          b.count,
+          Ordered(b.p99_us),
+          Ordered(b.max_us)};
+}
+
+void DropDuplicateBuckets(Job& job) {
+  std::map<BucketKey, SourceLoc> seen;
+  std::vector<InspectorBucket> kept;
+  kept.reserve(job.inspector_buckets.size());
+  for (InspectorBucket& b : job.inspector_buckets) {
+    auto [it, fresh] = seen.try_emplace(KeyOf(b), b.where);
+    if (!fresh && it->second.file != b.where.file) {
+      job.quality.Add("inspector.duplicate_record", DiagSeverity::kNote,
+                      b.op + " " + b.size_label + " of communicator " + b.comm + " on " + b.node +
+                          " " + b.gpu + ": the same samples as " + Place(it->second) +
+                          " (one dump pass read twice): read once",
+                      b.where);
+      continue;
+    }
+    kept.push_back(std::move(b));
+  }
+  job.inspector_buckets = std::move(kept);
 }
 
 struct RankSeen {
@@ -48,6 +107,7 @@ struct CommSeen {
 }  // namespace
 
 void FinishInspector(Job& job) {
+  DropDuplicateBuckets(job);
   if (job.inspector.empty()) return;
   DropDuplicates(job);
   std::map<std::string, CommSeen> comms;

@@ -12,6 +12,7 @@
 
 #include "ingest/load_inputs.h"
 #include "unit/run_commdx.h"
+#include "unit/temp_folder.h"
 
 namespace commdx::cli {
 namespace {
@@ -21,21 +22,7 @@ namespace fs = std::filesystem;
 const std::string kTraces = std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/";
 
 // A folder of copies: names chosen so that traces and other files interleave when sorted.
-struct Folder {
-  fs::path dir;
-  explicit Folder(const std::string& name) : dir(fs::temp_directory_path() / name) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Folder() { fs::remove_all(dir); }
-  void Copy(const std::string& from, const std::string& to) const {
-    fs::copy_file(from, dir / to, fs::copy_options::overwrite_existing);
-  }
-  void Write(const std::string& to, const std::string& text) const {
-    std::ofstream(dir / to) << text;
-  }
-  std::string Path(const std::string& name) const { return (dir / name).string(); }
-};
+using Folder = TempFolder;
 
 TEST(LoadDiagnoseInputs, TracesAndLogsInFileOrderWithSkippedFilesNamed) {
   Folder f("commdx_load_inputs_order");
