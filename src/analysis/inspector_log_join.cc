@@ -15,13 +15,6 @@ namespace {
 constexpr size_t kCutIdChars = 16;
 constexpr size_t kMaxRanksListed = 4;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 bool IsHexId(std::string_view id) {
   if (id.size() < 3 || !StartsWith(id, "0x")) return false;
   for (char c : id.substr(2))
@@ -58,7 +51,7 @@ std::string Transports(const NcclCommunicator& c) {
 
 bool InspectorIdNames(std::string_view inspector_id, std::string_view log_comm_id) {
   if (!IsHexId(inspector_id) || !IsHexId(log_comm_id)) return false;
-  const std::string a = Lower(inspector_id), b = Lower(log_comm_id);
+  const std::string a = ToLower(inspector_id), b = ToLower(log_comm_id);
   if (a.size() < kCutIdChars) return a == b;  // the whole hash: nothing was cut
   return StartsWith(b, a);
 }
@@ -100,7 +93,8 @@ std::string DescribeJoin(const InspectorLogJoin& join, std::string_view inspecto
   }
   const NcclCommunicator& c = *join.comm;
   std::string s = " NCCL's log of the same job names it commId " + c.comm_id;
-  s += Lower(c.comm_id) == Lower(id) ? "" : " (the plugin keeps the hash's first 14 hex digits)";
+  s +=
+      ToLower(c.comm_id) == ToLower(id) ? "" : " (the plugin keeps the hash's first 14 hex digits)";
   s += StrFormat(": %d ranks", c.nranks);
   if (c.nnodes > 0) s += StrFormat(" on %d node(s)", c.nnodes);
   if (!c.ranks.empty()) {
