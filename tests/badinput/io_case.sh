@@ -131,6 +131,29 @@ sys.exit(f"not skipped as reports: {bad}" if bad else 0)' "$out" report.text rep
     has "load\\.same_file_twice x4: the start of all/final/nccl\\.vm\\.653\\.log \\(a shorter copy"
     has "NCCL reports it as set by the environment \(2 processes\)"
     grep -q "4 complete" "$out" && fail "a process counted twice"; true ;;
+  job_copied_over_limit)  # copies of a log over the limit of a file held whole (292 MiB under
+    # this `ulimit -v`): the same text gzipped, and a shorter copy made while the job ran, each
+    # found by its hash read window by window and not read; two read at once would not fit
+    sanitized && { echo "skip: ulimit -v and AddressSanitizer's shadow memory do not mix"; exit 77; }
+    job; mkdir -p all/a; cp job/* all/a/
+    { cat "$ex"/nccl.vm.653.log
+      yes "epoch 1 step 100 loss 2.345 lr 0.001 throughput 1234 samples/s" | head -c 320000000
+      cat "$ex"/nccl.vm.653.log; } > all/a/nccl.vm.653.log
+    cp -r all/a all/b && gzip -1 all/b/nccl.vm.653.log
+    mkdir all/early && head -c 310000000 all/a/nccl.vm.653.log > all/early/nccl.vm.653.log
+    (ulimit -v 1200000; exec /usr/bin/time -f %M -o rss timeout 120 "$commdx" diagnose all --format json) \
+      >"$out" 2>"$err"; rc=$?
+    [ $rc -le 1 ] || fail "exit $rc"
+    python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); why = {s["path"]: s["reason"] for s in d["skipped"]}
+want = {"all/b/nccl.vm.653.log.gz": "the same text as all/a/nccl.vm.653.log",
+        "all/early/nccl.vm.653.log": "the start of all/a/nccl.vm.653.log"}
+bad = [(p, why.get(p)) for p, w in want.items() if not why.get(p, "").startswith(w)]
+logs = [i["path"] for i in d["inputs"] if "nccl_log" in i["kind"]]
+sys.exit(f"not found as copies: {bad}" if bad else
+         f"NCCL logs read: {logs}" if logs != ["all/a/nccl.vm.653.log", "all/a/nccl.vm.654.log"] else 0)' "$out" ||
+      fail "copies over the limit read"
+    [ "$(tail -1 rss)" -lt 700000 ] || fail "peak RSS $(tail -1 rss) KiB" ;;
   gzip_bomb)  # 400 MB of one repeated line, 800:1 gzipped, over the limit for a file held whole
     # (a quarter of `ulimit -v` here: 292 MiB): read in windows, one held at a time, not refused
     sanitized && { echo "skip: ulimit -v and AddressSanitizer's shadow memory do not mix"; exit 77; }
