@@ -46,6 +46,22 @@ case $case_name in
     # A pipe that is a format is still read whole, and gzip piped in too.
     gzip -c "$ex"/nccl.vm.653.log | timeout 60 "$commdx" logs - >"$out" 2>"$err"; rc=$?
     [ $rc -le 1 ] || fail "gzip pipe: exit $rc"; has "commdx logs" ;;
+  trace_refused_from_start)  # `trace` of text or junk: refused from its first bytes, never
+    # read on (a pipe of 300 MB was held whole, 533 MB RSS; a text file scanned to its end)
+    yes "epoch 1 step 100 loss 2.345" | head -c 50000000 > out.log
+    run 3 trace out.log; has "out\.log:1:1: error: not JSON"
+    if command -v strace >/dev/null; then  # 50 MB in 256 KiB windows: over 190 reads
+      strace -f -qq -c -e trace=read,pread64 -o reads timeout 60 "$commdx" trace out.log 2>/dev/null
+      n=$(awk '$NF == "total" { print $(NF-1) }' reads)
+      [ -n "$n" ] && [ "$n" -lt 100 ] || fail "$n reads of a 50 MB text file: read to its end"
+    fi
+    sanitized && exit 0  # peak RSS under AddressSanitizer says nothing
+    (exec /usr/bin/time -f %M -o rss timeout 60 "$commdx" trace - < <(yes "not a trace" | head -c 300000000)) \
+      >"$out" 2>"$err"; rc=$?
+    [ $rc -eq 3 ] || fail "pipe: exit $rc, expected 3"; has "-:1:1: error: not JSON .*found 'n'"
+    [ "$(tail -n 1 rss)" -lt 100000 ] || fail "peak RSS $(tail -n 1 rss) KB: the pipe was read whole"
+    zcat "$ex"/trace_rank0.json.gz | timeout 60 "$commdx" trace - >"$out" 2>"$err"; rc=$?
+    [ $rc -le 1 ] || fail "a trace piped in: exit $rc"; has "distributedInfo" ;;
   compare_junk_early)  # compare judges a file from its start before reading it whole
     sanitized && { echo "skip: peak RSS under AddressSanitizer says nothing"; exit 77; }
     head -c 150000000 /dev/zero | tr '\0' 'A' > junk.json
