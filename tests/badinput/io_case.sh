@@ -85,6 +85,31 @@ case $case_name in
     [ $rc -le 1 ] || fail "logs - exit $rc"; has "commdx logs"
     cat "$ex"/trace_rank0.json.gz | timeout 60 "$commdx" trace - >"$out" 2>"$err"; rc=$?
     [ $rc -le 1 ] || fail "trace - exit $rc" ;;
+  broken_records)  # a record broken mid-write in the middle of a 5 MB trace (read in parts):
+    # skipped up to the next event and counted, the rest read; was exit 3 for a bracket of the
+    # wrong kind, missing or extra, and "cut short" at half the file for a string never closed
+    python3 - "$ex/trace_rank0.json.gz" <<'PY'
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1]))
+s = json.dumps(d)
+i = s.index('{"ph":', len(s) // 2)
+ev = '{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5, "dur": 5, '
+for name, bad in [("wrong_kind", ev + '"args": {"x": [1, 2}}, '), ("missing", ev + '"args": {"x": [1]}, '),
+                  ("extra", ev + '"args": {"x": [1]}}}, '), ("open_string", ev + '"args": {"x": "a}}, '),
+                  ("spliced", '{"ph": "X", "na')]:
+    open(name + ".json", "w").write(s[:i] + bad + s[i:])
+for gz in ("open_string", "spliced"):
+    open(gz + ".json.gz", "wb").write(gzip.compress(open(gz + ".json", "rb").read()))
+PY
+    want=$("$commdx" trace --format json "$ex/trace_rank0.json.gz" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["trace_ranks"][0]["events"])')
+    for f in wrong_kind.json missing.json extra.json open_string.json spliced.json open_string.json.gz spliced.json.gz; do
+      run 0,1 trace --format json "$f"
+      python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); q = {x["id"] for x in d["input_quality"]}
+n = d["data"]["trace_ranks"][0]["events"]; want = int(sys.argv[2])
+sys.exit(0 if "kineto.bad_event" in q and "kineto.trace_cut_short" not in q and want - 2 <= n <= want + 2
+         else f"events {n} of {want}, notes {sorted(q)}")' "$out" "$want" || fail "$f"
+    done ;;
   gzip_cut_whole)  # a cut .gz read whole (a log, any pipe): read up to the cut, and said
     gzip -c "$ex"/nccl.vm.653.log > full.log.gz
     head -c $(( $(stat -c %s full.log.gz) * 7 / 10 )) full.log.gz > cut.log.gz
