@@ -154,6 +154,7 @@ Result<bool> Reader::SkipBroken(size_t from, size_t limit) {
     const size_t cut = FindCut(pos_ + rel, resume);
     if (cut != std::string::npos && cut - pos_ >= limit_rel) return false;
     if (cut != std::string::npos) {
+      if (cut - pos_ > opt_.max_part_bytes) return TooBig(cut - pos_);
       ++stats_.strict_items;  // not JSON: counted by the sink as a bad event
       COMMDX_TRY(sink_.StrictItem(buf_ + pos_, cut - pos_, base_ + pos_));
       pos_ = cut + 1;
