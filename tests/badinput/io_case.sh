@@ -206,6 +206,18 @@ sys.exit(f"not found as copies: {bad}" if bad else
     has "load\.in_windows x1: 381 MiB of text, over the limit of 292 MiB for a file held whole"
     has "4705882 init started, 0 completed"
     [ "$(tail -1 rss)" -lt 600000 ] || fail "peak RSS $(tail -1 rss) KiB" ;;
+  tiny_address_space)  # `ulimit -v` too small for a thread's stack: fewer threads, never
+    # "internal error: Resource temporarily unavailable" (exit 70, as at 16-20 MB before)
+    sanitized && { echo "skip: ulimit -v and AddressSanitizer's shadow memory do not mix"; exit 77; }
+    tried=0
+    for v in 16000 20000 24000 28000 32000 40000; do
+      (ulimit -v $v; exec "$commdx" --version) >/dev/null 2>&1 || continue  # cannot even start
+      tried=$((tried + 1))
+      (ulimit -v $v; exec timeout 60 "$commdx" diagnose "$ex") >"$out" 2>"$err"; rc=$?
+      [ $rc -le 1 ] || { [ $rc -eq 4 ] && grep -q "out of memory while reading it" "$err"; } ||
+        fail "ulimit -v $v: exit $rc"
+    done
+    [ $tried -gt 0 ] || { echo "skip: commdx does not start under 40 MB here"; exit 77; } ;;
   piped_log_over_limit)  # the same 400 MB log piped in, plain and gzip: over the limit, read in
     # windows from its first 64 KiB on (gzip inflated as it comes), where it used to be refused
     sanitized && { echo "skip: ulimit -v and AddressSanitizer's shadow memory do not mix"; exit 77; }
