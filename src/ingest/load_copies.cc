@@ -18,14 +18,6 @@ size_t HeadHash(std::string_view data) {
   return std::hash<std::string_view>{}(data.substr(0, kHeadDigestBytes));
 }
 
-// A text over the limit, hashed whole one window at a time; left without a digest when it
-// cannot be read to its end.
-void DigestWindows(Slot& s, size_t window) {
-  TextHash h;
-  auto read = ReadWindows(s.path, window, [&h](const FileText& w) { h.Add(w.data); });
-  if (read && !read->stopped) s.digest = std::make_pair(h.bytes(), static_cast<size_t>(h.Value()));
-}
-
 // TextHash of the first `bytes` of a file's text; nullopt when it is shorter or unreadable.
 std::optional<uint64_t> StartHash(const std::string& path, uint64_t bytes, size_t window) {
   TextHash h;
@@ -95,6 +87,12 @@ void Digest(Slot& s) {
   }
 }
 
+void DigestWhole(Slot& s, size_t window) {
+  TextHash h;
+  auto read = ReadWindows(s.path, window, [&h](const FileText& w) { h.Add(w.data); });
+  if (read && !read->stopped) s.digest = std::make_pair(h.bytes(), static_cast<size_t>(h.Value()));
+}
+
 void DigestHead(Slot& s) {
   if (auto head = ReadHead(s.path, kHeadDigestBytes); head && head->size() >= kHeadDigestBytes)
     s.head_digest = HeadHash(*head);
@@ -111,7 +109,7 @@ void MarkCopies(std::vector<Slot>& slots, const LoadOptions& options) {
       for (Slot* s : group)
         if (s->over_limit && !s->digest) to_hash.push_back(s);
   ParallelFor(to_hash.size(), options.threads,
-              [&](size_t i) { DigestWindows(*to_hash[i], options.window_bytes); });
+              [&](size_t i) { DigestWhole(*to_hash[i], options.window_bytes); });
   // The same text over the limit twice: the first in order is read.
   std::map<std::pair<uint64_t, size_t>, const Slot*> first;
   for (auto& s : slots) {

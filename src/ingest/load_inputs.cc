@@ -286,6 +286,11 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
         if (auto text = ReadFile(s.path, {options.max_text_bytes})) {
           s.text = std::move(text).value();
           load::Digest(s);
+        } else if (text.error().code == ErrorCode::kTooLarge && ReadsInWindows(s)) {
+          // Read in windows below unless a copy: hashed first (a copy has the same formats, so
+          // it is read here too, not on a worker).
+          s.over_limit = true;
+          load::DigestWhole(s, options.window_bytes);
         }  // else ParseText reports the error
       });
       if (s.error) continue;

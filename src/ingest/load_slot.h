@@ -76,6 +76,10 @@ void Digest(Slot& s);
 // The hash of the first kHeadDigestBytes of a text over the limit (over_limit), as Digest's.
 void DigestHead(Slot& s);
 
+// The size and TextHash of a text over the limit (over_limit), read in windows of `window` bytes
+// one at a time; no digest when it cannot be read to its end.
+void DigestWhole(Slot& s, size_t window);
+
 // Copies among the inputs read on the workers, found before the texts over the limit are read in
 // windows: a text over the limit whose start (first 4 KiB) another input shares is hashed whole,
 // one window at a time; one with the size and hash of an earlier one is its copy. A text that is

@@ -195,6 +195,22 @@ sys.exit(f"not found as copies: {bad}" if bad else
          f"NCCL logs read: {logs}" if logs != ["all/a/nccl.vm.653.log", "all/a/nccl.vm.654.log"] else 0)' "$out" ||
       fail "copies over the limit read"
     [ "$(tail -1 rss)" -lt 700000 ] || fail "peak RSS $(tail -1 rss) KiB" ;;
+  console_copied_over_limit)  # the same, of console text over the limit that also holds an
+    # nvidia-smi matrix (read by the main thread, not a worker): the copy found by its hash too
+    sanitized && { echo "skip: ulimit -v and AddressSanitizer's shadow memory do not mix"; exit 77; }
+    mkdir -p all/a
+    { cat "$src"/tests/data/smi/h200x2-topo-m.txt "$ex"/nccl.vm.653.log
+      yes "epoch 1 step 100 loss 2.345 lr 0.001 throughput 1234 samples/s" | head -c 310000000
+      cat "$ex"/nccl.vm.653.log; } > all/a/console.log
+    cp -r all/a all/b
+    (ulimit -v 1200000; exec timeout 120 "$commdx" diagnose all --format json) >"$out" 2>"$err"; rc=$?
+    [ $rc -le 1 ] || fail "exit $rc"
+    python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); why = {s["path"]: s["reason"] for s in d["skipped"]}
+ok = why.get("all/b/console.log", "").startswith("the same text as all/a/console.log")
+read = [i["path"] for i in d["inputs"]]
+sys.exit(0 if ok and read == ["all/a/console.log"] else f"read {read}, skipped {why}")' "$out" ||
+      fail "copy over the limit read" ;;
   gzip_bomb)  # 400 MB of one repeated line, 800:1 gzipped, over the limit for a file held whole
     # (a quarter of `ulimit -v` here: 292 MiB): read in windows, one held at a time, not refused
     sanitized && { echo "skip: ulimit -v and AddressSanitizer's shadow memory do not mix"; exit 77; }
