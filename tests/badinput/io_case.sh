@@ -234,6 +234,17 @@ sys.exit(0 if ok and read == ["all/a/console.log"] else f"read {read}, skipped {
         fail "ulimit -v $v: exit $rc"
     done
     [ $tried -gt 0 ] || { echo "skip: commdx does not start under 40 MB here"; exit 77; } ;;
+  out_of_memory_names_inputs)  # out of memory past the reading (in the analyses) names the
+    # input too: it was a bare "commdx: out of memory", exit 70 (trace_pg_used_100k.json, 71 MB,
+    # at ulimit -v 250000 here). Every limit: read, or an out-of-memory error naming the file.
+    sanitized && { echo "skip: ulimit -v and AddressSanitizer's shadow memory do not mix"; exit 77; }
+    t=${HOSTILE:?}/trace_pg_used_100k.json
+    for v in 150000 200000 225000 250000 275000 300000 350000; do
+      (ulimit -v $v; exec timeout 120 "$commdx" diagnose "$t") >"$out" 2>"$err"; rc=$?
+      [ $rc -le 1 ] && continue
+      [ $rc -eq 4 ] && grep -q "trace_pg_used_100k\.json: error: out of memory" "$err" ||
+        fail "ulimit -v $v: exit $rc"
+    done ;;
   piped_log_over_limit)  # the same 400 MB log piped in, plain and gzip: over the limit, read in
     # windows from its first 64 KiB on (gzip inflated as it comes), where it used to be refused
     sanitized && { echo "skip: ulimit -v and AddressSanitizer's shadow memory do not mix"; exit 77; }
