@@ -109,8 +109,17 @@ Result<std::string> Gunzip(std::string_view compressed, const std::string& name,
 
 Result<std::string> ReadAll(const OpenedInput& in, const std::string& path, uint64_t max_bytes,
                             uint64_t* grew_bytes) {
+  auto too_large = [&] {
+    return MakeError(ErrorCode::kTooLarge,
+                     "larger than the limit of " + std::to_string(max_bytes) +
+                         " bytes for a file read whole (docs/inputs.md)",
+                     {path});
+  };
+  // A regular file over the limit is refused before a byte is read: reading it up to the limit
+  // first cost that much memory and time (for each such file on each worker at once).
+  if (!in.pipe() && in.size() > max_bytes) return too_large();
   std::string raw;
-  if (!in.pipe()) raw.reserve(static_cast<size_t>(std::min<uint64_t>(in.size(), max_bytes)));
+  if (!in.pipe()) raw.reserve(static_cast<size_t>(in.size()));
   char buf[1 << 16];
   // A regular file is read up to the size it had when opened: a log the job is still writing
   // keeps growing, and what was there then is a consistent snapshot to diagnose.
@@ -124,11 +133,7 @@ Result<std::string> ReadAll(const OpenedInput& in, const std::string& path, uint
                        {path});
     if (got == 0) break;
     raw.append(buf, static_cast<size_t>(got));
-    if (raw.size() > max_bytes)
-      return MakeError(ErrorCode::kTooLarge,
-                       "larger than the limit of " + std::to_string(max_bytes) +
-                           " bytes for a file read whole (docs/inputs.md)",
-                       {path});
+    if (raw.size() > max_bytes) return too_large();
   }
   if (!in.pipe() && raw.size() != in.size())
     return MakeError(ErrorCode::kBadInput,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -28,7 +29,15 @@ void ParallelFor(size_t n, int threads, Fn fn) {
   };
   const unsigned t = ThreadsFor(n, threads);
   std::vector<std::thread> pool;
-  for (unsigned k = 1; k < t; ++k) pool.emplace_back(worker);
+  for (unsigned k = 1; k < t; ++k) {
+    // A thread that cannot start (its stack finds no room under `ulimit -v`) leaves its share
+    // to those that did, this one at least: slower, not "internal error".
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
   if (n > 0) worker();
   for (auto& th : pool) th.join();
 }

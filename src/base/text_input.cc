@@ -12,7 +12,9 @@ namespace {
 
 enum class Utf16 { kNo, kLittle, kBig };
 
-// The first code units of UTF-16 text without a BOM: printable ASCII or whitespace, high byte 0.
+// The first code units of UTF-16 text without a BOM: printable ASCII, whitespace or ESC (the
+// colour codes of a tool run on a terminal: nvidia-smi underlines its matrix's header), high
+// byte 0.
 bool LooksUtf16Ascii(std::string_view t, bool little) {
   constexpr size_t kUnits = 64;
   if (t.size() < 2 * 8) return false;  // too short to tell
@@ -20,7 +22,7 @@ bool LooksUtf16Ascii(std::string_view t, bool little) {
   for (size_t i = 0; i < units; ++i) {
     auto lo = static_cast<unsigned char>(t[2 * i + (little ? 0 : 1)]);
     auto hi = static_cast<unsigned char>(t[2 * i + (little ? 1 : 0)]);
-    bool text = (lo >= 0x20 && lo < 0x7f) || lo == '\n' || lo == '\r' || lo == '\t';
+    bool text = (lo >= 0x20 && lo < 0x7f) || lo == '\n' || lo == '\r' || lo == '\t' || lo == 0x1b;
     if (hi != 0 || !text) return false;
   }
   return true;

@@ -1,9 +1,13 @@
 #include "cli/app.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "base/printable.h"
 #include "base/result.h"
@@ -39,6 +43,28 @@ int StdoutChecked(int rc) {
   return rc >= 2 ? rc : 4;
 }
 
+// The inputs the command was given (its positional arguments and --from that name something on
+// disk), for a message about all of them.
+std::vector<std::string> InputsGiven(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands())
+    for (const CLI::Option* opt : sub->get_options())
+      if (opt->get_positional() || opt->check_lname("from"))
+        for (const std::string& arg : opt->results())
+          if (struct stat st{}; stat(arg.c_str(), &st) == 0 || arg == "-") names.push_back(arg);
+  return names;
+}
+
+// "job, b.json and 3 more".
+std::string Listed(const std::vector<std::string>& names) {
+  constexpr size_t kShown = 3;
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < kShown; ++i)
+    out += (i ? ", " : "") + Printable(names[i]);
+  if (names.size() > kShown) out += " and " + std::to_string(names.size() - kShown) + " more";
+  return out;
+}
+
 }  // namespace
 
 int Run(int argc, char** argv) {
@@ -71,8 +97,17 @@ int Run(int argc, char** argv) {
   try {
     return StdoutChecked(run ? run() : 2);
   } catch (const std::bad_alloc&) {
-    std::cerr << "commdx: out of memory\n";
-    return 70;
+    // Past the reading of each input (which names its file when memory runs out there): what
+    // the command holds of them all.
+    const std::vector<std::string> inputs = InputsGiven(app);
+    std::cerr << "commdx: " << (inputs.empty() ? "" : Listed(inputs) + ": ")
+              << "error: out of memory after reading "
+              << (inputs.empty()       ? "the inputs"
+                  : inputs.size() == 1 ? "it"
+                                       : "them")
+              << ": free memory, raise the limit (ulimit -v), or give commdx fewer files at "
+                 "once\n";
+    return 4;
   } catch (const std::exception& e) {
     std::cerr << "commdx: internal error: " << e.what() << "\n";
     return 70;

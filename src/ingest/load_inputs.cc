@@ -21,6 +21,8 @@ namespace commdx::ingest {
 namespace {
 
 using load::Allowed;
+using load::NoteText;
+using load::ParseWindows;
 using load::ReadsInWindows;
 using load::Slot;
 
@@ -65,32 +67,6 @@ Status NothingFound(const ExpandedInputs& found, const std::vector<std::string>&
                      "read)",
                      {paths.front()});
   return Ok{};
-}
-
-// What was done to a file's text to read it, in input quality: converted from UTF-16, or read as
-// it was when opened because it was still growing.
-void NoteText(const FileText& t, Job& job) {
-  if (t.converted_from)
-    job.quality.Add("load.converted_text", DiagSeverity::kNote,
-                    std::string(t.converted_from) + " text" +
-                        (std::string_view(t.converted_from) == "UTF-16LE"
-                             ? " (as Windows PowerShell's `>` writes it)"
-                             : "") +
-                        ", converted to UTF-8",
-                    {t.path});
-  if (t.gzip_cut)
-    job.quality.Add("load.gzip_cut", DiagSeverity::kWarning,
-                    "the gzip stream ends before its end (cut short while written or sent): read "
-                    "up to the cut",
-                    {t.path});
-  if (t.grew_bytes > 0)
-    job.quality.Add("load.growing", DiagSeverity::kNote,
-                    "still being written (it grew while read): read as it was when opened; the " +
-                        std::to_string(t.grew_bytes) + " bytes added since are not" +
-                        (t.dropped_tail_bytes ? ", nor its unfinished last line (" +
-                                                    std::to_string(t.dropped_tail_bytes) + " bytes)"
-                                              : std::string()),
-                    {t.path});
 }
 
 // A summary's part names the files it was made from (ingest/summary): its row of job.inputs lists
@@ -161,56 +137,6 @@ bool InParts(const Slot& s) {
          std::all_of(s.imps.begin(), s.imps.end(), [](const Importer* i) { return i->in_parts; });
 }
 
-// A text too large to hold whole, its format's importer reading it window by window: each
-// importer that can (Importer::windows) into a part of its own, merged in order once the file is
-// read (into `merge`, or else into `job`); the others are named as not read.
-Status ParseWindows(Slot& s, Job& job, JobMerge* merge, const LoadOptions& options) {
-  std::vector<Job> parts(s.imps.size());
-  std::vector<std::unique_ptr<WindowReader>> readers;
-  for (size_t i = 0; i < s.imps.size(); ++i)
-    if (s.imps[i]->windows) readers.push_back(s.imps[i]->windows(s.path, parts[i]));
-  auto each = [&](const FileText& window) { for (auto& r : readers) r->Read(window); };
-  WindowedRead read;
-  if (s.pipe_over) {  // its start is held: it and the rest of the pipe
-    read = s.pipe_over->ReadWindows(options.window_bytes, each);
-    s.pipe_over.reset();
-  } else {
-    COMMDX_ASSIGN_OR_RETURN(read, ReadWindows(s.path, options.window_bytes, each));
-  }
-  for (auto& r : readers) r->Finish();
-  readers.clear();
-  std::optional<JobMerge> own;
-  if (!merge) own.emplace(job);
-  JobMerge& into = merge ? *merge : *own;
-  for (size_t i = 0; i < s.imps.size(); ++i) {
-    if (!s.imps[i]->windows) {
-      job.quality.Add("load.not_in_windows", DiagSeverity::kWarning,
-                      std::string("also looks like ") + s.imps[i]->name() +
-                          ", which is read only from a file held whole: not read",
-                      {s.path});
-      continue;
-    }
-    into.Add(std::move(parts[i]));
-    s.kinds.push_back(s.imps[i]->kind);
-  }
-  if (own) own->Finish();
-  const uint64_t limit = options.max_text_bytes ? options.max_text_bytes : DefaultMaxBytes();
-  job.quality.Add("load.in_windows", DiagSeverity::kNote,
-                  std::to_string(read.bytes >> 20) + " MiB of text, over the limit of " +
-                      std::to_string(limit >> 20) + " MiB for a file held whole: read in " +
-                      std::to_string(read.windows) + " windows of whole lines, one at a time" +
-                      (read.cut_lines ? " (" + std::to_string(read.cut_lines) +
-                                            " lines longer than a window read in pieces)"
-                                      : std::string()),
-                  {s.path});
-  if (read.stopped)
-    job.quality.Add("load.in_windows_stopped", DiagSeverity::kWarning, read.stopped->message,
-                    read.stopped->where);
-  NoteText(read.file, job);
-  s.bytes = read.bytes;
-  return Ok{};
-}
-
 void NotePartial(const Importer& imp, const Error& e, Job& job) {
   job.quality.Add(QualityFamily("load.partial_"), imp.name(), DiagSeverity::kNote,
                   "part of the file looked like " + std::string(imp.name()) +
@@ -231,10 +157,15 @@ Status ParseText(Slot& s, Job& job, JobMerge* merge, const LoadOptions& options)
     const Importer& imp = *s.imps[i];
     if (i == 0 && s.streamed) continue;
     if (!s.text) {
-      if (s.pipe_over) return ParseWindows(s, job, merge, options);
+      if (s.pipe_over || s.over_limit) return ParseWindows(s, job, merge, options);
       Result<FileText> text = ReadFile(s.path, {options.max_text_bytes});
-      if (!text && text.error().code == ErrorCode::kTooLarge && i == 0 && ReadsInWindows(s))
-        return ParseWindows(s, job, merge, options);
+      if (!text && text.error().code == ErrorCode::kTooLarge && i == 0 && ReadsInWindows(s)) {
+        if (merge) return ParseWindows(s, job, merge, options);
+        // On a worker: read once the copies among the inputs are known (ReadInParallel).
+        s.over_limit = true;
+        load::DigestHead(s);
+        return Ok{};
+      }
       if (!text) return std::move(text).error();
       s.text = std::move(text).value();
     }
@@ -268,7 +199,8 @@ Status ParseText(Slot& s, Job& job, JobMerge* merge, const LoadOptions& options)
 }
 
 // The files read on workers, in parallel: those whose format streams, and those whose importers
-// all read into parts (their text is dropped once parsed).
+// all read into parts (their text is dropped once parsed); then, the copies among them known,
+// those whose text is over the limit of a text held whole, in windows.
 void ReadInParallel(std::vector<Slot>& slots, const LoadOptions& options) {
   std::vector<Slot*> todo;
   for (auto& s : slots)
@@ -289,6 +221,17 @@ void ReadInParallel(std::vector<Slot>& slots, const LoadOptions& options) {
     });
   });
   kineto::ReadProgress::End();
+  load::MarkCopies(slots, options);
+  // Texts over the limit, copies left out: read in windows.
+  std::vector<Slot*> over;
+  for (auto& s : slots)
+    if (s.over_limit && !s.error && s.copy_of.empty()) over.push_back(&s);
+  ParallelFor(over.size(), options.threads, [&](size_t i) {
+    Slot& s = *over[i];
+    NamingMemory(s, [&] {
+      if (Status st = ParseText(s, s.part, nullptr, options); !st) s.error = st.error();
+    });
+  });
 }
 
 // The error that stands for all when nothing usable was read: a streaming format's first, then
@@ -325,7 +268,6 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
     NamingMemory(slots[i], [&] { load::Recognise(slots[i], options); });
   });
   ReadInParallel(slots, options);
-  load::MarkPrefixCopies(slots);
   Job job;
   JobMerge merge(job);
   // A file whose text is another's (same size and hash) is read once, the first in order.
@@ -344,11 +286,16 @@ Result<Job> LoadInputs(const std::vector<std::string>& paths, const LoadOptions&
         if (auto text = ReadFile(s.path, {options.max_text_bytes})) {
           s.text = std::move(text).value();
           load::Digest(s);
+        } else if (text.error().code == ErrorCode::kTooLarge && ReadsInWindows(s)) {
+          // Read in windows below unless a copy: hashed first (a copy has the same formats, so
+          // it is read here too, not on a worker).
+          s.over_limit = true;
+          load::DigestWhole(s, options.window_bytes);
         }  // else ParseText reports the error
       });
       if (s.error) continue;
     }
-    if (s.prefix_copy) continue;  // noted with the copies below
+    if (!s.copy_of.empty()) continue;  // found by MarkCopies, noted below
     if (const Slot* first = copy_of(s)) {
       s.copy_of = first->path;
       s.text.reset();

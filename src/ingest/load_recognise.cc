@@ -42,6 +42,13 @@ std::string WhyNotRead(std::string_view head, const LoadOptions& options) {
   return why;
 }
 
+// Whether a text's first byte past blanks (and a UTF-8 byte-order mark) opens a JSON object.
+bool StartsAsJsonObject(std::string_view head) {
+  if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
+  const size_t at = head.find_first_not_of(" \t\r\n");
+  return at == std::string_view::npos || head[at] == '{';
+}
+
 // Text, not binary: no NUL byte in its start (every binary format commdx meets has some there).
 bool LooksLikeText(std::string_view head) { return head.find('\0') == std::string_view::npos; }
 
@@ -73,6 +80,14 @@ bool MayHoldKnownLines(std::string_view w) {
   for (std::string_view word : kWords)
     if (memmem(w.data(), w.size(), word.data(), word.size())) return true;
   return false;
+}
+
+// Whether a format that shares a file may be read (`commdx trace` reads none: a text file given
+// to it is not scanned to its end, 1.5 s for 300 MB, before it is refused).
+bool SharedFormatAllowed(const LoadOptions& options) {
+  return std::any_of(Importers().begin(), Importers().end(), [&](const Importer& imp) {
+    return imp.shares_file && Allowed(options, imp.kind);
+  });
 }
 
 // The formats that share a file, asked about each window of its text in turn (held whole where
@@ -177,15 +192,26 @@ void Recognise(Slot& s, const LoadOptions& options) {
           s.imps.push_back(&imp);
   // ...and, for text longer than those two looks, about every window of it: the telling lines of
   // a job's console can sit anywhere (an NCCL error between two hours of training output).
-  if (s.imps.empty() && head.size() >= kSniffBytes && LooksLikeText(head)) SniffWindows(s, options);
+  if (s.imps.empty() && head.size() >= kSniffBytes && LooksLikeText(head) &&
+      SharedFormatAllowed(options))
+    SniffWindows(s, options);
   // An Nsight Systems report has no documented signature: known by its name, converted by nsys.
   if (s.imps.empty() && nsys::IsReportName(s.path) && Allowed(options, InputKind::kNsys))
     s.imps.push_back(FindImporter(InputKind::kNsys));
   // A named file is read as the first kind anyway (its reader names the broken place), unless
   // it is an archive or a compression commdx does not open: then that is the answer.
   if (s.imps.empty() && options.force_single && s.named && !options.only.empty() &&
-      PackedHint(head).empty())
-    if (const Importer* imp = FindImporter(options.only.front())) s.imps.push_back(imp);
+      PackedHint(head).empty()) {
+    const Importer* imp = FindImporter(options.only.front());
+    // A pipe that does not even start as JSON is not read on to be parsed: the reader's error
+    // about its start is the answer (300 MB of junk piped to `commdx trace -` was held whole).
+    if (imp && pipe && imp->kind == InputKind::kKineto && !StartsAsJsonObject(head)) {
+      Job scratch;
+      FileText start{s.path, head};
+      if (Status st = imp->parse(start, scratch); !st) return void(s.error = st.error());
+    }
+    if (imp) s.imps.push_back(imp);
+  }
   if (s.imps.empty()) return void(s.skip = WhyNotRead(head, options));
   if (pipe) {  // a format reads it: now the rest of the pipe
     auto text = pipe->ReadRest(options.max_text_bytes ? options.max_text_bytes : DefaultMaxBytes());

@@ -39,6 +39,19 @@ def main():
     put("blank_runs.json", r0.replace(b'": ', b'" \t:\r\n\t ').replace(b', "', b' ,\n\t  "'))
     # One event that is not JSON (a literal cut by a blank) among good ones: skipped, counted.
     put("bad_event_mid.json", r0.replace(b'"dur": ', b'"dur": tru e, "x": ', 1))
+    # A record broken mid-write among good ones (two writers on one file, a crash and a restart
+    # appending): brackets of the wrong kind or one too many, a record cut off mid-string and
+    # the next one glued on. Skipped up to the next event and counted; once the whole trace
+    # (exit 3) or the rest of it called cut short.
+    lines = r0.split(b"\n")
+    ev = [i for i, line in enumerate(lines) if b'"args": {' in line]
+    def broken(i, edit):
+        out = list(lines)
+        out[ev[i]] = edit(out[ev[i]])
+        return b"\n".join(out)
+    put("broken_bracket.json", broken(30, lambda l: l.replace(b'"args": {', b'"args": {"x": [1, 2}, ', 1)))
+    put("broken_extra_close.json", broken(30, lambda l: l.rstrip(b",") + b"},"))
+    put("broken_spliced.json", broken(30, lambda l: l[: l.index(b'"name"') + 4] + lines[ev[30] + 1]))
     # Cut short while the profiler wrote: plain JSON inside an event, a gzip stream cut short,
     # before the first event, inside the header; every rank of a job cut.
     put("cut_mid_event.json", cut_at_event(r0, 40))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the bad-input cases of issue 39 that are files (tests/badinput/cases/): UTF-16 text as
 Windows PowerShell 5 writes it with `>` or `Out-File` (UTF-16LE with a byte-order mark, CRLF line
-ends), and UTF-16BE without one. Made from the same small real inputs as
+ends), UTF-16BE without one, and UTF-16LE without one of text with colour codes. Made from the same small real inputs as
 make_cases.py (the 2xH200 capture captures/ddp_healthy, its nvidia-smi topo -m text). Rerun
 after a change:
 
@@ -38,6 +38,10 @@ def main():
     put("utf16_trace.json", powershell(trace))
     # Big-endian without a byte-order mark (some Java and mainframe tools).
     put("utf16be_nccl.log", log.decode("utf-8").encode("utf-16-be"))
+    # Little-endian without one, of nvidia-smi topo -m as run on a terminal: its header is
+    # underlined with colour codes (ESC [4m), which once made it "not a format".
+    colour_topo = read("tests", "data", "smi", "h200x1-topo-m.txt")
+    put("utf16le_colour_topo.txt", colour_topo.decode("utf-8").encode("utf-16-le"))
 
 
 if __name__ == "__main__":

@@ -63,7 +63,13 @@ Status Reader::ReadEvents() {
       if (eof_) break;
       COMMDX_TRY(More());
     }
-    if (cut == std::string::npos) return LastPart();
+    if (cut == std::string::npos) {
+      COMMDX_ASSIGN_OR_RETURN(bool again, LastPart());
+      if (!again) return Ok{};
+      target = opt_.part_bytes;
+      min_rel = 0;
+      continue;
+    }
     if (cut + 2 - pos_ > opt_.max_part_bytes) return TooBig(cut + 2 - pos_);
     sink_.Checkpoint();
     size_t done = 0;
@@ -92,7 +98,13 @@ Status Reader::ReadEvents() {
     const size_t cut_rel = cut - pos_;
     size_t end = pos_;
     COMMDX_ASSIGN_OR_RETURN(bool whole, SkipValue(end));
-    if (!whole) return CutShort();  // the input ends inside it
+    if (!whole) {  // the input ends inside it, or it is broken and the events go on after it
+      COMMDX_ASSIGN_OR_RETURN(bool skipped, SkipBroken(pos_ + 1, std::string::npos));
+      if (!skipped) return CutShort();
+      target = opt_.part_bytes;
+      min_rel = 0;
+      continue;
+    }
     if (end - pos_ > cut_rel) {
       // The cut fell inside it: retry with a part that reaches past it.
       target = std::max(opt_.part_bytes, end - pos_);
@@ -105,25 +117,70 @@ Status Reader::ReadEvents() {
   }
 }
 
-Status Reader::ItemAlone(size_t end) {
+Result<bool> Reader::ItemAlone(size_t end) {
   if (end + 1 - pos_ > opt_.max_part_bytes) return TooBig(end + 1 - pos_);
   sink_.Checkpoint();
   size_t done = 0;
   if (!ParsePart(end, done)) {
     sink_.Rollback();
+    // Its brackets do not match: its end by depth lies in the events after it.
+    if (!WellNested(pos_, std::min(end, end_))) {
+      COMMDX_ASSIGN_OR_RETURN(bool skipped, SkipBroken(pos_ + 1, end));
+      if (skipped) return true;
+    }
     ++stats_.strict_items;
     const size_t copy_end = std::min(end, end_);
     COMMDX_TRY(sink_.StrictItem(buf_ + pos_, copy_end - pos_, base_ + pos_));
   }
   pos_ = end;
   COMMDX_TRY(SkipWs());
-  if (AtEof() || buf_[pos_] == ']') return Ok{};
+  if (AtEof() || buf_[pos_] == ']') return false;
   if (buf_[pos_] == ',') {
     ++pos_;
-    return Ok{};
+    return false;
   }
+  // A bracket too many after a whole item: what is left of a broken record.
+  COMMDX_ASSIGN_OR_RETURN(bool skipped, SkipBroken(pos_, std::string::npos));
+  if (skipped) return true;
   return Fail("invalid JSON in traceEvents: expected ',' or ']' after an item, found " +
               Shown(buf_[pos_]));
+}
+
+Result<bool> Reader::SkipBroken(size_t from, size_t limit) {
+  size_t rel = from - pos_;
+  const size_t limit_rel = limit == std::string::npos ? limit : limit - pos_;
+  while (true) {
+    size_t resume = 0;
+    const size_t cut = FindCut(pos_ + rel, resume);
+    if (cut != std::string::npos && cut - pos_ >= limit_rel) return false;
+    if (cut != std::string::npos) {
+      if (cut - pos_ > opt_.max_part_bytes) return TooBig(cut - pos_);
+      ++stats_.strict_items;  // not JSON: counted by the sink as a bad event
+      COMMDX_TRY(sink_.StrictItem(buf_ + pos_, cut - pos_, base_ + pos_));
+      pos_ = cut + 1;
+      return true;
+    }
+    if (eof_ || resume - pos_ >= limit_rel) return false;
+    rel = resume - pos_;
+    COMMDX_TRY(More());
+  }
+}
+
+bool Reader::WellNested(size_t from, size_t to) const {
+  std::string open;  // the brackets open, innermost last
+  bool in_str = false;
+  for (size_t i = from; i < to; ++i) {
+    const char c = buf_[i];
+    if (StepString(c, i, in_str)) continue;
+    if (c == '{' || c == '[') {
+      open.push_back(c);
+    } else if (c == '}' || c == ']') {
+      if (open.empty() || open.back() != (c == '}' ? '{' : '[')) return false;
+      open.pop_back();
+      if (open.empty() && i + 1 < to) return false;
+    }
+  }
+  return open.empty() && !in_str;
 }
 
 Status Reader::CutShort() {
@@ -161,7 +218,11 @@ Status Reader::ParsePart(size_t cut, size_t& done) {
   return sink_.EventPart(buf_ + begin, len, cap_ - begin, base_ + pos_, done);
 }
 
-Status Reader::LastPart() {
+Result<bool> Reader::LastPart() {
+  auto Cut = [this]() -> Result<bool> {
+    COMMDX_TRY(CutShort());
+    return false;
+  };
   keep_ = pos_ - 1;
   size_t i = pos_;
   COMMDX_ASSIGN_OR_RETURN(bool closed, FindArrayClose(i));
@@ -170,20 +231,31 @@ Status Reader::LastPart() {
   while (true) {
     const size_t stop = static_cast<size_t>(stop_at - base_);
     pos_ = SkipWsAt(pos_);
+    // Closed by a '}': a bracket too many in a broken record before it, the events going on
+    // after it. What follows is read in parts again (ReadEvents), its end found anew.
+    const bool wrong_close = closed && buf_[stop] != ']';
     if (pos_ >= stop) {
-      if (!closed) return CutShort();
+      if (!closed) return Cut();
+      if (wrong_close) {
+        pos_ = stop;
+        return SkipBroken(stop, std::string::npos);
+      }
       pos_ = stop + 1;
-      return Ok{};
+      return false;
     }
     sink_.Checkpoint();
     size_t done = 0;
     if (ParsePart(stop, done)) {
       if (!closed) {  // the input ends right after an item
         pos_ = stop;
-        return CutShort();
+        return Cut();
+      }
+      if (wrong_close) {
+        pos_ = stop;
+        return SkipBroken(stop, std::string::npos);
       }
       pos_ = stop + 1;
-      return Ok{};
+      return false;
     }
     if (done > 1) {
       pos_ += done - 1;
@@ -192,8 +264,17 @@ Status Reader::LastPart() {
     sink_.Rollback();
     size_t end = pos_;
     COMMDX_ASSIGN_OR_RETURN(bool whole, SkipValue(end));
-    if (!whole) return CutShort();  // the input ends inside this item
-    COMMDX_TRY(ItemAlone(end));
+    if (!whole) {  // the input ends inside this item, or it is broken and events follow
+      COMMDX_ASSIGN_OR_RETURN(bool skipped,
+                              SkipBroken(pos_ + 1, closed ? stop : std::string::npos));
+      if (!skipped) return Cut();
+      return true;
+    }
+    // A broken record skipped: the end of traceEvents found above may be past the true one.
+    const size_t before = pos_;
+    COMMDX_ASSIGN_OR_RETURN(bool skipped, ItemAlone(end));
+    if (skipped) return true;
+    if (pos_ == before) return Fail("invalid JSON in traceEvents: unexpected " + Shown(buf_[pos_]));
   }
 }
 

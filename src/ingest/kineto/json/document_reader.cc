@@ -174,13 +174,8 @@ Result<bool> Reader::FindArrayClose(size_t& i) {
     i = NextSpecial(i, in_str);
     if (i >= end_) continue;
     char c = buf_[i];
-    if (in_str) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_str = false;
-    } else if (c == '"') {
-      in_str = true;
+    if (StepString(c, i, in_str)) {
+      // its bytes are not brackets
     } else if (c == '{' || c == '[') {
       ++depth;
     } else if ((c == '}' || c == ']') && --depth == 0) {

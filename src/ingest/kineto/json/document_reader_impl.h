@@ -113,8 +113,31 @@ class Reader {
 
   // The item at [pos_, end), read whole by bracket depth, which the scanner failed on in a
   // part: alone, then by the strict parser (DocumentSink::StrictItem). Leaves pos_ past the ','
-  // after it, at the ']' of traceEvents, or at the end of the input.
-  Status ItemAlone(size_t end);
+  // after it, at the ']' of traceEvents, or at the end of the input. True when it was a record
+  // broken mid-write, skipped up to the next event (SkipBroken).
+  Result<bool> ItemAlone(size_t end);
+
+  // A record broken mid-write (a bracket missing, extra or of the wrong kind, a string never
+  // closed: bracket depth does not find its end) at pos_, the events after it intact: it is
+  // skipped up to the first event boundary ("},{", FindCut) at or after `from` and before
+  // `limit`, and counted (DocumentSink::StrictItem); pos_ is left past that ','. False when no
+  // boundary follows: the input ends inside it (CutShort).
+  Result<bool> SkipBroken(size_t from, size_t limit);
+  // Whether [from, to) holds brackets of matching kinds, closed only at its end.
+  bool WellNested(size_t from, size_t to) const;
+  // A string's bytes (its quotes, an escape and the byte it escapes) met walking a value: true
+  // when `c` at i is one, with i past an escaped byte and `in_str` kept.
+  static bool StepString(char c, size_t& i, bool& in_str) {
+    if (in_str) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_str = false;
+      return true;
+    }
+    if (c == '"') in_str = true;
+    return in_str;
+  }
 
   // The input ends inside traceEvents, at pos_ (the first item not read whole, or the end):
   // the items before it were read.
@@ -128,8 +151,9 @@ class Reader {
 
   // No cut left: the rest of traceEvents up to its ']' (or to the end of an input cut short)
   // is one part. From an item that fails, the items before it are kept, that item is read
-  // alone (ItemAlone) and the rest is one part again.
-  Status LastPart();
+  // alone (ItemAlone) and the rest is one part again. True when a broken record was skipped
+  // (SkipBroken) and the rest is to be read in parts again (ReadEvents).
+  Result<bool> LastPart();
 
   // --- errors ----------------------------------------------------------------------------------
   // An input that ends inside the top level: an error before traceEvents was read, a document
