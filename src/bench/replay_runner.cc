@@ -153,17 +153,16 @@ Formation CanForm(const ReplayGroup& g, int job_world, int n, ReplayResult& r) {
                       ": per-call times are this run's, compare bus bandwidth, not time");
     return {true, 0, 1};
   }
-  int stride = RankStride(g);
-  if (g.size > 1 && g.size < n && n % (g.size * stride) != 0) stride = 1;
-  if (g.size > 1 && g.size < n && n % (g.size * stride) == 0) {
-    const int copies = n / g.size;
+  if (g.size > 1 && g.size < n && n % g.size == 0) {
+    int stride = RankStride(g);
+    if (n % (g.size * stride) != 0) stride = 1;
     std::string how = stride == 1 ? "consecutive ranks"
                                   : "ranks " + std::to_string(stride) + " apart, as in the job";
     r.notes.push_back(GroupLabel(g) + " (" + std::to_string(g.size) + " of the job's " +
                       std::to_string(job_world) + " ranks) was replayed on " +
-                      std::to_string(copies) + " sub-communicator" + (copies == 1 ? "" : "s") +
-                      " of " + std::to_string(g.size) + " " + how +
-                      (copies == 1 ? "" : ", side by side, as the job's groups of that size run"));
+                      std::to_string(n / g.size) + " sub-communicators of " +
+                      std::to_string(g.size) + " " + how +
+                      ", side by side, as the job's groups of that size run");
     return {true, g.size, stride};
   }
   r.left_out.push_back(GroupLabel(g) + " (" + std::to_string(g.size) + " of the job's " +
