@@ -13,8 +13,8 @@
 #include "base/input_path.h"
 #include "base/parallel.h"
 #include "ingest/job_merge.h"
-#include "ingest/kineto/json/progress.h"
 #include "ingest/load_slot.h"
+#include "ingest/read_progress.h"
 
 namespace commdx::ingest {
 
@@ -205,12 +205,22 @@ void ReadInParallel(std::vector<Slot>& slots, const LoadOptions& options) {
   std::vector<Slot*> todo;
   for (auto& s : slots)
     if (Streams(s) || InParts(s)) todo.push_back(&s);
-  // The progress line on a terminal counts every trace of the set from the start.
+  // The progress line on a terminal counts every file of the set from the start: a trace's
+  // reader as it goes, any other file when it is parsed.
+  std::vector<uint64_t> sizes(slots.size(), 0);
   uint64_t planned = 0;
-  for (const Slot* s : todo)
-    if (Streams(*s) && s->imps.front()->kind == InputKind::kKineto)
-      if (auto stamp = StampOf(s->path)) planned += stamp->size;
-  kineto::ReadProgress::Plan(planned);
+  for (size_t i = 0; i < slots.size(); ++i)
+    if (Streams(slots[i]) || InParts(slots[i]))
+      if (auto stamp = StampOf(slots[i].path)) planned += sizes[i] = stamp->size;
+  ReadProgress::Plan(planned, todo.size());
+  auto settle = [&](const Slot& s) {
+    if (!(Streams(s) && s.imps.front()->kind == InputKind::kKineto)) {
+      const uint64_t size = sizes[&s - slots.data()];
+      ReadProgress::Begin(size);
+      ReadProgress::Advance(size);
+    }
+    ReadProgress::FileDone();
+  };
   ParallelFor(todo.size(), options.threads, [&](size_t i) {
     Slot& s = *todo[i];
     NamingMemory(s, [&] {
@@ -219,8 +229,8 @@ void ReadInParallel(std::vector<Slot>& slots, const LoadOptions& options) {
       if (Status st = ParseText(s, s.part, nullptr, options); !st) s.error = st.error();
       s.text.reset();
     });
+    if (!s.over_limit) settle(s);
   });
-  kineto::ReadProgress::End();
   load::MarkCopies(slots, options);
   // Texts over the limit, copies left out: read in windows.
   std::vector<Slot*> over;
@@ -231,7 +241,9 @@ void ReadInParallel(std::vector<Slot>& slots, const LoadOptions& options) {
     NamingMemory(s, [&] {
       if (Status st = ParseText(s, s.part, nullptr, options); !st) s.error = st.error();
     });
+    settle(s);
   });
+  ReadProgress::End();
 }
 
 // The error that stands for all when nothing usable was read: a streaming format's first, then

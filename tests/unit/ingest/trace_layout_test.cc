@@ -8,18 +8,18 @@
 #include <vector>
 
 #include "base/file.h"
-#include "unit/gzip_text.h"
 #include "ingest/kineto/event_parser.h"
 #include "ingest/kineto/json/byte_source.h"
 #include "ingest/kineto/json/document_reader.h"
-#include "ingest/kineto/json/progress.h"
 #include "ingest/load_inputs.h"
+#include "ingest/read_progress.h"
 #include "ingest/trace_build/rank_builder.h"
+#include "unit/gzip_text.h"
 
 namespace commdx {
 namespace {
 
-using ingest::kineto::ReadProgress;
+using ingest::ReadProgress;
 
 std::string Data(const std::string& name) {
   return std::string(COMMDX_SOURCE_DIR) + "/tests/data/traces/" + name;
@@ -278,7 +278,9 @@ TEST(KinetoLayouts, ProgressLineOnlyForLongReads) {
   EXPECT_TRUE(ReadProgress::Due(1.5, 300, 1000));    // 3.5 s left
   EXPECT_FALSE(ReadProgress::Due(5.0, 1000, 1000));  // finished
   EXPECT_EQ(ReadProgress::Text(2.0, 1'000'000'000, 3'000'000'000),
-            "reading traces: 33% (1.0 of 3.0 GB), about 4 s left");
+            "reading inputs: 33% (1.0 of 3.0 GB), about 4 s left");
+  EXPECT_EQ(ReadProgress::Text(2.0, 1'000'000'000, 3'000'000'000, 310, 1024),
+            "reading inputs: 33% (1.0 of 3.0 GB, 310 of 1024 files), about 4 s left");
 }
 
 // A set of files is counted whole from the start: what was planned is not counted again when
@@ -303,6 +305,12 @@ TEST(KinetoLayouts, ProgressCountsAPlannedSetOnce) {
   ASSERT_TRUE(job);
   EXPECT_EQ(job->trace.ranks.size(), 2u);
   EXPECT_EQ(ReadProgress::TotalBytes(), 0u);
+  // Files count as they are done, and the round ends at zero.
+  ReadProgress::Plan(100, 2);
+  ReadProgress::FileDone();
+  EXPECT_EQ(ReadProgress::FilesDone(), 1u);
+  ReadProgress::End();
+  EXPECT_EQ(ReadProgress::FilesDone(), 0u);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include "base/result.h"
 #include "ingest/kineto/json/byte_source.h"
 #include "ingest/kineto/json/document_reader.h"
-#include "ingest/kineto/json/progress.h"
+#include "ingest/read_progress.h"
 
 namespace commdx::ingest::kineto::internal {
 
