@@ -50,8 +50,10 @@ void Price(Finding& f, const ReplayVerdict& v, const ReplayGroupResult& g, doubl
 
 Finding SlowInJob(const ReplayResult& r, const ReplayGroupResult& g, const ReplayVerdict& v) {
   Finding f = NewFinding("replay.slow_in_job");
+  // Under 1.5x only when a late rank's wait accounts for the job's time (ReplayVerdict::by_wait).
   f.title = GroupName(g) + ": collectives take " + FormatFixed(v.ratio, 1) +
-            "x longer in the job than replayed alone";
+            "x as long in the job as replayed alone" +
+            (v.by_wait ? ", most of it waiting for a late rank" : "");
   f.detail = CallsWord(g) + " took " + Ms(g.job_sequence_us) + " in the job and " +
              Ms(g.replay_sequence_us) + " replayed back to back with NCCL on " +
              std::to_string(g.replay_ranks) + " ranks.";
@@ -153,8 +155,9 @@ Finding SlowAlone(const ReplayResult& r, const ReplayGroupResult& g, const Repla
 Finding AsAlone(const ReplayResult& r, const ReplayGroupResult& g, const ReplayVerdict& v) {
   Finding f = NewFinding("replay.as_alone");
   if (v.kind == ReplayVerdictKind::kAsAlone) {
-    f.title = GroupName(g) + ": collectives run as fast in the job as replayed alone (" +
-              FormatFixed(v.ratio, 2) + "x)";
+    f.title = GroupName(g) + ": collectives take " + FormatFixed(v.ratio, 2) +
+              "x as long in the job as replayed alone: " +
+              (v.ratio <= 1.1 ? "as fast as alone" : "under the 1.5x that marks a slow job");
     f.detail = CallsWord(g) + " took " + Ms(g.job_sequence_us) + " in the job and " +
                Ms(g.replay_sequence_us) + " replayed alone: what they cost in the job is what " +
                "this NCCL setup and fabric give.";

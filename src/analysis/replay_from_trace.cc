@@ -88,32 +88,35 @@ ReplayPlan FromTrace(const TraceSet& set) {
       const Collective& c = t.collectives[ci];
       if (GroupName(t, c) != name) continue;
       g.size = std::max(g.size, static_cast<int>(c.group_size));
+      // A batch of one send and one receive shifting by the same distance (its peer is where it
+      // sends): replayed as that send, which the runner runs as the exchange.
+      const CollectiveType type =
+          c.type == CollectiveType::kSendRecv && c.peer >= 0 ? CollectiveType::kSend : c.type;
       if (CommFamily f = FamilyOf(t, c); f != CommFamily::kNccl) {
-        notes.LeaveOut(name, c.type,
+        notes.LeaveOut(name, type,
                        std::string("run by ") + CommFamilyName(f) + " kernels, not NCCL");
         continue;
       }
-      if (NoNcclCall(c.type).empty() && c.bytes == 0) {
-        notes.LeaveOut(name, c.type,
+      if (NoNcclCall(type).empty() && c.bytes == 0) {
+        notes.LeaveOut(name, type,
                        c.launched ? "the trace does not give its size"
                                   : "launched before the trace began, so its size is not in it");
         continue;
       }
       ReplayCall call;
-      call.type = c.type;
+      call.type = type;
       call.dtype = NcclDtypeOfTorch(t.Name(c.dtype));
-      if (NoNcclCall(c.type).empty() && c.dtype != 0 && call.dtype < 0) {
-        notes.LeaveOut(name, c.type, "NCCL has no datatype for '" + t.Name(c.dtype) + "'");
+      if (NoNcclCall(type).empty() && c.dtype != 0 && call.dtype < 0) {
+        notes.LeaveOut(name, type, "NCCL has no datatype for '" + t.Name(c.dtype) + "'");
         continue;
       }
       const int nranks = c.group_size > 0 ? c.group_size : g.size;
       // Nsight Systems' NCCL payloads give one rank's bytes and no datatype.
-      if (c.dtype == 0 && c.bytes > 0 && NoNcclCall(c.type).empty()) {
-        call.dtype = ByteExactDtype(c.type, NcclTestsCount(c.type, c.bytes, 1, nranks), notes);
+      if (c.dtype == 0 && c.bytes > 0 && NoNcclCall(type).empty()) {
+        call.dtype = ByteExactDtype(type, NcclTestsCount(type, c.bytes, 1, nranks), notes);
       }
-      call.count =
-          NcclTestsCount(c.type, c.bytes,
-                         static_cast<uint64_t>(std::max(NcclDataTypeBytes(call.dtype), 0)), nranks);
+      call.count = NcclTestsCount(
+          type, c.bytes, static_cast<uint64_t>(std::max(NcclDataTypeBytes(call.dtype), 0)), nranks);
       call.root = c.peer;
       if (!Admit(call, nranks, name, notes)) continue;
       if (c.gpu_op >= 0) {

@@ -5,10 +5,12 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "bench/cases.h"
 #include "bench/coll_runner.h"
 #include "bench/create_backend.h"
+#include "bench/launch.h"
 #include "bench/p2p_runner.h"
 #include "bench/replay_runner.h"
 #include "bench/watchdog.h"
@@ -16,16 +18,25 @@
 namespace commdx::bench {
 namespace {
 
+// Under a launcher (torchrun, mpirun, srun) each process is one rank of the launched job, as
+// `commdx bench` would be; alone, one process drives every visible GPU.
+BackendOptions Launched(BackendOptions o) {
+  if (auto launch = DetectLaunch([](const char* n) { return std::getenv(n); })) {
+    o.launch = *launch;
+  }
+  return o;
+}
+
 // No GPU, driver or NCCL: the test is skipped. A GPU whose communicators fail: the test fails.
-#define BACKEND_OR_SKIP(var, ...)                               \
-  auto var##_made = CreateBackend(BackendOptions{__VA_ARGS__}); \
-  if (!var##_made) {                                            \
-    GTEST_SKIP() << var##_made.error().message;                 \
-  }                                                             \
-  std::unique_ptr<Backend> var = std::move(var##_made).value(); \
-  if (Status c_ = var->Connect(); !c_) {                        \
-    FAIL() << c_.error().ToString();                            \
-  }                                                             \
+#define BACKEND_OR_SKIP(var, ...)                                         \
+  auto var##_made = CreateBackend(Launched(BackendOptions{__VA_ARGS__})); \
+  if (!var##_made) {                                                      \
+    GTEST_SKIP() << var##_made.error().message;                           \
+  }                                                                       \
+  std::unique_ptr<Backend> var = std::move(var##_made).value();           \
+  if (Status c_ = var->Connect(); !c_) {                                  \
+    FAIL() << c_.error().ToString();                                      \
+  }                                                                       \
   static_assert(true)
 
 RunOptions Quick(uint64_t max_bytes) {

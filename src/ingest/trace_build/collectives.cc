@@ -2,6 +2,7 @@
 // the arguments from the kernel, else from the record_param_comms CPU op that issued it, else
 // from the kernel name; and the process groups they belong to.
 #include <algorithm>
+#include <climits>
 #include <string>
 #include <unordered_map>
 
@@ -106,6 +107,45 @@ void AddAnnotatedCollectives(RankTrace& t, const std::vector<NamedCall>& calls) 
   }
 }
 
+// The sends and receives of one batch_isend_irecv (PyTorch's coalesced point-to-point calls):
+// record_param_comms ops that end before the batch's one SendRecv kernel is launched, on the
+// launching thread, after that thread's previous communication launch and with no other
+// collective's record between them and the launch.
+struct P2pBatch {
+  const RankBuilder::PendingColl* send = nullptr;
+  const RankBuilder::PendingColl* recv = nullptr;
+  int sends = 0, recvs = 0;
+};
+
+// How a batch is kept: one send (type send), one receive (type recv), or one of each that
+// together shift by the same distance (type sendrecv, peer = where it sends: it receives from
+// as far back, as pipeline stages and ring exchanges do). Returns the record to take the group,
+// size and datatype from, or nullptr when the batch is none of these.
+const RankBuilder::PendingColl* KeepBatch(const P2pBatch& b, const RankTrace& t,
+                                          const Interner& names, Collective& c) {
+  if (b.sends > 1 || b.recvs > 1 || (b.sends == 0 && b.recvs == 0)) return nullptr;
+  if (!b.recv) {
+    c.type = CollectiveType::kSend;
+    c.peer = static_cast<int32_t>(b.send->dst);
+    return b.send;
+  }
+  if (!b.send) {
+    c.type = CollectiveType::kRecv;
+    c.peer = static_cast<int32_t>(b.recv->src);
+    return b.recv;
+  }
+  c.type = CollectiveType::kSendRecv;
+  // Both peers are ranks of the group: a shift when to + from = 2 x this rank (mod the size).
+  const std::vector<int> ranks = ParseRankList(names.Lookup(b.send->pg_ranks));
+  const auto self = std::find(ranks.begin(), ranks.end(), t.rank);
+  const auto n = static_cast<int64_t>(ranks.size());
+  if (self != ranks.end() && b.send->dst >= 0 && b.recv->src >= 0) {
+    const int64_t r = self - ranks.begin();
+    if ((b.send->dst + b.recv->src - 2 * r) % n == 0) c.peer = static_cast<int32_t>(b.send->dst);
+  }
+  return b.send;
+}
+
 }  // namespace
 
 void RankBuilder::BuildCollectives() {
@@ -168,6 +208,40 @@ void RankBuilder::BuildCollectives() {
     return;
   }
 
+  // Each thread's communication launches in time order: a batch's records lie between its
+  // kernel's launch and the thread's launch before it.
+  std::unordered_map<uint32_t, std::vector<int64_t>> launches;
+  for (const PendingColl& k : colls_)
+    if (const int32_t l = t.gpu_ops[k.gpu_op].launch; l >= 0)
+      launches[t.runtime[l].thread].push_back(t.runtime[l].start_ns);
+  for (auto& [thread, at] : launches) std::sort(at.begin(), at.end());
+  auto batch = [this, &t, &launches](const GpuOp& op) {
+    P2pBatch b;
+    if (op.launch < 0) return b;
+    const RuntimeCall& rc = t.runtime[op.launch];
+    const std::vector<int64_t>& at = launches[rc.thread];
+    const auto prev = std::lower_bound(at.begin(), at.end(), rc.start_ns);
+    const int64_t after = prev == at.begin() ? INT64_MIN : *(prev - 1);
+    auto it = std::lower_bound(ext_args_.begin(), ext_args_.end(), rc.start_ns,
+                               [](const PendingColl& p, int64_t ts) { return p.start_ns < ts; });
+    while (it != ext_args_.begin()) {
+      --it;
+      if (it->start_ns <= after) break;
+      if (it->thread != rc.thread) continue;
+      const CollectiveType type = CollectiveFromArgName(names_.Lookup(it->coll_name));
+      if (type == CollectiveType::kSend) {
+        ++b.sends;
+        b.send = &*it;
+      } else if (type == CollectiveType::kRecv) {
+        ++b.recvs;
+        b.recv = &*it;
+      } else {
+        break;
+      }
+    }
+    return b;
+  };
+
   const std::vector<NamedCall> annotated = NcclAnnotations(t, names_);
   for (const PendingColl& k : colls_) {
     GpuOp& op = t.gpu_ops[k.gpu_op];
@@ -195,19 +269,26 @@ void RankBuilder::BuildCollectives() {
           named != CollectiveType::kUnknown)
         c.type = named;
     }
+    bool batched = false;
+    if (!a && kernel.type == CollectiveType::kSendRecv) {
+      a = KeepBatch(batch(op), t, names_, c);
+      batched = a != nullptr;
+    }
     if (a) {
       const std::string_view coll_name = names_.Lookup(a->coll_name);
       CollectiveType from_args = CollectiveFromArgName(coll_name);
-      if (from_args != CollectiveType::kUnknown) c.type = from_args;
+      if (from_args != CollectiveType::kUnknown && !batched) c.type = from_args;
       c.from_args = true;
-      c.name = a->coll_name;
+      c.name = batched ? op.name : a->coll_name;
       c.in_nelems = a->in_nelems;
       c.out_nelems = a->out_nelems;
       c.group_size = static_cast<int32_t>(a->group_size);
       c.seq = a->seq;
       c.dtype = a->dtype;
-      c.peer = static_cast<int32_t>(c.type == CollectiveType::kRecv ? a->src : a->dst);
-      if (c.type != CollectiveType::kSend && c.type != CollectiveType::kRecv) c.peer = -1;
+      if (!batched) {
+        c.peer = static_cast<int32_t>(c.type == CollectiveType::kRecv ? a->src : a->dst);
+        if (c.type != CollectiveType::kSend && c.type != CollectiveType::kRecv) c.peer = -1;
+      }
       c.pg = pg_index(names_.Lookup(a->pg_name), names_.Lookup(a->pg_desc),
                       names_.Lookup(a->pg_ranks));
       c.bytes = ArgBytes(c.type, c.in_nelems, c.out_nelems, c.group_size, names_.Lookup(a->dtype),

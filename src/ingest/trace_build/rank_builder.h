@@ -54,12 +54,9 @@ class RankBuilder {
   // Finishes the model. `rank_from_name` is used when the file has no distributedInfo.
   RankTrace Finish(int rank_from_name);
 
- private:
-  struct Sizes {
-    size_t gpu, host, runtime, flows, colls, ext_args, gpu_annotations;
-    uint64_t events;
-  };
-  struct PendingColl {    // collective args seen on a kernel or on record_param_comms
+  // Collective args seen on a kernel or on record_param_comms (public: collectives.cc's helpers
+  // read them).
+  struct PendingColl {
     int32_t gpu_op = -1;  // -1 for args from a CPU op
     int64_t external_id = -1;
     int64_t start_ns = 0, end_ns = 0;
@@ -68,6 +65,12 @@ class RankBuilder {
     uint32_t in_split = 0, out_split = 0;
     int64_t in_nelems = -1, out_nelems = -1, group_size = -1, seq = -1, src = -1, dst = -1;
     int64_t rank_bytes = -1;  // CollArgs::rank_bytes
+  };
+
+ private:
+  struct Sizes {
+    size_t gpu, host, runtime, flows, colls, ext_args, gpu_annotations;
+    uint64_t events;
   };
   struct Flow {
     int64_t id, ts_ns;

@@ -127,6 +127,56 @@ TEST(BuildReplayPlan, AlltoallCountsPerPeerAndP2pKeepsThePeer) {
   }
 }
 
+// A 4-rank capture (tests/data/replay_subgroups): groups of two beside the world group, and a
+// batch_isend_irecv of 2 MiB to rank+2 and from rank-2 whose one SendRecv kernel has no
+// arguments; its send and receive are the record_param_comms ops before the launch.
+TEST(BuildReplayPlan, SmallerGroupsAndACoalescedSendReceiveBatch) {
+  const std::string dir = "tests/data/replay_subgroups/";
+  Job job = Load({dir + "trace_rank0.json.gz", dir + "trace_rank1.json.gz",
+                  dir + "trace_rank2.json.gz", dir + "trace_rank3.json.gz"});
+  ASSERT_EQ(job.trace.ranks.size(), 4u);
+  const RankTrace& t0 = job.trace.ranks[0];
+  size_t batches = 0;
+  for (const Collective& c : t0.collectives)
+    if (c.type == CollectiveType::kSendRecv) {
+      ++batches;
+      EXPECT_EQ(c.peer, 2);
+      EXPECT_EQ(c.bytes, 2u << 20);
+      ASSERT_GE(c.pg, 0);
+      EXPECT_EQ(t0.process_groups[c.pg].name, "0");
+    }
+  EXPECT_EQ(batches, 3u);  // one per profiled step
+
+  ReplayPlan plan = BuildReplayPlan(job);
+  EXPECT_EQ(plan.world_size, 4);
+  auto group = [&plan](const std::string& name) -> const ReplayGroup* {
+    for (const ReplayGroup& g : plan.groups)
+      if (g.name == name) return &g;
+    return nullptr;
+  };
+  const ReplayGroup* world = group("0");
+  ASSERT_NE(world, nullptr);
+  EXPECT_EQ(world->size, 4);
+  EXPECT_EQ(CountOfType(*world, CollectiveType::kAllReduce), 3u);
+  EXPECT_EQ(CountOfType(*world, CollectiveType::kSend), 3u);  // the batches, as sends to rank+2
+  for (const ReplayCall& c : world->calls)
+    if (c.type == CollectiveType::kSend) {
+      EXPECT_EQ(c.root, 2);
+      EXPECT_EQ(c.count, 524288u);
+    }
+  EXPECT_FALSE(HasLine(plan.left_out, "sendrecv"));
+  // Rank 0's pair and its ranks two apart; rank 1's ranks two apart (group 4, ranks 1 and 3).
+  const ReplayGroup* pair = group("1");
+  const ReplayGroup* apart = group("4");
+  ASSERT_NE(pair, nullptr);
+  ASSERT_NE(apart, nullptr);
+  EXPECT_EQ(pair->ranks, (std::vector<int>{0, 1}));
+  EXPECT_EQ(apart->ranks, (std::vector<int>{1, 3}));
+  EXPECT_EQ(apart->source_rank, 1);
+  ASSERT_EQ(apart->calls.size(), 3u);
+  EXPECT_EQ(apart->calls[0].count, 4194304u);  // 16 MiB of float
+}
+
 TEST(BuildReplayPlan, FsdpAllGatherCountsPerRankReduceScatterPerRankReceived) {
   ReplayPlan plan = PlanOf(
       {"examples/fsdp_healthy/trace_rank0.json.gz", "examples/fsdp_healthy/trace_rank1.json.gz"});
