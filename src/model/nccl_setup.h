@@ -115,9 +115,10 @@ struct NcclRankInfo {
 };
 
 struct NcclCommunicator {
-  // "0x88a86db28df0013a" (commId, 2.17+); "nranks=8#0" where no commId is logged (the k-th
-  // communicator of that size on one device of a process); "?" for lines that could not be
-  // tied to any communicator (excerpts without init lines).
+  // "0x88a86db28df0013a" (commId, 2.17+); "0x88a86db28df0013a/color 7" for a split or shrink
+  // that logs no commId of its own (its parent's commId and its color); "nranks=8#0" where
+  // neither is logged (the k-th communicator of that size on one device of a process); "?" for
+  // lines that could not be tied to any communicator (excerpts without init lines).
   std::string comm_id;
   bool identified = true;
   int nranks = 0;

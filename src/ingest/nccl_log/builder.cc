@@ -87,6 +87,10 @@ void Builder::AddCommInit(const LineInfo& li, const CommInit& init) {
   CommRec& rec = impl_->comms[idx];
   rec.nranks = init.nranks;
   if (!init.comm_id.empty()) rec.comm_id = std::string(init.comm_id);
+  if (!init.parent.empty() && !init.color.empty()) {
+    rec.parent = std::string(init.parent);
+    rec.color = std::string(init.color);
+  }
   rec.rank.rank = init.rank;
   if (init.cuda_dev >= 0)
     rec.rank.cuda_dev = init.cuda_dev;

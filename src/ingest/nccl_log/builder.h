@@ -29,6 +29,10 @@ struct CommInit {
   int nvml_dev = -1;
   std::string_view bus_id;
   std::string_view comm_id;
+  // ncclCommSplit / ncclCommShrink: the parent communicator's pointer and the split's color
+  // (every member of one new communicator passed the same color).
+  std::string_view parent;
+  std::string_view color;
   bool start = false;     // "Init START"
   bool complete = false;  // "Init COMPLETE" (false for the pre-2.4 "comm 0x.. rank 0 nranks 2")
 };

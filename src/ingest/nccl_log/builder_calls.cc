@@ -34,8 +34,9 @@ void Builder::AddCall(const LineInfo& li, std::string_view comm_ptr, int nranks,
   CommRec& rec = im.comms[idx];
   if (nranks > 0) rec.call_nranks = nranks;
   rec.calls.push_back(call);
-  if (rec.rank.rank > 0) return;  // only rank 0 prints TUNING lines
   DevState& ds = st.devs[li.dev];
+  if (rec.starts > 0 || rec.completes > 0) ds.start_comm = idx;
+  if (rec.rank.rank > 0) return;  // only rank 0 prints TUNING lines
   ds.untuned.emplace_back(idx, rec.calls.size() - 1);
   if (ds.untuned.size() > kMaxUntuned) ds.untuned.pop_front();
 }

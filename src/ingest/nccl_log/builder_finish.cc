@@ -72,7 +72,9 @@ void MergeRec(CommRec& rec, NcclCommunicator& comm) {
     if (comm.init_refs.size() < 8) comm.init_refs.push_back(std::move(r));
 }
 
-// Identity: commId, else "nranks=N#k" for the k-th communicator of that size on the device.
+// Identity: commId; else, for a split, the parent's commId and the split's color ("0x1a2b/color
+// 7": members of one split share both, so each sub-group of a parent is its own communicator);
+// else "nranks=N#k" for the k-th communicator of that size on the device.
 // A communicator's connections are the records' in record order, repeats included: the merge
 // into the Job counts repeats and orders them by line (SetupMerge).
 // Returns each record's communicator id ("" for records with COLL lines only, which name no
@@ -87,10 +89,19 @@ std::vector<std::string> MergeComms(std::vector<CommRec>& comms, NcclSetup& setu
     if (c >= recs_of.size()) recs_of.resize(c + 1);
     recs_of[c].push_back(rec);
   };
+  // A split's parent, by the parent's pointer in the same process.
+  using ProcPtr = std::pair<size_t, std::string_view>;  // views into the records
+  std::map<ProcPtr, std::string_view> id_by_ptr;
+  for (size_t i = 1; i < comms.size(); ++i)
+    if (!comms[i].comm_id.empty())
+      id_by_ptr.emplace(ProcPtr(comms[i].proc, comms[i].ptr), comms[i].comm_id);
   for (size_t i = 1; i < comms.size(); ++i) {
     CommRec& rec = comms[i];
     if (rec.rank.rank < 0 && rec.starts == 0 && rec.completes == 0) continue;  // only COLL lines
     std::string id = rec.comm_id;
+    if (id.empty() && !rec.parent.empty())
+      if (auto it = id_by_ptr.find(ProcPtr(rec.proc, rec.parent)); it != id_by_ptr.end())
+        id = std::string(it->second) + "/color " + rec.color;
     if (id.empty()) {
       int k = ordinal[{rec.proc, rec.dev, rec.nranks}]++;
       id = "nranks=" + std::to_string(rec.nranks) + "#" + std::to_string(k);

@@ -30,7 +30,10 @@ struct Pending {
 };
 
 struct DevState {
-  size_t start_comm = kNone;     // latest Init START (or pre-2.4 "comm .. rank .. nranks ..")
+  // The communicator that connection, ring and channel-count lines belong to: the latest Init
+  // START (or pre-2.4 "comm .. rank .. nranks .."), or the initialised communicator of a later
+  // COLL line: NCCL that connects at first use prints that call's connection lines after it.
+  size_t start_comm = kNone;
   size_t complete_comm = kNone;  // latest Init COMPLETE
   std::vector<Pending> pending;
   std::unordered_map<std::string_view, size_t> pending_conn_by_msg;  // views into Impl::kept
@@ -51,6 +54,7 @@ struct CommRec {
   int dev = -1;
   std::string ptr;
   std::string comm_id;
+  std::string parent, color;  // of a split without a commId of its own (CommInit)
   int nranks = 0;
   int nnodes = 0;
   NcclRankInfo rank;

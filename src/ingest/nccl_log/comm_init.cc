@@ -84,6 +84,8 @@ Parsed ParseCommInit(const LineInfo& li, Builder& b) {
   c.nvml_dev = IntAfter(part, "nvmlDev");
   c.bus_id = WordAfter(part, "busId");
   c.comm_id = WordAfter(part, "commId");
+  c.parent = WordAfter(part, "parent");
+  c.color = WordAfter(part, "color");
   c.start = EndsWith(TrimRight(part), "Init START");
   c.complete = EndsWith(TrimRight(part), "Init COMPLETE");
   if (ptr.empty() || c.rank < 0 || c.nranks <= 0 || c.rank >= c.nranks) return Parsed::kMalformed;

@@ -56,14 +56,50 @@ TEST(NcclLogRecent, RankPrefixedInitStartIsReadForEveryRank) {
 
 TEST(NcclLogRecent, ShrinkLinesWithChildCountAreOneTwoRankCommunicator) {
   Job j = Parse(RepoFile(kShrinkLog), kShrinkLog);
-  // Split and shrink lines log no commId; the two ranks that stayed form one communicator.
-  const NcclCommunicator* shrunk = Comm(j, "nranks=2#0");
+  // Split and shrink lines log no commId; the two ranks that stayed form one communicator, named
+  // by its parent and its color.
+  const NcclCommunicator* shrunk = Comm(j, "0xef3a13f82ff54f6a/color 0");
   ASSERT_NE(shrunk, nullptr);
   EXPECT_EQ(shrunk->init_start, 2);
   EXPECT_EQ(shrunk->init_complete, 2);
   ASSERT_EQ(shrunk->ranks.size(), 2u);
   EXPECT_EQ(shrunk->ranks.at(1).pid, 251908);
   EXPECT_EQ(shrunk->nnodes, 1);
+}
+
+// PyTorch's new_group on NCCL 2.28.9 (tests/data/replay_subgroups): four ranks split into pairs
+// (0,1), (2,3) and ranks two apart (0,2), (1,3), and NCCL connecting each communicator at its
+// first call, after every init: the connection lines follow that call's COLL line.
+TEST(NcclLogRecent, EachSplitIsItsOwnCommunicatorAndConnectsAtItsFirstCall) {
+  std::string text;
+  for (const char* pid : {"815", "816", "817", "818"})
+    text += RepoFile(std::string("tests/data/replay_subgroups/nccl.vm.") + pid + ".log");
+  Job j = Parse(text);
+  const NcclCommunicator* world = Comm(j, "0xdc83c1ee5c6b9cce");
+  ASSERT_NE(world, nullptr);
+  EXPECT_EQ(world->ranks.size(), 4u);
+  size_t splits = 0;
+  for (const NcclCommunicator& c : j.nccl.communicators) {
+    EXPECT_NE(c.comm_id, "?") << "every connection line is tied to its communicator";
+    if (c.comm_id.rfind("0xdc83c1ee5c6b9cce/color ", 0) != 0) continue;
+    ++splits;
+    EXPECT_EQ(c.nranks, 2) << c.comm_id;
+    EXPECT_EQ(c.ranks.size(), 2u) << c.comm_id;
+    EXPECT_FALSE(c.connections.empty()) << c.comm_id;
+    for (const NcclConnection& conn : c.connections) EXPECT_LT(conn.to_rank, 2) << c.comm_id;
+  }
+  EXPECT_EQ(splits, 4u);
+  // The pair of ranks 2 and 3: processes 817 and 818, not the pair of 815 and 816.
+  const NcclCommunicator* pair23 = Comm(j, "0xdc83c1ee5c6b9cce/color 1121016176");
+  ASSERT_NE(pair23, nullptr);
+  ASSERT_EQ(pair23->ranks.size(), 2u);
+  EXPECT_EQ(pair23->ranks.at(0).pid, 817);
+  EXPECT_EQ(pair23->ranks.at(1).pid, 818);
+  // The world's ring reaches rank 3 only once it is used, after the splits were made.
+  bool three_to_zero = false;
+  for (const NcclConnection& conn : world->connections)
+    three_to_zero |= conn.from_rank == 3 && conn.to_rank == 0;
+  EXPECT_TRUE(three_to_zero);
 }
 
 TEST(NcclLogRecent, VersionAndGitVersionPerProcess) {
