@@ -207,9 +207,10 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
     if (rule && rule->fallout) {
       auto it = first_error_line.find(proc);
       fallout = it != first_error_line.end() && it->second < w.ref.loc.line;
-    } else if (!first_error_line.count(proc)) {
-      first_error_line[proc] = w.ref.loc.line;
     }
+    // A process's first error, whatever its kind: a closed connection after this process failed
+    // a connection of its own is that failure's fallout.
+    if (!fallout && !first_error_line.count(proc)) first_error_line[proc] = w.ref.loc.line;
     std::string key = rule ? rule->key : "unknown:" + Shape(w.text.substr(0, 60));
     if (!groups.count(key)) order.push_back(key);
     Group& g = groups[key];
@@ -263,7 +264,9 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
       where += ", rank " + std::to_string(*ranks.begin());
     }
     if (g.rule) {
-      f.severity = g.all_fallout ? Severity::kWarning : g.rule->severity;
+      // Every line follows an error of its own process: that error is the finding to act on
+      // (a peer "gone" after this process failed a connection is not a crash to look for).
+      f.severity = g.all_fallout ? Severity::kInfo : g.rule->severity;
       f.detail =
           "NCCL: \"" + first.text.substr(0, 200) + "\" (" + where + "). Meaning: " + g.rule->cause;
       f.fix = g.rule->fix;

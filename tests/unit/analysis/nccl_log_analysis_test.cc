@@ -277,7 +277,32 @@ TEST(NcclLogAnalysis, PeerClosedAfterOwnErrorIsFallout) {
   ASSERT_NE(Find(fs, "comm.bootstrap_failure"), nullptr);
   EXPECT_EQ(Find(fs, "comm.bootstrap_failure")->severity, Severity::kError);
   ASSERT_NE(Find(fs, "comm.remote_exited"), nullptr);
-  EXPECT_EQ(Find(fs, "comm.remote_exited")->severity, Severity::kWarning);
+  // Its own process failed first: the closed connection is told, not raised.
+  EXPECT_EQ(Find(fs, "comm.remote_exited")->severity, Severity::kInfo);
+}
+
+// NVIDIA/nccl#952 (lines as posted): a process's proxy fails a connection over the socket
+// transport, then sees its connection closed. The proxy's failure is that process's first error
+// though its rule is fallout of an earlier one when there is one: the closed connection is then
+// its fallout, not a crashed peer, and not the root cause.
+TEST(NcclLogAnalysis, ProxyConnectFailureFirstMakesTheClosedConnectionFallout) {
+  const std::string log =
+      "c:922:1158 [3] proxy.cc:1485 NCCL WARN [Service thread] Error encountered progressing "
+      "operation=Connect, res=2, closing connection\n"
+      "c:922:1158 [3] proxy.cc:1519 NCCL WARN [Proxy Service 11] Failed to execute operation "
+      "Connect from rank 11, retcode 2\n"
+      "c:922:1149 [3] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote "
+      "peer c.ibnet<53735>\n";
+  auto fs = All(Parse(log));
+  const Finding* proxy = Find(fs, "comm.nccl_warn");
+  ASSERT_NE(proxy, nullptr);
+  EXPECT_EQ(proxy->severity, Severity::kWarning);
+  EXPECT_NE(proxy->detail.find("proxy thread failed an operation"), std::string::npos)
+      << proxy->detail;
+  const Finding* closed = Find(fs, "comm.remote_exited");
+  ASSERT_NE(closed, nullptr);
+  EXPECT_EQ(closed->severity, Severity::kInfo);
+  EXPECT_NE(closed->detail.find("follows an earlier error of the same process"), std::string::npos);
 }
 
 // A closed connection with no other error in the inputs: NCCL's ncclRemoteError covers a network
