@@ -182,6 +182,10 @@ void Recognise(Slot& s, const LoadOptions& options) {
     if (!Allowed(options, imp.kind) || !imp.sniff(head)) continue;
     s.imps.push_back(&imp);
   }
+  // ncclras prints NCCL's version line, which alone would pass for an NCCL log: a RAS report
+  // shares its file with the lines pasted after it (a watchdog timeout), not with that reading.
+  if (!s.imps.empty() && s.imps.front()->kind == InputKind::kRas)
+    std::erase_if(s.imps, [](const Importer* imp) { return imp->kind == InputKind::kNcclLog; });
   // Console text whose start is hours of training output and whose recognisable lines (a
   // watchdog timeout, NCCL's errors) come at the end: the formats that share a file are asked
   // about its last bytes too.

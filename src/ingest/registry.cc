@@ -34,7 +34,7 @@ const std::vector<Importer>& Importers() {
       {K::kNcclTestsJson,
        "nccl-tests JSON (-J FILE; with -I 1 the per-iteration times: p99 per size)", false,
        &SniffNcclTestsJson, &ParseNcclTestsJson, nullptr, nullptr, true},
-      {K::kRas, "NCCL RAS client report (ncclras; text, or JSON with -f json)", false, &SniffRas,
+      {K::kRas, "NCCL RAS client report (ncclras; text, or JSON with -f json)", true, &SniffRas,
        &ParseRas, nullptr, nullptr, true},
       {K::kFlightRecorder,
        "PyTorch Flight Recorder dump (pickle or JSON, one file per rank, name ending in the rank)",

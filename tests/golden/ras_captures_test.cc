@@ -117,6 +117,19 @@ TEST(RasCaptures, ConsistentReportBesideATimeoutNarrowsTheHang) {
     EXPECT_NE(f.id, "ras.consistent_hang");
 }
 
+// NVIDIA/nccl#1730 (README there): a RAS report and the watchdog lines pasted after it, one file:
+// both are read (the text was taken as RAS alone, its timeout dropped), and the NCCL version line
+// that ncclras prints does not make it an NCCL log.
+TEST(RasCaptures, ReportWithAWatchdogTimeoutInOneFileReadsBoth) {
+  Loaded l = Load("public_nccl1730_ok_with_watchdog_text");
+  ASSERT_EQ(l.job.inputs.size(), 1u);
+  EXPECT_EQ(l.job.inputs[0].kinds, (std::vector<InputKind>{InputKind::kRas, InputKind::kJobLog}));
+  const Finding* t = Find(l, "hang.watchdog_timeout");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->rank, 118);
+  EXPECT_NE(Find(l, "ras.consistent_hang"), nullptr);
+}
+
 // Public MISMATCH reports (README there): RAS lists the ranks of the smaller group, ahead or
 // behind; the finding says which side is behind.
 TEST(RasCaptures, MismatchNamesTheSideBehindWhicheverRasLists) {
