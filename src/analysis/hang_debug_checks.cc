@@ -58,7 +58,7 @@ Finding FromBarrier(const BarrierTimeout& b) {
           " did instead of this collective: its own traceback or last lines, a rank-dependent "
           "branch, an exception swallowed, a data wait longer than the barrier's timeout.";
   f.metrics.push_back({"ranks_missing", static_cast<double>(b.missing.size()), Unit::kRanks});
-  if (known) f.metrics.push_back({"seq", static_cast<double>(b.entering.seq + 1), Unit::kCount});
+  if (known) f.metrics.push_back({"seq", static_cast<double>(b.entering.seq + 1), Unit::kNone});
   f.refs.push_back({b.loc, b.line});
   return f;
 }
@@ -107,7 +107,7 @@ Finding FromMismatches(int64_t seq, const std::vector<const FingerprintMismatch*
       "Make every rank issue the same collectives in the same order with the same shapes: look "
       "for rank-dependent branches, ranks that skip a step, or tensors whose shape depends on "
       "the rank's data.";
-  f.metrics.push_back({"seq", static_cast<double>(seq + 1), Unit::kCount});
+  f.metrics.push_back({"seq", static_cast<double>(seq + 1), Unit::kNone});
   size_t nranks = 0;
   for (const auto& c : calls) nranks += c.second.size();
   f.metrics.push_back({"ranks", static_cast<double>(nranks), Unit::kRanks});

@@ -95,7 +95,7 @@ void FindDesync(const FrGroupView& g, std::vector<Finding>& out) {
     f.fix =
         "Make every rank take the same path to this call (frames below); "
         "TORCH_DISTRIBUTED_DEBUG=DETAIL checks order and shapes at run time.";
-    f.metrics.push_back({"seq", static_cast<double>(seq), Unit::kCount});
+    f.metrics.push_back({"seq", static_cast<double>(seq), Unit::kNone});
     out.push_back(std::move(f));
     return;  // the first divergence explains the rest
   }
@@ -137,7 +137,7 @@ void FindStuck(const FrGroupView& g, std::vector<Finding>& out) {
   f.fix =
       "Check the NCCL log and WARN lines of all ranks and the network links; the Python "
       "frames show where the program waits.";
-  f.metrics.push_back({"seq", static_cast<double>(e->collective_seq_id), Unit::kCount});
+  f.metrics.push_back({"seq", static_cast<double>(e->collective_seq_id), Unit::kNone});
   f.metrics.push_back({"missing_ranks", static_cast<double>(g.missing.size()), Unit::kRanks});
   AddEntryEvidence(f, g.ranks[0], *e);
   out.push_back(std::move(f));

@@ -50,7 +50,7 @@ void Evidence(Finding& f, const FrAnalyzerEntry& e) {
   // The frames are the lines below the headline's fields: the file, not the headline's line.
   for (size_t i = 0; i < e.frames.size() && i < 4; ++i)
     f.refs.push_back({SourceLoc{e.loc.file}, "    " + e.frames[i]});
-  if (e.seq >= 0) f.metrics.push_back({"seq", static_cast<double>(e.seq), Unit::kCount});
+  if (e.seq >= 0) f.metrics.push_back({"seq", static_cast<double>(e.seq), Unit::kNone});
 }
 
 constexpr const char* kFixFrames =

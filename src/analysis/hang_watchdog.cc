@@ -59,7 +59,7 @@ void FindBehind(const Job& job, int64_t seq, std::vector<Finding>& out) {
       "Find what this rank did instead of the collective (its traceback, a rank-dependent "
       "branch, an exception swallowed, a data wait).";
   f.metrics.push_back({"last_enqueued", static_cast<double>(first->last_enqueued), Unit::kCount});
-  f.metrics.push_back({"seq", static_cast<double>(seq), Unit::kCount});
+  f.metrics.push_back({"seq", static_cast<double>(seq), Unit::kNone});
   f.refs.push_back({first->loc, first->line});
   out.push_back(std::move(f));
 }
@@ -113,7 +113,7 @@ void FromStatuses(const Job& job, std::vector<Finding>& out) {
       "below it is the one behind) and for NCCL errors; TORCH_NCCL_TRACE_BUFFER_SIZE=2000 with "
       "TORCH_NCCL_DUMP_ON_TIMEOUT=1 leaves Flight Recorder dumps that name each rank's last "
       "collectives and Python frames.";
-  f.metrics.push_back({"seq", static_cast<double>(key.second), Unit::kCount});
+  f.metrics.push_back({"seq", static_cast<double>(key.second), Unit::kNone});
   f.metrics.push_back({"ranks", static_cast<double>(ranks.size()), Unit::kRanks});
   for (const WatchdogStatus* s : statuses) {
     if (f.refs.size() >= 3) break;
@@ -194,7 +194,7 @@ std::vector<Finding> FindWatchdogHang(const Job& job, const Options&) {
       "step, a stuck transfer, or work queued before it on the GPU that takes "
       "longer than the timeout.",
       NumOrUnknown(t->ran_ms).c_str(), by_work.size());
-  if (t->seq >= 0) f.metrics.push_back({"seq", static_cast<double>(t->seq), Unit::kCount});
+  if (t->seq >= 0) f.metrics.push_back({"seq", static_cast<double>(t->seq), Unit::kNone});
   if (t->ran_ms >= 0) f.metrics.push_back({"ran", static_cast<double>(t->ran_ms) * 1e6, Unit::kNs});
   if (t->timeout_ms >= 0)
     f.metrics.push_back({"timeout", static_cast<double>(t->timeout_ms) * 1e6, Unit::kNs});

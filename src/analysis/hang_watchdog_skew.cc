@@ -176,7 +176,7 @@ void FindDesync(const Group& g, std::vector<Finding>& out) {
         "epoch), ranks that skip a step, or tensors whose size depends on the rank's data. "
         "TORCH_DISTRIBUTED_DEBUG=DETAIL checks every collective across the ranks and stops at "
         "the first that differs.";
-    f.metrics.push_back({"seq", static_cast<double>(seq), Unit::kCount});
+    f.metrics.push_back({"seq", static_cast<double>(seq), Unit::kNone});
     f.metrics.push_back({"ranks", static_cast<double>(lines.size()), Unit::kRanks});
     AddRefs(f, shown);
     out.push_back(std::move(f));
@@ -239,7 +239,7 @@ void FindBehindBySeq(const Group& g, std::vector<Finding>& out) {
       "collective across the ranks; Flight Recorder dumps (TORCH_NCCL_TRACE_BUFFER_SIZE=2000, "
       "TORCH_NCCL_DUMP_ON_TIMEOUT=1) give each rank's last collectives with Python frames.",
       who.c_str(), static_cast<long long>(hi));
-  f.metrics.push_back({"seq", static_cast<double>(lo), Unit::kCount});
+  f.metrics.push_back({"seq", static_cast<double>(lo), Unit::kNone});
   f.metrics.push_back({"others_seq", static_cast<double>(hi), Unit::kCount});
   AddRefs(f, {behind.front(), ahead.front()});
   out.push_back(std::move(f));

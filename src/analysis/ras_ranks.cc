@@ -187,7 +187,8 @@ void Mismatch(const RasReport& rep, const RasComm& c, std::vector<Finding>& out)
       behind = std::move(f.detail);
       f.detail.clear();
     } else {
-      f.title = "The ranks of communicator " + c.hash + " differ (RAS: MISMATCH)";
+      f.title = c.hash.empty() ? std::string("The ranks of a communicator differ (RAS: MISMATCH)")
+                               : "The ranks of communicator " + c.hash + " differ (RAS: MISMATCH)";
     }
   }
   f.detail = "RAS found the ranks of one communicator in different states.";
