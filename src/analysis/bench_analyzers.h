@@ -22,6 +22,8 @@ std::vector<Finding> FindBenchAsymmetricPair(const Job& job, const Options& opti
 std::vector<Finding> FindBenchSharedGpu(const Job& job, const Options& options);
 // nccl-tests printed "Test NCCL failure" / "Test CUDA failure": the run stopped there.
 std::vector<Finding> FindBenchTestFailed(const AnalysisInput& input, const Options& options);
+// bench.no_results: nccl-tests printed its header (and maybe its column header) and no size.
+std::vector<Finding> FindBenchNoResults(const AnalysisInput& input, const Options& options);
 // Wrong elements after a collective (#wrong, or nccl-tests' out-of-bounds count).
 std::vector<Finding> FindBenchWrongResults(const AnalysisInput& input, const Options& options);
 

@@ -1,4 +1,6 @@
 // bench.test_failed: nccl-tests printed "Test NCCL failure" / "Test CUDA failure" and stopped.
+// bench.no_results: it printed its header and no size, and no failure: it hung (or was stopped)
+// in its first collective.
 #include <set>
 #include <string>
 #include <string_view>
@@ -85,6 +87,58 @@ std::vector<Finding> FindBenchTestFailed(const AnalysisInput& input, const Optio
                  {"sizes_completed", static_cast<double>(r.rows.size()), Unit::kNone}};
     f.fix = FixFor(first.message, r);
     f.confidence = first.message.empty() ? 0.7 : 0.9;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<Finding> FindBenchNoResults(const AnalysisInput& input, const Options&) {
+  std::vector<Finding> out;
+  for (const BenchResult& r : input.job().bench) {
+    if (r.source != BenchSource::kNcclTests || !r.rows.empty() || !r.failures.empty()) continue;
+    Finding f = NewFinding("bench.no_results");
+    f.severity = Severity::kError;
+    const std::string test = r.case_key == "unknown" ? "nccl-tests" : "nccl-tests " + r.case_key;
+    f.title = test + " printed no result: it hung, or was stopped, before its first size";
+    f.detail =
+        "The output has the test's header" +
+        std::string(r.nranks > 0 ? " (" + std::to_string(r.nranks) + " ranks" +
+                                       (r.topology.nodes > 0
+                                            ? " on " + std::to_string(r.topology.nodes) +
+                                                  (r.topology.nodes == 1 ? " host" : " hosts")
+                                            : "") +
+                                       ")"
+                                 : "") +
+        " and no result row and no failure: its first size never completed (NCCL's setup or "
+        "the first collective hung; an NCCL log with INIT lines tells which).";
+    if (r.topology.nodes == 1) {
+      f.detail +=
+          " Every rank is on one host: a hang between the GPUs of one host, at connection setup "
+          "or the first transfer, is most often peer-to-peer traffic the PCIe fabric does not "
+          "deliver — "
+          "PCI ACS redirecting it to the root complex, or an IOMMU (virtual machines, "
+          "intel_iommu=on).";
+      f.fix =
+          "Rerun with NCCL_P2P_DISABLE=1: if it then completes, peer-to-peer is what hangs; turn "
+          "PCI ACS off on the PCIe switches and root ports (setpci, or the BIOS), or set the IOMMU "
+          "to passthrough (iommu=pt), as NCCL's troubleshooting guide describes. `commdx topo` "
+          "on the node shows the GPUs' paths.";
+    } else {
+      f.detail +=
+          " Across hosts that is most often the network: a firewall between the nodes, an "
+          "interface the peers cannot reach (NCCL_SOCKET_IFNAME), or RDMA that connects but "
+          "does not deliver; on one host, peer-to-peer blocked by PCI ACS or an IOMMU.";
+      f.fix =
+          "Rerun with NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=INIT,NET,P2P (commdx diagnose reads "
+          "the log with this output); try NCCL_P2P_DISABLE=1 within a node and "
+          "NCCL_IB_DISABLE=1 across nodes to find the transport that hangs.";
+    }
+    EvidenceRef ref;
+    ref.where = SourceLoc{r.file};
+    ref.text = test + ": header, no result row";
+    f.refs.push_back(std::move(ref));
+    f.metrics = {{"sizes_completed", 0, Unit::kNone}};
+    f.confidence = r.topology.nodes == 1 ? 0.7 : 0.6;
     out.push_back(std::move(f));
   }
   return out;

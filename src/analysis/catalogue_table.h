@@ -179,6 +179,8 @@ inline constexpr CatalogueEntry kEntries[] = {
      "The 99th percentile at a fixed size is far above the mean: a disturbed link or node"},
     {"bench.shared_gpu", kBench, kCause, kE, 5, "Two ranks of the benchmark run on one GPU"},
     {"bench.test_failed", kBench, kCause, kE, 5, "nccl-tests failed (Test NCCL/CUDA failure)"},
+    {"bench.no_results", kBench, kSymptom, kE, 5,
+     "nccl-tests printed its header and no result: it hung in its first collective"},
     // `commdx bench replay`: the job's own collectives run again alone
     {"replay.slow_in_job", kBench, kSymptom, kW, 11,
      "The job's collectives are fast replayed alone but slow in the job: the training loop"},

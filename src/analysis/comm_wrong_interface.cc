@@ -72,6 +72,11 @@ std::vector<Finding> FindCommWrongInterface(const Job& job, const Options&) {
     }
   }
   std::optional<bool> spans = SpansHosts(s);
+  // The log does not say; an nccl-tests header read beside it lists every rank's host.
+  if (!spans)
+    for (const BenchResult& r : job.bench)
+      if (r.source == BenchSource::kNcclTests && r.nranks > 0 && r.topology.nodes > 0)
+        spans = r.topology.nodes > 1;
   bool only_loopback = first_why == "loopback" && bad_names.size() == 1;
   // Ranks NCCL counts as nodes (NCCL_HOSTID) that all run on one machine reach each other over
   // loopback: it works there, and only there.

@@ -59,16 +59,17 @@ TEST(WindowedLogs, EveryNcclLogFixtureGivesTheSameReport) {
   for (const auto& e : std::filesystem::directory_iterator(kData + "nccl_log_fixtures")) {
     if (e.path().extension() != ".log") continue;
     SCOPED_TRACE(e.path().filename().string());
-    // An nccl-tests table alone (case36) is read only whole; a file over the limit that holds
-    // nothing else is refused as before.
+    // nccl-tests output (a table, case36; a header, case31) is read only whole: over the limit
+    // of a text held whole, only the NCCL lines are read, in windows (docs/inputs.md).
     const std::string whole = ReadAs({e.path().string()}, 0, 32u << 20).json;
     if (whole.find("\"kind\": \"nccl_log") == std::string::npos &&
         whole.find("+nccl_log\"") == std::string::npos)
       continue;
+    if (whole.find("\"kind\": \"nccl_tests") != std::string::npos) continue;
     ExpectSameReport({e.path().string()}, 1);
     ++files;
   }
-  EXPECT_GE(files, 25u);
+  EXPECT_GE(files, 23u);
 }
 
 // Every hang captured here (two and four nodes, skipped and mismatched collectives, with and

@@ -322,6 +322,10 @@ bool SniffNcclTests(std::string_view head) {
   if (Contains(head, "# nccl-tests version") || Contains(head, "# Collective test starting:") ||
       Contains(head, "# Avg bus bandwidth"))
     return true;
+  // The parameter line every version prints first (before 2.14 there is no version line): a run
+  // that hung before its first size leaves that header and its "Rank N ... on HOST" lines only.
+  if (Contains(head, "# nThread ") && Contains(head, " nGpus ") && Contains(head, " minBytes "))
+    return true;
   // A test that failed before its table ("Test CUDA failure common.cu:1045 '...'").
   if (Contains(head, "Test NCCL failure") || Contains(head, "Test CUDA failure")) return true;
   // Rows pasted without header or trailer (an excerpt in an issue thread): three of them.
@@ -369,6 +373,13 @@ Status ParseNcclTests(const FileText& file, Job& job) {
     }
   }
   st.Flush();
+  // A header with its devices and nothing after: the run hung or was stopped before its first
+  // size (bench.no_results says so), not a file that is no nccl-tests output.
+  if (job.bench.size() == before && st.device_lines > 0) {
+    st.current = st.header;
+    st.current.notes.push_back("the output ends after its header: no size completed");
+    job.bench.push_back(std::move(st.current));
+  }
   if (job.bench.size() == before)
     return MakeError(
         ErrorCode::kBadInput,

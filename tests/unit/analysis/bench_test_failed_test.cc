@@ -66,6 +66,30 @@ TEST(BenchTestFailed, AFailureBeforeAnyTableIsReadNotRefused) {
   EXPECT_NE(fs[0].fix.find("driver is older than the CUDA runtime"), std::string::npos);
 }
 
+// A run that hangs leaves its header and nothing else (NVIDIA/nccl#1320, one host, two GPUs): read,
+// not refused, and the hang is the root with the one-host fix, above the docker bridges NCCL
+// lists for its socket transport (which no traffic of one host uses).
+TEST(BenchTestFailed, AHeaderWithNoResultIsAHangBeforeTheFirstSize) {
+  Job job = LoadPublic("nccl1320-header-then-hang-one-host.log");
+  ASSERT_EQ(job.bench.size(), 1u);
+  const BenchResult& r = job.bench[0];
+  EXPECT_TRUE(r.rows.empty());
+  EXPECT_EQ(r.nranks, 2);
+  EXPECT_EQ(r.topology.nodes, 1);
+  analysis::AnalysisInput in(job, 1);
+  diagnose::Diagnosis d = diagnose::Diagnose(in);
+  ASSERT_TRUE(d.root_cause.has_value());
+  ASSERT_FALSE(d.findings.empty());
+  const Finding& root = d.findings.front();
+  EXPECT_EQ(root.id, "bench.no_results");
+  EXPECT_NE(root.detail.find("2 ranks on 1 host"), std::string::npos) << root.detail;
+  EXPECT_NE(root.fix.find("NCCL_P2P_DISABLE=1"), std::string::npos) << root.fix;
+  // A run with rows is not a hang.
+  Job done = LoadPublic("nccltests322-failure-after-largest-size.txt");
+  for (const Finding& f : analysis::RunAnalyzers(done, {}, {Source::kBench}))
+    EXPECT_NE(f.id, "bench.no_results");
+}
+
 // The NCCL error that made the test fail is the root: the failure is its fallout.
 TEST(BenchTestFailed, AnNcclErrorBeforeItIsTheRoot) {
   Job job = LoadPublic("nccltests24-ib-error-then-test-failure.txt");
