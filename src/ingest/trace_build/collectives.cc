@@ -2,7 +2,7 @@
 // the arguments from the kernel, else from the record_param_comms CPU op that issued it, else
 // from the kernel name; and the process groups they belong to.
 #include <algorithm>
-#include <climits>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 
