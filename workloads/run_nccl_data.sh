@@ -23,7 +23,10 @@
 #     keep-alive error) and +RAS_DEAD_WAIT s (default 90: 20 s + the 60 s RAS_PEER_DEAD_TIMEOUT,
 #     rank considered DEAD); the stopped rank's own socket (no answer: the client retries until
 #     our timeout); after SIGCONT. ras/queries.tsv says when each query ran (seconds after the
-#     SIGSTOP). NCCL 2.28.9's client has no monitor mode (that is 2.29+): none captured.
+#     SIGSTOP).
+#  2b. RAS monitor mode (ras_monitor/, step "ras_monitor", NCCL 2.29+): the same job on NCCL
+#     2.29.7 (devtools/nccl-2.29/libnccl.so.2 through LD_PRELOAD) watched by `ncclras -m` clients
+#     (devtools/ncclras-2.29) while rank 1 is stopped and resumed; see the step below.
 #  3. nccl-tests 2.19.6 (nccl_tests/; devtools/nccl-tests.tar.xz, sm_90, CUDA runtime static, MPI
 #     off, against the pip package's libnccl.so.2): one process, one GPU (-g 1: nccl-tests without
 #     MPI cannot run two ranks on one GPU, so nranks=1 and busbw is 0 for all_reduce):
@@ -36,7 +39,7 @@
 # Env: OUT (required: results go to $OUT/nccl_data, packed into $OUT/nccl_data.tar.gz, the folder
 # then removed), PYTHON (python3), BUDGET_S (total seconds, default 460; late steps are shortened
 # or skipped to stay inside it), RAS_DEAD_WAIT (90), STRAGGLER_MS (50), ONLY (space-separated
-# steps: ddp ras nccl_tests ddp_verbose_healthy).
+# steps: ddp ras ras_monitor nccl_tests ddp_verbose_healthy).
 # Every step runs under `timeout`; every process started here is killed at the end (by pid).
 # Times are those of two processes taking turns on one GPU, not of two GPUs.
 set -u
@@ -200,6 +203,30 @@ if want ddp; then
 fi
 
 # --- 2. RAS against a live job ---------------------------------------------------------------------
+# start_ras_job DIR READY_DIR MAX_S [VAR=VALUE...]: ras_loop.py on two ranks in the background
+# (NCCL INFO logs DIR/nccl.*.log, stdout DIR/job_stdout.log); sets `job` (the caller's local).
+start_ras_job() {
+  local dir=$1 ready=$2 max_s=$3
+  shift 3
+  env "$@" NCCL_RAS_ENABLE=1 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,RAS \
+    NCCL_DEBUG_FILE="$dir/nccl.%h.%p.log" \
+    timeout -k 10 "$((max_s + 60))" "${torchrun[@]}" "$PYTHON" "$HERE/ras_loop.py" \
+    --ready-dir "$ready" --stop-file "$ready/STOP" --max-s "$max_s" --port-base 28100 \
+    >"$dir/job_stdout.log" 2>&1 &
+  job=$!
+  GROUPS_STARTED+=("$job")
+}
+# wait_ras_ready READY_DIR: until both ranks wrote their ready file (false after 120 s, or when the
+# job ended first).
+wait_ras_ready() {
+  local i
+  for ((i = 0; i < 120; i++)); do
+    [ -f "$1/rank0.json" ] && [ -f "$1/rank1.json" ] && return 0
+    kill -0 "$job" 2>/dev/null || break
+    sleep 1
+  done
+  [ -f "$1/rank0.json" ] && [ -f "$1/rank1.json" ]
+}
 ras_step() {
   local R=$D/ras rd=$D/ras/ready t0=$SECONDS job r0 r1 p0 p1 t_stop=0 w dead_wait maxs i
   mkdir -p "$R" "$rd"
@@ -221,19 +248,8 @@ ras_step() {
   [ "$w" -lt "$dead_wait" ] && dead_wait=$w
   if [ "$dead_wait" -lt 10 ]; then say "ras: skipped (time budget)"; return; fi
   maxs=$((dead_wait + 150))
-  env NCCL_RAS_ENABLE=1 NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,RAS \
-    NCCL_DEBUG_FILE="$R/nccl.%h.%p.log" \
-    timeout -k 10 "$((maxs + 60))" "${torchrun[@]}" "$PYTHON" "$HERE/ras_loop.py" \
-    --ready-dir "$rd" --stop-file "$rd/STOP" --max-s "$maxs" --port-base 28100 \
-    >"$R/job_stdout.log" 2>&1 &
-  job=$!
-  GROUPS_STARTED+=("$job")
-  for ((i = 0; i < 120; i++)); do
-    [ -f "$rd/rank0.json" ] && [ -f "$rd/rank1.json" ] && break
-    kill -0 "$job" 2>/dev/null || break
-    sleep 1
-  done
-  if ! { [ -f "$rd/rank0.json" ] && [ -f "$rd/rank1.json" ]; }; then
+  start_ras_job "$R" "$rd" "$maxs"
+  if ! wait_ras_ready "$rd"; then
     say "ras: job not ready after $((SECONDS - t0)) s"; tail -n 20 "$R/job_stdout.log" | tee -a "$SUMMARY"
     cleanup; return
   fi
@@ -280,6 +296,66 @@ ras_step() {
   done
 }
 if want ras; then ras_step; fi
+
+# --- 2b. RAS monitor mode (NCCL 2.29+) against a live job ------------------------------------------
+# The job runs on devtools/nccl-2.29/libnccl.so.2 (NVIDIA/nccl v2.29.7-1 built for sm_90 with only
+# the all-reduce kernels ras_loop.py needs), loaded with LD_PRELOAD ahead of the pip package's
+# 2.28.9 (same soname, so PyTorch binds to it); the monitors are devtools/ncclras-2.29 (v2.29.7-1
+# src/ras/client.cc). Monitors connect to rank 0's RAS socket as soon as it listens: `-m all`
+# (lifecycle and trace events) as text, `-m` (lifecycle) as JSON, and `-m all` on rank 1's socket;
+# then rank 1 is stopped (SIGSTOP) for RAS_DEAD_WAIT s (a one-shot query at the end), resumed, and
+# the job told to stop: the monitors end when the job closes their connections.
+ras_monitor_step() {
+  local R=$D/ras_monitor rd=$D/ras_monitor/ready t0=$SECONDS job r0 r1 t_stop mon=() i w maxs
+  local lib=${RAS_NCCL_LIB:-$DEV/nccl-2.29/libnccl.so.2} bin=${RAS229:-$DEV/ncclras-2.29}
+  "$bin" --version >/dev/null 2>&1 || bin=$bin.dyn
+  [ -f "$lib" ] || { say "ras_monitor: no $lib: skipped"; return; }
+  mkdir -p "$R" "$rd"
+  w=$(( $(left) - 60 ))
+  [ "$w" -lt 60 ] && { say "ras_monitor: skipped (time budget)"; return; }
+  local dead=$RAS_DEAD_WAIT; [ "$((dead + 50))" -gt "$w" ] && dead=$((w - 50))
+  maxs=$((dead + 120))
+  start_ras_job "$R" "$rd" "$maxs" LD_PRELOAD="$lib"
+  # connect as early as rank 0's RAS socket accepts (to see the peers join)
+  for ((i = 0; i < 600; i++)); do
+    "$bin" -h 127.0.0.1 -p 28100 -t 2 >/dev/null 2>&1 && break
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.1
+  done
+  "$bin" -h 127.0.0.1 -p 28100 -m all >"$R/monitor_all_text.txt" 2>"$R/monitor_all_text.stderr" &
+  mon+=($!)
+  "$bin" -h 127.0.0.1 -p 28100 -m -f json >"$R/monitor_json.txt" 2>"$R/monitor_json.stderr" &
+  mon+=($!)
+  "$bin" -h 127.0.0.1 -p 28101 -m all >"$R/monitor_rank1port_text.txt" \
+    2>"$R/monitor_rank1port_text.stderr" &
+  mon+=($!)
+  say "ras_monitor: monitors started $((SECONDS - t0)) s after the job (client $bin)"
+  if ! wait_ras_ready "$rd"; then
+    say "ras_monitor: job not ready after $((SECONDS - t0)) s"
+    tail -n 20 "$R/job_stdout.log" | tee -a "$SUMMARY"; kill "${mon[@]}" 2>/dev/null; cleanup; return
+  fi
+  r0=$(sed -n 's/.*"pid": \([0-9]*\).*/\1/p' "$rd/rank0.json")
+  r1=$(sed -n 's/.*"pid": \([0-9]*\).*/\1/p' "$rd/rank1.json")
+  WORKER_PIDS+=("$r0:ras_loop.py" "$r1:ras_loop.py")
+  say "ras_monitor: ready in $((SECONDS - t0)) s; $(cat "$rd/rank0.json")"
+  sleep 5
+  kill -STOP "$r1"; t_stop=$SECONDS
+  say "ras_monitor: SIGSTOP rank 1 (pid $r1) at $(date -u +%T); resume after ${dead} s"
+  sleep "$dead"
+  timeout -k 2 30 "$bin" -h 127.0.0.1 -p 28100 >"$R/stopped_${dead}s_text.txt" 2>&1
+  kill -CONT "$r1"; say "ras_monitor: SIGCONT rank 1 after $((SECONDS - t_stop)) s at $(date -u +%T)"
+  sleep 8
+  touch "$rd/STOP"
+  for ((i = 0; i < 40; i++)); do kill -0 "$job" 2>/dev/null || break; sleep 1; done
+  kill -0 "$job" 2>/dev/null && say "ras_monitor: job still running after STOP: killed"
+  cleanup
+  wait "$job" 2>/dev/null; say "ras_monitor: job exit $?, step took $((SECONDS - t0)) s"
+  sleep 2; kill "${mon[@]}" 2>/dev/null
+  for f in "$R"/monitor_*.txt "$R"/monitor_*.stderr; do
+    { echo "--- $(basename "$f") ($(stat -c %s "$f") bytes)"; head -n 30 "$f"; } | tee -a "$SUMMARY"
+  done
+}
+if want ras_monitor; then ras_monitor_step; fi
 
 # --- 3. nccl-tests ---------------------------------------------------------------------------------
 nccl_tests_step() {

@@ -33,6 +33,12 @@ bool Consistent(const RasReport& r) {
   return true;
 }
 
+bool MonitorLostAPeer(const RasReport& r) {
+  for (const RasEvent& e : r.events)
+    if (e.Lost()) return true;
+  return false;
+}
+
 // What says the job hung: the watchdog's timeout or work status, its teardown or heartbeat lines.
 const SourceLoc* HangEvidence(const Job& job, std::string& what) {
   for (const auto& t : job.job_log.timeouts) {
@@ -59,6 +65,10 @@ std::vector<Finding> FindRasConsistentHang(const Job& job, const Options&) {
   if (!where) return {};
   const RasReport* ok = nullptr;
   for (const RasReport& r : job.ras) {
+    if (r.monitor) {  // events only: a lost process says more; none says nothing either way
+      if (MonitorLostAPeer(r)) return {};
+      continue;
+    }
     if (!Consistent(r)) return {};  // a report with a missing, dead or behind rank says more
     if (!ok) ok = &r;
   }

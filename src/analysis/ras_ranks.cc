@@ -24,11 +24,15 @@ struct Absent {
   RasRank rank;
   bool dead = false;
   std::vector<std::string> comms;
-  std::vector<SourceLoc> where;
+  std::vector<std::pair<SourceLoc, std::string>>
+      where;  // and what it says there ("" : the report's)
   size_t reports = 0;
+  std::vector<std::string> events;  // monitor mode: "17:50:25 PEER_UNRESPONSIVE (...)", in order
+  bool recovered = false;           // a PEER_RECOVERED after the process was lost
 };
 
 std::string Who(const RasRank& r) {
+  if (r.rank < 0 && r.pid <= 0) return "The process at " + r.host;  // an address only
   std::string who =
       r.rank >= 0 ? StrFormat("Rank %d (pid %lld on %s", r.rank, static_cast<long long>(r.pid),
                               r.host.c_str())
@@ -69,11 +73,25 @@ Finding AbsentFinding(const Absent& a) {
         "Query again (ncclras) after a minute; meanwhile look at what the process does "
         "(py-spy dump --pid, its state in ps: T = stopped).";
   }
-  f.detail += StrFormat(" Seen in %zu RAS report(s).", a.reports);
-  f.metrics.push_back({"communicators", static_cast<double>(a.comms.size()), Unit::kCount});
+  if (!a.events.empty()) {
+    f.detail += " RAS monitor:";
+    for (size_t i = 0; i < a.events.size() && i < 6; ++i)
+      f.detail += (i ? "; " : " ") + a.events[i];
+    if (a.events.size() > 6) f.detail += StrFormat("; and %zu more", a.events.size() - 6);
+    f.detail += ".";
+    if (a.recovered)
+      f.detail +=
+          " It answered again afterwards (PEER_RECOVERED): the process was stopped or "
+          "cut off, not crashed; RAS keeps a process it declared dead as dead.";
+  }
+  if (a.reports > 0) f.detail += StrFormat(" Seen in %zu RAS report(s).", a.reports);
+  if (!a.comms.empty())
+    f.metrics.push_back({"communicators", static_cast<double>(a.comms.size()), Unit::kCount});
   f.metrics.push_back({"pid", static_cast<double>(a.rank.pid), Unit::kNone});
-  for (const SourceLoc& w : a.where) {
-    f.refs.push_back({w, a.dead ? "RAS: considered dead" : "RAS: missing communicator data"});
+  for (const auto& [w, what] : a.where) {
+    f.refs.push_back({w, !what.empty() ? "RAS monitor: " + what
+                         : a.dead      ? "RAS: considered dead"
+                                       : "RAS: missing communicator data"});
     if (f.refs.size() == 3) break;
   }
   f.confidence = a.dead ? 0.95 : 0.75;
@@ -207,17 +225,41 @@ void Mismatch(const RasReport& rep, const RasComm& c, std::vector<Finding>& out)
   out.push_back(std::move(f));
 }
 
+using AbsentMap = std::map<std::tuple<std::string, int64_t, int>, Absent>;
+
+// The monitor mode's events: a process that stopped answering or was declared dead is absent as
+// a STATUS report's missing rank is (joined with one by host and pid), with the events' times.
+void MonitorEvents(const RasReport& rep, AbsentMap& absent) {
+  for (const RasEvent& e : rep.events) {
+    const bool loss = e.Lost();
+    Absent* a = nullptr;
+    for (auto& [k, x] : absent)
+      if (std::get<0>(k) == e.peer.host && std::get<1>(k) == e.peer.pid) a = &x;
+    if (!a && !loss) continue;
+    if (!a) {
+      a = &absent[{e.peer.host, e.peer.pid, e.peer.rank}];
+      a->rank = e.peer;
+    }
+    if (!loss && e.type != "PEER_RECOVERED") continue;
+    a->dead = a->dead || e.Dead();
+    a->recovered = e.type == "PEER_RECOVERED" || (a->recovered && !loss);
+    std::string at = e.time.size() > 11 ? e.time.substr(11) : e.time;
+    a->events.push_back(at + " " + e.type + (e.details.empty() ? "" : " (" + e.details + ")"));
+    if (a->where.size() < 3) a->where.push_back({e.where, e.type});
+  }
+}
+
 }  // namespace
 
 std::vector<Finding> FindRasRanks(const Job& job, const Options&) {
   std::vector<Finding> out;
-  std::map<std::tuple<std::string, int64_t, int>, Absent> absent;
+  AbsentMap absent;
   auto note = [&](const RasRank& r, const std::string& comm, const SourceLoc& where) {
     Absent& a = absent[{r.host, r.pid, r.rank}];
     if (a.comms.empty() && a.where.empty()) a.rank = r;
     a.dead = a.dead || r.dead;
     if (std::find(a.comms.begin(), a.comms.end(), comm) == a.comms.end()) a.comms.push_back(comm);
-    a.where.push_back(where);
+    a.where.push_back({where, ""});
   };
   for (const RasReport& rep : job.ras) {
     std::map<std::tuple<std::string, int64_t, int>, bool> in_this;
@@ -239,10 +281,11 @@ std::vector<Finding> FindRasRanks(const Job& job, const Options&) {
     }
     for (auto& [k, a] : absent)
       if (in_this.count(k)) ++a.reports;
+    MonitorEvents(rep, absent);
   }
   for (auto& [k, a] : absent) {
     std::erase(a.comms, std::string());
-    a.reports = std::max<size_t>(a.reports, 1);
+    if (a.events.empty()) a.reports = std::max<size_t>(a.reports, 1);
     out.push_back(AbsentFinding(a));
   }
   return out;

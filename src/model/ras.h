@@ -1,6 +1,7 @@
 // What NCCL's RAS service reported about a job (the `ncclras` client's STATUS report, text or
 // JSON, NCCL 2.24+): per communicator the ranks that answered and those missing, whether a missing
-// process is considered dead, and the errors and mismatches RAS found. docs/findings/ras.md.
+// process is considered dead, and the errors and mismatches RAS found; or, from its monitor mode
+// (NCCL 2.29+), the peer events as they happened. docs/findings/ras.md.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,27 @@ struct RasComm {
   SourceLoc where;
 };
 
+// One event of RAS's monitor mode (`ncclras -m`, NCCL 2.29+), as the process the client talks
+// to saw it: a peer joined (PEER_NEW), stopped answering (PEER_UNRESPONSIVE,
+// PEER_KEEPALIVE_TIMEOUT), was declared dead (PEER_DEAD, PEER_TIMEOUT_DEAD), answered again
+// (PEER_RECOVERED), and the connection events of `-m trace`.
+struct RasEvent {
+  std::string time;   // "2026-12-06 17:50:01", local time of the answering process
+  std::string type;   // "PEER_DEAD"
+  std::string group;  // JSON "group": "LIFECYCLE" / "TRACE"; "" in text
+  RasRank peer;       // pid, host, GPU where the event names the process; else host = its address
+  std::string details;
+  SourceLoc where;
+
+  // Declared dead: PEER_DEAD, PEER_TIMEOUT_DEAD.
+  bool Dead() const { return type == "PEER_DEAD" || type == "PEER_TIMEOUT_DEAD"; }
+  // Lost: dead, or not answering (PEER_UNRESPONSIVE, PEER_KEEPALIVE_TIMEOUT, PEER_SEND_STUCK).
+  bool Lost() const {
+    return Dead() || type == "PEER_UNRESPONSIVE" || type == "PEER_KEEPALIVE_TIMEOUT" ||
+           type == "PEER_SEND_STUCK";
+  }
+};
+
 struct RasReport {
   std::string path;
   bool json = false;
@@ -43,6 +65,8 @@ struct RasReport {
   std::vector<RasRank> dead_processes;        // text DEAD section
   std::vector<RasRank> incomplete_processes;  // text INCOMPLETE section: no data from them
   int timeouts = 0;  // RAS timeouts while gathering (JSON "timeouts_count", text warning)
+  bool monitor = false;          // monitor mode's events, not a STATUS report
+  std::vector<RasEvent> events;  // in the order written
 };
 
 }  // namespace commdx

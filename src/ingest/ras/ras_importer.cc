@@ -25,7 +25,7 @@ bool LooksRasJson(std::string_view head) {
 // Job summary
 // ===========
 bool SniffRas(std::string_view head) {
-  if (ras::LooksRasJson(head)) return true;
+  if (ras::LooksRasJson(head) || ras::LooksRasMonitor(head)) return true;
   // A report pasted without its first lines (an issue thread, a guide): its communicator table's
   // header, or its words for operation counts that differ.
   if (Contains(head, "Communicator ranks have different") ||
@@ -40,6 +40,8 @@ bool SniffRas(std::string_view head) {
 }
 
 Status ParseRas(const FileText& file, Job& job) {
+  if (ras::LooksRasMonitor(std::string_view(file.data).substr(0, 4096)))
+    return ras::ParseRasMonitor(file, job);
   if (ras::LooksRasJson(file.data)) return ras::ParseRasJson(file, job);
   return ras::ParseRasText(file, job);
 }

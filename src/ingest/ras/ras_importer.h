@@ -3,7 +3,8 @@
 // mismatches. Text: recognised by its "NCCL version ... compiled with CUDA" line followed by the
 // "Job summary" and "Communicators..." sections. JSON: an object with "communicators_count" and
 // "cuda_runtime_version". NCCL 2.28.9 writes a missing rank without the comma after "nvml_dev":
-// that JSON is repaired and read (input-quality note ras.repaired_json).
+// that JSON is repaired and read (input-quality note ras.repaired_json). The monitor mode's event
+// stream (NCCL 2.29+) is read too: ras_monitor.cc.
 #pragma once
 
 #include <string_view>
@@ -21,6 +22,9 @@ namespace ras {
 Status ParseRasText(const FileText& file, Job& job);
 Status ParseRasJson(const FileText& file, Job& job);
 bool LooksRasJson(std::string_view head);
+// Monitor mode (`ncclras -m`, NCCL 2.29+): timestamped peer events, text or JSON (ras_monitor.cc).
+bool LooksRasMonitor(std::string_view head);
+Status ParseRasMonitor(const FileText& file, Job& job);
 }  // namespace ras
 
 }  // namespace commdx::ingest
