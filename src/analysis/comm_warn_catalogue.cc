@@ -110,6 +110,18 @@ constexpr WarnRule kConnAbort = {
     "a socket connect was aborted; in the NCCL versions that print this, an error-handling "
     "bug hides the real socket error (nccl#1515).",
     "Upgrade NCCL; then check reachability between the hosts on the selected interface."};
+constexpr WarnRule kLoopbackPeer = {
+    "loopback_peer",
+    "comm.bootstrap_failure",
+    kE,
+    false,
+    "a rank tried to connect to a loopback address (127.x.x.x): the address it was given is "
+    "the peer's loopback, which reaches nothing on another host. The peer (or the master) "
+    "took `lo` as its socket interface (NCCL_SOCKET_IFNAME=lo, or no other interface "
+    "matched), or its host name resolves to 127.0.x.1 (/etc/hosts).",
+    "Set NCCL_SOCKET_IFNAME to the interface of the network the hosts share (`ip -br addr`; "
+    "e.g. NCCL_SOCKET_IFNAME=eth0, or a prefix such as enp), and make MASTER_ADDR a routable "
+    "address, not a name that /etc/hosts maps to 127.0.x.1."};
 constexpr WarnRule kConnectFailed = {
     "connect_failed",
     "comm.bootstrap_failure",
@@ -295,6 +307,7 @@ constexpr Signature kSignatures[] = {
      nullptr,
      &kPeerGone},
     {{"retcode 6", nullptr}, nullptr, &kPeerGone},
+    {{"Connect to 127.", "connect to 127.", nullptr}, nullptr, &kLoopbackPeer},
     {{"Software caused connection abort", nullptr}, nullptr, &kConnAbort},
     {{"Call to connect", "Connect to ", "socketStartConnect", "Connection refused"},
      nullptr,

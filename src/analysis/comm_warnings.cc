@@ -34,9 +34,15 @@ int CompletionStatus(const std::string& text) {
 }
 
 // The link layer of the RDMA NICs the log's processes used ("Using [0]mlx5_0:1/RoCE"): "RoCE",
-// "IB", or "" when the log does not say or says both.
-std::string LinkLayer(const NcclSetup& s) {
+// "IB", or "" when the log does not say or says both. Without those lines, a completion error
+// that prints its GIDs (NCCL 2.19+: "localGid ::ffff:192.168.6.3") says RoCE v2 when they are
+// IPv4-mapped: InfiniBand GIDs carry the subnet prefix (fe80:...), not an IPv4 address.
+std::string LinkLayer(const NcclSetup& s, const std::string& warning) {
   std::string layer;
+  if (warning.find("Gid ::ffff:") != std::string::npos ||
+      warning.find("Gids::ffff:") != std::string::npos ||
+      warning.find("Gids ::ffff:") != std::string::npos)
+    layer = "RoCE";
   for (const NcclNetInfo& n : s.nets)
     for (const NcclNic& nic : n.nics) {
       if (nic.link_layer.empty()) continue;
@@ -62,7 +68,7 @@ void ExplainCompletion(int status, const std::string& link_layer, Finding& f) {
         "involved";
     const std::string test = "; test with `ib_write_bw` between the hosts.";
     if (link_layer == "RoCE") {
-      f.detail += " The log's NICs are RoCE.";
+      f.detail += " The log's NICs are RoCE (its NIC lines, or IPv4-mapped GIDs: RoCE v2).";
       f.fix = "On RoCE: " + roce + test;
     } else if (link_layer == "IB") {
       f.detail += " The log's NICs are InfiniBand.";
@@ -277,7 +283,7 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
       else if (std::string_view(g.rule->key) == "peer_gone" && !other_warning)
         AddNetworkDrop(first, f);
       if (std::string_view(g.rule->key) == "ib_completion")
-        ExplainCompletion(CompletionStatus(first.text), LinkLayer(s), f);
+        ExplainCompletion(CompletionStatus(first.text), LinkLayer(s, first.text), f);
       if (std::string_view(g.rule->key) == "topology" &&
           (first.host.rfind("DESKTOP-", 0) == 0 || first.host == "DESKTOP" ||
            first.text.find("wsl") != std::string::npos ||

@@ -3,7 +3,8 @@
 // NCCL's automatic choice only avoids docker* and lo; it takes ip6tnl0, br-*, veth*, virbr0 or a
 // VPN when they come first. Error when ranks span hosts (or a connect to a peer failed), warning
 // when the node count is unknown, info for loopback on a single node — also when NCCL counts
-// several nodes (NCCL_HOSTID) but every rank's host name is the same machine.
+// several nodes (NCCL_HOSTID) but every rank's host name is the same machine. An interface that
+// sits only in the NET/Socket list of a process whose network is IB carries nothing (info).
 #include <algorithm>
 #include <set>
 
@@ -32,6 +33,28 @@ std::string OneMachine(const NcclSetup& s) {
   return hosts.size() == 1 ? *hosts.begin() : std::string();
 }
 
+// Suspicious interfaces listed only for NCCL's socket transport where IB carries the data.
+std::vector<Finding> UnusedSocketInterfaces(const std::set<std::string>& names,
+                                            const std::vector<const NcclLineRef*>& refs) {
+  if (names.empty()) return {};
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  Finding f = NewFinding("comm.wrong_interface");
+  f.method_step = 4;
+  f.severity = Severity::kInfo;
+  f.title = "NET/Socket lists " + list + ", unused while NCCL runs over InfiniBand";
+  f.detail =
+      "The processes that list it use NET/IB for their traffic: NCCL initialises its socket "
+      "transport beside IB and lists the interfaces it would use, but only falls back to them "
+      "if IB fails. Bootstrap and IB's out-of-band connection use their own interface.";
+  f.fix =
+      "Nothing needed while IB is used. To keep a fallback off the bridge, exclude it: "
+      "NCCL_SOCKET_IFNAME=^docker,lo,veth,br-,virbr.";
+  AddEvidence(f, refs, 3);
+  f.metrics.push_back({"suspicious_interfaces", static_cast<double>(names.size()), Unit::kCount});
+  return {f};
+}
+
 }  // namespace
 
 std::vector<Finding> FindCommWrongInterface(const Job& job, const Options&) {
@@ -40,11 +63,27 @@ std::vector<Finding> FindCommWrongInterface(const Job& job, const Options&) {
   std::string first_why, first_name;
   std::vector<const NcclLineRef*> refs;
   size_t socket_list = 0;
+  // Interfaces that only sit in the NET/Socket list of a process whose network is IB: NCCL
+  // initialises its socket transport beside IB and lists them, but IB carries the data (the
+  // internal plugin takes IB first); they matter only if it falls back to sockets.
+  std::set<std::string> unused_bad;
+  std::vector<const NcclLineRef*> unused_refs;
   for (const auto& n : s.nets) {
     bool this_net_bad = false;
     size_t sockets_here = 0;
+    const bool ib =
+        n.network == "IB" ||
+        (n.network.empty() && std::any_of(n.nics.begin(), n.nics.end(),
+                                          [](const NcclNic& x) { return x.role == "ib"; }));
     for (const auto& nic : n.nics) {
       if (nic.role == "socket") socket_list = std::max(socket_list, ++sockets_here);
+      if (nic.role == "socket" && ib) {
+        if (!SuspiciousInterface(nic.name, nic.address).empty()) {
+          unused_bad.insert(nic.name);
+          for (const auto& r : n.nic_refs) unused_refs.push_back(&r);
+        }
+        continue;
+      }
       if (nic.role != "socket" && nic.role != "bootstrap") continue;
       // Bootstrap uses the first interface only; NET/Socket stripes over all listed.
       if (nic.role == "bootstrap" && nic.index > 0) continue;
@@ -60,7 +99,7 @@ std::vector<Finding> FindCommWrongInterface(const Job& job, const Options&) {
     if (this_net_bad)
       for (const auto& r : n.nic_refs) refs.push_back(&r);
   }
-  if (bad_names.empty()) return {};
+  if (bad_names.empty()) return UnusedSocketInterfaces(unused_bad, unused_refs);
   bool connect_failed = false;
   for (const auto& w : s.warnings) {
     if (w.text.find("onnect") != std::string::npos &&

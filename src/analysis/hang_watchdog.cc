@@ -176,10 +176,19 @@ std::vector<Finding> FindWatchdogHang(const Job& job, const Options&) {
   const WatchdogTimeout* t = nullptr;
   for (const auto& x : timeouts)
     if (x.seq == key.first && x.op == key.second && (!t || x.ran_ms > t->ran_ms)) t = &x;
+  std::set<int> all_ranks;  // every rank that timed out, in any collective
+  for (const auto& x : timeouts) all_ranks.insert(x.rank);
+  // No collective that more ranks timed out in than one: each rank its own (often in groups
+  // whose sequence numbers do not compare), so no one of them is "the" timeout.
+  const bool scattered = ranks.size() == 1 && by_work.size() > 1 && all_ranks.size() > 1;
   Finding f = NewFinding("hang.watchdog_timeout");
-  if (ranks.size() == 1 && *ranks.begin() >= 0) f.rank = *ranks.begin();
+  if (all_ranks.size() == 1 && *all_ranks.begin() >= 0) f.rank = *all_ranks.begin();
   // Older PyTorch prints no SeqNum ("WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000)").
-  f.title = StrFormat("Watchdog timeout on %s: %s", RankList(ranks).c_str(), t->op.c_str());
+  f.title = scattered
+                ? StrFormat("Watchdog timeouts on %s in %zu collectives, one on %s: %s",
+                            RankList(all_ranks).c_str(), by_work.size(),
+                            RankList({t->rank}).c_str(), t->op.c_str())
+                : StrFormat("Watchdog timeout on %s: %s", RankList(ranks).c_str(), t->op.c_str());
   if (t->seq >= 0) f.title += StrFormat(" #%lld", static_cast<long long>(t->seq));
   if (t->numel_in >= 0)
     f.title += StrFormat(" of %lld elements", static_cast<long long>(t->numel_in));
@@ -194,11 +203,29 @@ std::vector<Finding> FindWatchdogHang(const Job& job, const Options&) {
       "step, a stuck transfer, or work queued before it on the GPU that takes "
       "longer than the timeout.",
       NumOrUnknown(t->ran_ms).c_str(), by_work.size());
+  if (scattered) {
+    f.detail += " No collective timed out on more than one rank; the timed-out ones:";
+    size_t shown = 0;
+    for (const auto& x : timeouts) {
+      if (shown++ == 6) {
+        f.detail += StrFormat(" and %zu more", timeouts.size() - 6);
+        break;
+      }
+      f.detail +=
+          StrFormat("%s %s %s", shown > 1 ? ";" : "", RankList({x.rank}).c_str(), x.op.c_str());
+      if (x.seq >= 0) f.detail += StrFormat(" #%lld", static_cast<long long>(x.seq));
+      if (!x.pg.empty()) f.detail += " (PG " + x.pg + ")";
+    }
+    f.detail +=
+        ". Sequence numbers count per process group, so numbers of different groups say "
+        "nothing about which rank is behind; the first timeout in time is the closest to the "
+        "cause (by the log's timestamps).";
+  }
   if (t->seq >= 0) f.metrics.push_back({"seq", static_cast<double>(t->seq), Unit::kNone});
   if (t->ran_ms >= 0) f.metrics.push_back({"ran", static_cast<double>(t->ran_ms) * 1e6, Unit::kNs});
   if (t->timeout_ms >= 0)
     f.metrics.push_back({"timeout", static_cast<double>(t->timeout_ms) * 1e6, Unit::kNs});
-  f.metrics.push_back({"ranks", static_cast<double>(ranks.size()), Unit::kRanks});
+  f.metrics.push_back({"ranks", static_cast<double>(all_ranks.size()), Unit::kRanks});
   f.refs.push_back({t->loc, t->line});
   for (const auto& s : job.job_log.statuses)
     if (s.failed_seq == t->seq && f.refs.size() < 3) f.refs.push_back({s.loc, s.line});

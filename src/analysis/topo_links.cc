@@ -23,6 +23,18 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
   }
   if (pcie.empty()) return {};
   bool all = pcie.size() == known;
+  // NVLink bridges join PCIe cards two by two: each GPU has at most one NVLink partner. Then the
+  // pairs between the bridged pairs are PCIe by design; only a GPU left without a partner where
+  // the count is even may have lost its bridge.
+  std::map<int, int> partners;
+  for (const auto& p : t.pairs)
+    if (p.nvlinks > 0) ++partners[p.a], ++partners[p.b];
+  bool bridged_pairs = !all && !partners.empty();
+  for (const auto& [gpu, n] : partners) bridged_pairs = bridged_pairs && n == 1;
+  std::vector<int> alone;
+  for (size_t g = 0; g < t.gpus.size(); ++g)
+    if (!partners.count(static_cast<int>(g))) alone.push_back(static_cast<int>(g));
+  const bool by_design = bridged_pairs && alone.size() == t.gpus.size() % 2;
   Finding f = NewFinding("topo.pcie_only");
   bool name_known = !t.gpus[0].name.empty();
   bool nvlink_model = NvLinkGenerationForGpuName(t.gpus[0].name) > 0;
@@ -77,6 +89,20 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
     expected = false;  // as designed or not, the pairs lose half their bandwidth
     f.severity = Severity::kWarning;
   }
+  if (by_design && blocked_near == 0) {
+    f.severity = Severity::kInfo;
+    std::string pairs, lone;
+    for (const auto& p : t.pairs)
+      if (p.nvlinks > 0)
+        pairs += (pairs.empty() ? "" : ", ") + std::to_string(p.a) + "-" + std::to_string(p.b);
+    if (!alone.empty())
+      lone = " GPU " + std::to_string(alone.front()) + " has no partner: the GPU count is odd.";
+    f.title = "GPUs are NVLink-bridged in pairs (" + pairs + "); " + f.title;
+    f.detail +=
+        " Each GPU has at most one NVLink partner: bridges join the cards two by two, so "
+        "the other pairs are PCIe by design, not a missing link." +
+        lone;
+  }
   if (expected)
     f.detail += " This GPU model (" + t.gpus[0].name +
                 ") is not known to have NVLink, so this is "
@@ -90,6 +116,10 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
       all ? "Expect PCIe-level bandwidth; for communication-heavy training use NVLink/NVSwitch "
             "machines, keep GPUs that talk most under the same PCIe switch (PIX), and check "
             "`commdx topo` for P2P status and ACS."
+      : by_design && blocked_near == 0
+          ? "Keep the ranks that talk most (a tensor-parallel pair, pipeline neighbours) on a "
+            "bridged pair (CUDA_VISIBLE_DEVICES order); collectives over more GPUs run at PCIe "
+            "speed on this machine."
           : "Check the NVLink bridges/cabling of the pairs listed; place communicating ranks on "
             "NVLink-connected GPUs (CUDA_VISIBLE_DEVICES order).";
   f.confidence = t.source == TopoSource::kLive ? 1.0 : 0.9;

@@ -110,8 +110,16 @@ std::vector<Finding> FindTopoNicFar(const Job& job, const Options&) {
   Finding f = NewFinding("topo.nic_far");
   std::vector<int> gpus;
   for (const Far& x : far) gpus.push_back(x.gpu);
+  // The paths as they differ ("NODE", "NODE or PHB"), in GPU order.
+  std::vector<std::string> paths;
+  for (const Far& x : far)
+    if (std::find(paths.begin(), paths.end(), PathTypeName(x.path)) == paths.end())
+      paths.push_back(PathTypeName(x.path));
+  std::string path_list;
+  for (size_t i = 0; i < paths.size(); ++i)
+    path_list += (i ? (i + 1 == paths.size() ? " or " : ", ") : "") + paths[i];
   f.title = GpusPhrase(gpus) + (far.size() == 1 ? " reaches its" : " reach their") +
-            " nearest RDMA NIC only through the CPU (" + PathTypeName(far[0].path) +
+            " nearest RDMA NIC only through the CPU (" + path_list +
             "): NCCL will not use GPUDirect RDMA " + (far.size() == 1 ? "for it" : "for them");
   f.detail =
       "Facts from " + FactsSource(t) +

@@ -20,6 +20,8 @@
 //     operations might run on corrupted/incomplete data.                          (2.6 - 2.11)
 //   [rank1]:[E103 ...] [PG ID 0 PG GUID 0(default_pg) Rank 1] Process group watchdog thread
 //     terminated with exception: [Rank 1] Watchdog caught collective operation timeo   (cut)
+//   frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<...>) + 0x1d2 (0x15...
+//     in .../libtorch_cuda.so)       (the exception's C++ stack, pasted without its message)
 // The rank is the launcher's "[rank5]:" where printed: PyTorch's own "Rank 0" is the rank in
 // the process group (xDiT#147: "[rank4]:... [PG 5 Rank 0]").
 #include "ingest/job_log/job_log_events.h"
@@ -39,6 +41,10 @@ constexpr std::string_view kSqDumpSignal = "Receivedadumpsignalduetoacollectivet
 constexpr std::string_view kSqTimeoutSignal = "Receivedatimeoutsignalfrom";
 constexpr std::string_view kSqFailedOps = "SomeNCCLoperationshavefailedortimedout";
 constexpr std::string_view kSqWatchdogThrew = "Processgroupwatchdogthreadterminatedwithexception";
+// A frame of the C++ stack PyTorch prints with the watchdog's exception: a paste that kept only
+// the frames ("frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(...) + 0x1d2 ...") still
+// says a collective timed out.
+constexpr std::string_view kSqCheckTimeoutFrame = "ProcessGroupNCCL::WorkNCCL::checkTimeout(";
 
 bool HasNumberThen(std::string_view sq, size_t from, std::string_view then) {
   size_t i = from, digits = 0;
@@ -58,6 +64,7 @@ bool EventDone(std::string_view sq) {
   if (size_t at = sq.find(kSqWatchdogThrew); at != std::string_view::npos)
     return sq.find("beforetimingout", at) != std::string_view::npos ||
            sq.find("ncclCommWatchdog", at) != std::string_view::npos;
+  if (sq.find(kSqCheckTimeoutFrame) != std::string_view::npos) return true;
   if (size_t at = sq.find("lastcompleted"); at != std::string_view::npos) {
     size_t w = sq.find("work:", at);
     return w != std::string_view::npos && HasNumberThen(sq, w + 5, ".");
@@ -89,7 +96,7 @@ void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& qualit
                    {"got stuck for", "Heartbeat monitor timed out", "attempting to dump debug info",
                     "Received a dump signal", "Received a timeout signal",
                     "operations have failed or timed out",
-                    "watchdog thread terminated with exception"},
+                    "watchdog thread terminated with exception", "WorkNCCL::checkTimeout("},
                    &EventDone)) {
     std::string_view sq = l.squeezed;
     WatchdogEvent e;
@@ -112,6 +119,10 @@ void ReadWatchdogEvents(const FileText& f, JobLogFacts& out, Diagnostics& qualit
       if (sq.find("WorkNCCL(", at) != std::string_view::npos) continue;
       e.kind = WatchdogEventKind::kTerminating;
       e.reason = "watchdog thread terminated with exception";
+    } else if ((at = sq.find(kSqCheckTimeoutFrame)) != std::string_view::npos) {
+      e.kind = WatchdogEventKind::kTerminating;
+      e.reason = "collective timeout (WorkNCCL::checkTimeout in the watchdog's stack)";
+      at = 0;  // a frame has no rank prefix of its own
     } else if ((at = sq.find(kSqDumpSignal)) != std::string_view::npos ||
                (at = sq.find(kSqTimeoutSignal)) != std::string_view::npos) {
       e.kind = WatchdogEventKind::kDumpSignal;
