@@ -33,6 +33,16 @@ def main():
     # the text report cut after its communicators table (the client killed): read as far as it goes
     text = read("ras", "stopped_90s_text.txt")
     cases["ras_cut.txt"] = text[: text.index(b"DEAD") + 60]
+    # RAS monitor mode (NCCL 2.29+), from the seeds written to NCCL's format strings: the JSON
+    # stream cut mid-object (the client killed while it wrote), and a text stream with a line
+    # of something else spliced in (two writers on one terminal log)
+    def seed(name):
+        with open(os.path.join(ROOT, "tests", "fuzz", "corpus", "ras", name), "rb") as f:
+            return f.read()
+    mon = seed("monitor_json_seed.txt")
+    cases["ras_monitor_cut.json"] = mon[: mon.rindex(b'"details"')]
+    mon = seed("monitor_text_seed.txt").splitlines(keepends=True)
+    cases["ras_monitor_spliced.txt"] = b"".join(mon[:4] + [b"\x00\xffbinary junk\n"] + mon[4:])
     # nccl-tests -J JSON cut mid-results (the test killed while writing)
     tests = read("nccl_tests_json", "all_reduce.json")
     cases["nccl_tests_cut.json"] = tests[: len(tests) // 2]

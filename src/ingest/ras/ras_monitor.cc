@@ -93,8 +93,9 @@ bool BannerLine(std::string_view l) {
          StartsWith(l, "Connection closed by") || StartsWith(l, "Monitoring stopped by user");
 }
 
-// The objects of a JSON event stream, by brace depth outside strings.
-std::vector<std::pair<size_t, size_t>> JsonObjects(std::string_view s) {
+// The objects of a JSON event stream, by brace depth outside strings; `cut_at` is where an
+// object begins that the text ends inside (npos: none).
+std::vector<std::pair<size_t, size_t>> JsonObjects(std::string_view s, size_t& cut_at) {
   std::vector<std::pair<size_t, size_t>> out;
   int depth = 0;
   bool in_string = false;
@@ -116,6 +117,7 @@ std::vector<std::pair<size_t, size_t>> JsonObjects(std::string_view s) {
       out.emplace_back(start, i + 1);
     }
   }
+  cut_at = depth > 0 ? start : std::string_view::npos;
   return out;
 }
 
@@ -154,7 +156,8 @@ Status ParseRasMonitor(const FileText& file, Job& job) {
   if (!t.empty() && t.front() == '{') {
     rep.json = true;
     simdjson::dom::parser parser;
-    for (auto [a, b] : JsonObjects(data)) {
+    size_t cut_at = std::string_view::npos;
+    for (auto [a, b] : JsonObjects(data, cut_at)) {
       simdjson::padded_string text(data.substr(a, b - a));
       simdjson::dom::element obj;
       const uint32_t line = LineOf(data, a);
@@ -195,6 +198,11 @@ Status ParseRasMonitor(const FileText& file, Job& job) {
       e.where = {file.path, line};
       rep.events.push_back(std::move(e));
     }
+    if (cut_at != std::string_view::npos)
+      job.quality.Add("ras.bad_event", DiagSeverity::kWarning,
+                      "the last RAS monitor event ends early (the client stopped while it "
+                      "wrote): left out",
+                      {SourceLoc{file.path, LineOf(data, cut_at)}});
     job.ras.push_back(std::move(rep));
     return Ok{};
   }

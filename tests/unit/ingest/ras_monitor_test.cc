@@ -104,6 +104,11 @@ TEST(RasMonitor, BrokenEventsAreCountedNotFatal) {
   Job j = Parse(std::string(kJson) + "{\"timestamp\": \"x\", \"group\": \"TRACE\"}\n{ broken\n}\n");
   EXPECT_EQ(j.ras[0].events.size(), 3u);
   EXPECT_EQ(j.quality.Count("ras.bad_event"), 2u);
+  // The client stopped mid-object: the events before it read, the cut one counted.
+  std::string json = kJson;
+  Job cut = Parse(json.substr(0, json.rfind("\"details\"")));
+  EXPECT_EQ(cut.ras[0].events.size(), 2u);
+  EXPECT_EQ(cut.quality.Count("ras.bad_event"), 1u);
 }
 
 TEST(RasMonitor, ALostPeerIsNamedWithItsEvents) {
