@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "base/str_format.h"
 #include "base/text.h"
 
 namespace commdx::report {
@@ -235,6 +236,73 @@ void AddWarnings(const NcclSetup& nccl, Report& report) {
   report.tables.push_back(std::move(t));
 }
 
+// The calls NCCL's COLL lines logged, one row per communicator (a job of thousands of ranks
+// has as many streams): the ranks that logged them, how many calls of which kind, their sizes.
+void AddCalls(const NcclSetup& nccl, Report& report) {
+  if (nccl.call_streams.empty()) return;
+  Table t{"calls",
+          "Calls logged (NCCL COLL lines)",
+          {"communicator", "nranks", "ranks logging", "calls", "opCount (hex)", "kinds", "sizes",
+           "first at"},
+          {"comm_id", "nranks", "ranks_logging", "calls", "op_count", "kinds", "sizes", "first_at"},
+          {},
+          ""};
+  struct Row {
+    int nranks = 0;
+    std::set<std::string> who;  // "rank 1" or host:pid where no init line names the rank
+    uint64_t calls = 0, op_min = UINT64_MAX, op_max = 0, bytes_min = UINT64_MAX, bytes_max = 0;
+    std::map<std::string, uint64_t> kinds;
+    std::string first;
+    bool identified = true;
+  };
+  std::map<std::string, Row> rows;
+  std::vector<std::string> order;
+  for (const auto& s : nccl.call_streams) {
+    if (!rows.count(s.comm_id)) order.push_back(s.comm_id);
+    Row& r = rows[s.comm_id];
+    r.nranks = std::max(r.nranks, s.nranks);
+    r.identified = s.identified;
+    r.who.insert(s.rank >= 0 ? "rank " + std::to_string(s.rank) : HostPid(s.host, s.pid));
+    for (const auto& c : s.calls) {
+      ++r.calls;
+      r.op_min = std::min(r.op_min, c.op_count);
+      r.op_max = std::max(r.op_max, c.op_count);
+      if (c.bytes() > 0) {
+        r.bytes_min = std::min(r.bytes_min, c.bytes());
+        r.bytes_max = std::max(r.bytes_max, c.bytes());
+      }
+      ++r.kinds[CollectiveTypeName(c.type)];
+    }
+    if (r.first.empty() && !s.calls.empty())
+      r.first = s.file + ":" + std::to_string(s.calls.front().line);
+  }
+  for (const auto& id : order) {
+    const Row& r = rows.at(id);
+    std::string kinds;
+    for (const auto& [k, n] : r.kinds)
+      kinds += (kinds.empty() ? "" : ", ") + k + " x" + std::to_string(n);
+    std::string sizes = r.bytes_max == 0 ? "-"
+                        : r.bytes_min == r.bytes_max
+                            ? FormatBytes(static_cast<double>(r.bytes_max))
+                            : FormatBytes(static_cast<double>(r.bytes_min)) + " - " +
+                                  FormatBytes(static_cast<double>(r.bytes_max));
+    // As NCCL logs it: hexadecimal without 0x.
+    auto hex = [](uint64_t v) { return StrFormat("%llx", static_cast<unsigned long long>(v)); };
+    std::string ops = r.calls == 0           ? "-"
+                      : r.op_min == r.op_max ? hex(r.op_min)
+                                             : hex(r.op_min) + " - " + hex(r.op_max);
+    t.AddRow({id, r.nranks > 0 ? Cell::Int(r.nranks) : Cell("-"),
+              Cell::Int(static_cast<long long>(r.who.size())),
+              Cell::Int(static_cast<long long>(r.calls)), ops, kinds.empty() ? "-" : kinds, sizes,
+              r.first.empty() ? "-" : r.first});
+    if (!r.identified)
+      t.note =
+          "'?' marks a communicator no init line names (its pointer): its calls cannot be "
+          "matched with other ranks'.";
+  }
+  report.tables.push_back(std::move(t));
+}
+
 }  // namespace
 
 void AddNcclTables(const NcclSetup& nccl, Report& report) {
@@ -244,6 +312,7 @@ void AddNcclTables(const NcclSetup& nccl, Report& report) {
   AddTransportSummary(nccl, report);
   AddNetworks(nccl, report);
   AddPlugins(nccl, report);
+  AddCalls(nccl, report);
   AddOverrides(nccl, report);
   AddWarnings(nccl, report);
 }

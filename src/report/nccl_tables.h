@@ -1,5 +1,5 @@
 // Tables `commdx logs` shows from the NCCL setup: communicators, transport matrix, NICs,
-// overrides, warnings.
+// the calls of COLL lines per communicator, overrides, warnings.
 #pragma once
 
 #include "model/nccl_setup.h"
