@@ -20,6 +20,8 @@ namespace commdx::analysis {
 
 namespace {
 
+constexpr size_t kEventsShown = 6;  // monitor events named in a finding
+
 struct Absent {
   RasRank rank;
   bool dead = false;
@@ -27,7 +29,8 @@ struct Absent {
   std::vector<std::pair<SourceLoc, std::string>>
       where;  // and what it says there ("" : the report's)
   size_t reports = 0;
-  std::vector<std::string> events;  // monitor mode: "17:50:25 PEER_UNRESPONSIVE (...)", in order
+  std::vector<std::string> events;  // monitor mode: "17:50:25 PEER_UNRESPONSIVE (...)", the first
+  size_t more_events = 0;           // kEventsShown in order, and how many followed
   bool recovered = false;           // a PEER_RECOVERED after the process was lost
 };
 
@@ -75,9 +78,8 @@ Finding AbsentFinding(const Absent& a) {
   }
   if (!a.events.empty()) {
     f.detail += " RAS monitor:";
-    for (size_t i = 0; i < a.events.size() && i < 6; ++i)
-      f.detail += (i ? "; " : " ") + a.events[i];
-    if (a.events.size() > 6) f.detail += StrFormat("; and %zu more", a.events.size() - 6);
+    for (size_t i = 0; i < a.events.size(); ++i) f.detail += (i ? "; " : " ") + a.events[i];
+    if (a.more_events > 0) f.detail += StrFormat("; and %zu more", a.more_events);
     f.detail += ".";
     if (a.recovered)
       f.detail +=
@@ -244,7 +246,10 @@ void MonitorEvents(const RasReport& rep, AbsentMap& absent) {
     a->dead = a->dead || e.Dead();
     a->recovered = e.type == "PEER_RECOVERED" || (a->recovered && !loss);
     std::string at = e.time.size() > 11 ? e.time.substr(11) : e.time;
-    a->events.push_back(at + " " + e.type + (e.details.empty() ? "" : " (" + e.details + ")"));
+    if (a->events.size() < kEventsShown)
+      a->events.push_back(at + " " + e.type + (e.details.empty() ? "" : " (" + e.details + ")"));
+    else
+      ++a->more_events;
     if (a->where.size() < 3) a->where.push_back({e.where, e.type});
   }
 }

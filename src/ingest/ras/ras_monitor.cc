@@ -121,11 +121,20 @@ std::vector<std::pair<size_t, size_t>> JsonObjects(std::string_view s, size_t& c
   return out;
 }
 
-uint32_t LineOf(std::string_view data, size_t offset) {
-  uint32_t n = 1;
-  for (size_t i = 0; i < offset && i < data.size(); ++i) n += data[i] == '\n';
-  return n;
-}
+// Line numbers of offsets asked in increasing order: one pass over the text, not one per ask.
+class LineAt {
+ public:
+  explicit LineAt(std::string_view data) : data_(data) {}
+  uint32_t operator()(size_t offset) {
+    for (; at_ < offset && at_ < data_.size(); ++at_) line_ += data_[at_] == '\n';
+    return line_;
+  }
+
+ private:
+  std::string_view data_;
+  size_t at_ = 0;
+  uint32_t line_ = 1;
+};
 
 }  // namespace
 
@@ -157,10 +166,11 @@ Status ParseRasMonitor(const FileText& file, Job& job) {
     rep.json = true;
     simdjson::dom::parser parser;
     size_t cut_at = std::string_view::npos;
+    LineAt line_at(data);
     for (auto [a, b] : JsonObjects(data, cut_at)) {
       simdjson::padded_string text(data.substr(a, b - a));
       simdjson::dom::element obj;
-      const uint32_t line = LineOf(data, a);
+      const uint32_t line = line_at(a);
       if (parser.parse(text).get(obj) != simdjson::SUCCESS) {
         job.quality.Add("ras.bad_event", DiagSeverity::kWarning,
                         "a RAS monitor event that is not valid JSON: left out",
@@ -202,7 +212,7 @@ Status ParseRasMonitor(const FileText& file, Job& job) {
       job.quality.Add("ras.bad_event", DiagSeverity::kWarning,
                       "the last RAS monitor event ends early (the client stopped while it "
                       "wrote): left out",
-                      {SourceLoc{file.path, LineOf(data, cut_at)}});
+                      {SourceLoc{file.path, line_at(cut_at)}});
     job.ras.push_back(std::move(rep));
     return Ok{};
   }
