@@ -12,6 +12,8 @@
 //  4. A bound of the platform (TCP between hosts with no RDMA device) is not a fault: it is the
 //     root only when no finding the user can fix has a saving, and is named after the root
 //     otherwise.
+//  5. Inputs of the node alone (topology, environment) show no symptom: the root is then named
+//     as the condition most likely to matter, with lower confidence.
 #include <algorithm>
 #include <set>
 
@@ -233,6 +235,23 @@ std::optional<RootCause> PickRootCause(std::vector<Finding>& v,
       rc.summary += (k ? ", " : "") + rc.top[k].id +
                     (rc.top[k].rank ? " (rank " + std::to_string(*rc.top[k].rank) + ")" : "") +
                     " " + FormatDurationNs(rc.top[k].saving_ns);
+  }
+  // Only the node's facts were read (topology, environment) and nothing failed or was measured:
+  // the root is a condition that would slow communication, not a loss anyone saw.
+  const bool conditions_only = !failed && best.score_ns <= 0 && !sources_read.empty() &&
+                               std::all_of(sources_read.begin(), sources_read.end(), [](Source s) {
+                                 return s == Source::kTopo || s == Source::kEnv;
+                               });
+  if (conditions_only) {
+    std::string read;
+    for (Source s : sources_read)
+      read += std::string(read.empty() ? "" : " and ") +
+              (s == Source::kTopo ? "topology" : "environment");
+    rc.summary = "No symptom in these inputs (" + read +
+                 " only: nothing failed, nothing was measured); the condition most likely to "
+                 "slow communication: " +
+                 rc.summary;
+    rc.confidence = std::min(rc.confidence, 0.6);
   }
   if (!root.fix.empty()) {
     std::string_view fix = root.fix;

@@ -100,6 +100,11 @@ TEST(PublicSweep5, ThreeCardsWithOneBridgedPairIsNotAMissingBridge) {
   EXPECT_EQ(f->severity, Severity::kInfo);
   EXPECT_NE(f->title.find("NVLink-bridged in pairs (0-1)"), std::string::npos) << f->title;
   EXPECT_EQ(f->fix.find("bridges/cabling"), std::string::npos) << f->fix;
+  // Topology alone shows no symptom: the root is named as a condition, not a measured loss.
+  ASSERT_TRUE(r.root.has_value());
+  EXPECT_EQ(r.root->summary.rfind("No symptom in these inputs (topology only", 0), 0u)
+      << r.root->summary;
+  EXPECT_LE(r.root->confidence, 0.6);
   const Finding* nic = Find(r, "topo.nic_far");
   ASSERT_NE(nic, nullptr);
   EXPECT_NE(nic->title.find("(NODE or PHB)"), std::string::npos) << nic->title;
