@@ -26,8 +26,8 @@ struct Absent {
   RasRank rank;
   bool dead = false;
   std::vector<std::string> comms;
-  std::vector<std::pair<SourceLoc, std::string>>
-      where;  // and what it says there ("" : the report's)
+  // Where it was seen, and what the line says there ("": a STATUS report's missing rank).
+  std::vector<std::pair<SourceLoc, std::string>> where;
   size_t reports = 0;
   std::vector<std::string> events;  // monitor mode: "17:50:25 PEER_UNRESPONSIVE (...)", the first
   size_t more_events = 0;           // kEventsShown in order, and how many followed

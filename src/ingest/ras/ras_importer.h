@@ -22,6 +22,10 @@ namespace ras {
 Status ParseRasText(const FileText& file, Job& job);
 Status ParseRasJson(const FileText& file, Job& job);
 bool LooksRasJson(std::string_view head);
+// "Process 1315 on node 127.0.0.1 managing GPU 0": the pid, host and first GPU into `r`; false
+// when the line does not start so. The report's DEAD block and the monitor's events name a
+// process this way.
+bool ReadProcess(std::string_view line, RasRank& r);
 // Monitor mode (`ncclras -m`, NCCL 2.29+): timestamped peer events, text or JSON (ras_monitor.cc).
 bool LooksRasMonitor(std::string_view head);
 Status ParseRasMonitor(const FileText& file, Job& job);

@@ -22,7 +22,6 @@
 #include <simdjson.h>
 
 #include <cctype>
-#include <charconv>
 #include <string>
 
 #include "base/text.h"
@@ -61,20 +60,8 @@ size_t EventPrefix(std::string_view line, std::string_view& time, std::string_vi
 // [details]", "<address> [details]" or "[details]".
 void ReadPeer(std::string_view rest, RasEvent& e) {
   std::vector<std::string_view> w = SplitWhitespace(rest);
-  int64_t pid = 0;
-  if (w.size() >= 7 && w[0] == "Process" && w[2] == "on" && w[3] == "node" && w[5] == "managing" &&
-      (w[6] == "GPU" || w[6] == "GPUs") &&
-      std::from_chars(w[1].data(), w[1].data() + w[1].size(), pid).ec == std::errc()) {
-    e.peer.pid = pid;
-    e.peer.host = std::string(w[4]);
-    size_t i = 7;
-    if (i < w.size()) {
-      int gpu = -1;
-      std::string_view first = w[i].substr(0, w[i].find(','));
-      if (std::from_chars(first.data(), first.data() + first.size(), gpu).ec == std::errc())
-        e.peer.gpu = gpu;
-      ++i;
-    }
+  if (w.size() >= 7 && w[5] == "managing" && ReadProcess(rest, e.peer)) {
+    size_t i = 8;                                     // after "managing GPU[s] <list>"
     if (i + 1 < w.size() && w[i] == "(NVML") i += 2;  // "(NVML 3)"
     // The details: the rest of the line after the words read.
     if (i < w.size()) e.details = std::string(Trim(rest.substr(w[i].data() - rest.data())));
@@ -121,21 +108,6 @@ std::vector<std::pair<size_t, size_t>> JsonObjects(std::string_view s, size_t& c
   return out;
 }
 
-// Line numbers of offsets asked in increasing order: one pass over the text, not one per ask.
-class LineAt {
- public:
-  explicit LineAt(std::string_view data) : data_(data) {}
-  uint32_t operator()(size_t offset) {
-    for (; at_ < offset && at_ < data_.size(); ++at_) line_ += data_[at_] == '\n';
-    return line_;
-  }
-
- private:
-  std::string_view data_;
-  size_t at_ = 0;
-  uint32_t line_ = 1;
-};
-
 }  // namespace
 
 bool LooksRasMonitor(std::string_view head) {
@@ -166,15 +138,14 @@ Status ParseRasMonitor(const FileText& file, Job& job) {
     rep.json = true;
     simdjson::dom::parser parser;
     size_t cut_at = std::string_view::npos;
-    LineAt line_at(data);
+    LineLocator locate(file);
     for (auto [a, b] : JsonObjects(data, cut_at)) {
       simdjson::padded_string text(data.substr(a, b - a));
       simdjson::dom::element obj;
-      const uint32_t line = line_at(a);
+      const SourceLoc at = locate.At(a);
       if (parser.parse(text).get(obj) != simdjson::SUCCESS) {
         job.quality.Add("ras.bad_event", DiagSeverity::kWarning,
-                        "a RAS monitor event that is not valid JSON: left out",
-                        {SourceLoc{file.path, line}});
+                        "a RAS monitor event that is not valid JSON: left out", {at});
         continue;
       }
       RasEvent e;
@@ -201,18 +172,17 @@ Status ParseRasMonitor(const FileText& file, Job& job) {
       }
       if (e.type.empty()) {
         job.quality.Add("ras.bad_event", DiagSeverity::kWarning,
-                        "a RAS monitor event without an \"event\" name: left out",
-                        {SourceLoc{file.path, line}});
+                        "a RAS monitor event without an \"event\" name: left out", {at});
         continue;
       }
-      e.where = {file.path, line};
+      e.where = at;
       rep.events.push_back(std::move(e));
     }
     if (cut_at != std::string_view::npos)
       job.quality.Add("ras.bad_event", DiagSeverity::kWarning,
                       "the last RAS monitor event ends early (the client stopped while it "
                       "wrote): left out",
-                      {SourceLoc{file.path, line_at(cut_at)}});
+                      {locate.At(cut_at)});
     job.ras.push_back(std::move(rep));
     return Ok{};
   }

@@ -54,18 +54,6 @@ bool ToInt(std::string_view s, int64_t& v) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-//   Process 1315 on node 127.0.0.1 managing GPU 0        (or "GPUs 0, 1")
-bool ReadProcess(std::string_view line, RasRank& r) {
-  auto w = Words(line);
-  if (w.size() < 5 || w[0] != "Process" || w[2] != "on" || w[3] != "node") return false;
-  if (!ToInt(w[1], r.pid)) return false;
-  r.host = std::string(w[4]);
-  int64_t gpu = -1;
-  if (w.size() >= 8 && ToInt(Trim(w[7]).substr(0, w[7].find(',')), gpu))
-    r.gpu = static_cast<int>(gpu);
-  return true;
-}
-
 //   Rank 1 -- GPU 0 managed by process 1315 on node 127.0.0.1
 bool ReadRankLine(std::string_view line, RasRank& r) {
   auto w = Words(line);
@@ -94,6 +82,18 @@ bool ReadCommHeading(std::string_view line, int& group, std::string& hash, std::
 }
 
 }  // namespace
+
+//   Process 1315 on node 127.0.0.1 managing GPU 0        (or "GPUs 0, 1")
+bool ReadProcess(std::string_view line, RasRank& r) {
+  auto w = Words(line);
+  if (w.size() < 5 || w[0] != "Process" || w[2] != "on" || w[3] != "node") return false;
+  if (!ToInt(w[1], r.pid)) return false;
+  r.host = std::string(w[4]);
+  int64_t gpu = -1;
+  if (w.size() >= 8 && ToInt(Trim(w[7]).substr(0, w[7].find(',')), gpu))
+    r.gpu = static_cast<int>(gpu);
+  return true;
+}
 
 Status ParseRasText(const FileText& file, Job& job) {
   RasReport rep;
