@@ -3,7 +3,6 @@
 // the one idle attribution (idle_attribution.h). Per rank; fires at >= 5% of the step and
 // >= 0.5 ms per step.
 #include <cstdio>
-#include <map>
 
 #include "analysis/catalogue.h"
 #include "analysis/trace_findings.h"
@@ -27,13 +26,8 @@ std::vector<Finding> FindDataStall(const TraceSet& set, const TraceFacts& f, con
     const double stall = static_cast<double>(m.idle_data_ns);
     if (stall < kMinCostNs || stall < kMinStepShare * step_ns) continue;
     const RankTrace& t = set.ranks[i];
-    std::map<std::string, int64_t> names;
-    t.ForEachHostOp([&](const HostOp& op) {
-      if (op.flags & kHostFlagDataLoader) names[t.names[op.name]] += op.end_ns - op.start_ns;
-    });
-    std::string name = names.empty() ? "data loading" : names.begin()->first;
-    for (const auto& [n, d] : names)
-      if (d > names[name]) name = n;
+    const std::string& op = f.measures[i].data_loader_op;
+    const std::string name = op.empty() ? "data loading" : op;
     Finding x = NewFinding("trace.data_stall");
     x.rank = t.rank;
     x.severity = stall > 0.4 * step_ns   ? Severity::kError

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/rank_measures.h"
 #include "analysis/trace_busbw.h"
 #include "analysis/trace_cross_rank.h"
 #include "analysis/trace_step_breakdown.h"
@@ -16,6 +17,7 @@ namespace commdx::analysis {
 
 struct TraceFacts {
   std::vector<RankTimeline> timelines;  // per TraceSet::ranks index
+  std::vector<RankMeasures> measures;   // per TraceSet::ranks index
   CrossRank cross;
   std::vector<StepBreakdown> steps;
   std::vector<StepBreakdown> rank_means;  // per trace index (MeanOfRank)

@@ -72,7 +72,7 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
     const StepBreakdown& m = f.rank_means[i];
     const RankTrace& t = set.ranks[i];
     if (m.step == 0 || t.steps.empty()) continue;
-    const ProfilerCost cost = EstimateProfilerCost(t);
+    const ProfilerCost& cost = f.measures[i].profiler_cost;
     const double idle = static_cast<double>(
         std::max<int64_t>(0, m.idle_launch_ns() - (cost.estimated ? cost.per_step_ns : 0)));
     double share = idle / static_cast<double>(std::max<int64_t>(1, m.total_ns()));
@@ -82,13 +82,9 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
   if (worst < 0 || worst_share < kMinStepShare || worst_ns < kMinCostNs) return {};
   const RankTrace& t = set.ranks[worst];
   const StepBreakdown& m = f.rank_means[worst];
-  std::vector<int64_t> kernel_ns;
-  uint64_t launches = 0;
-  for (const GpuOp& op : t.gpu_ops)
-    if (op.kind == GpuOpKind::kKernel) kernel_ns.push_back(op.end_ns - op.start_ns);
-  for (const RuntimeCall& rc : t.runtime) launches += (rc.flags & kHostFlagLaunch) != 0;
-  const double per_step_launches = static_cast<double>(launches) / t.steps.size();
-  const double median_kernel = static_cast<double>(Median(kernel_ns));
+  const RankMeasures& rm = f.measures[worst];
+  const double per_step_launches = static_cast<double>(rm.launches) / t.steps.size();
+  const double median_kernel = static_cast<double>(rm.median_kernel_ns);
   Finding x = NewFinding("trace.launch_bound");
   x.rank = t.rank;
   x.title = "Rank " + std::to_string(t.rank) + " is launch-bound: its GPU waits for the CPU " +

@@ -26,16 +26,6 @@ using small_coll::kDefaultLatencyUs;
 using small_coll::kExcessCalls;
 using small_coll::kMinCallsPerStep;
 
-// CPU time PyTorch spends per collective call: the record_param_comms (or c10d) op.
-int64_t MedianCallCpuNs(const RankTrace& t) {
-  std::vector<int64_t> d;
-  t.ForEachHostOp([&](const HostOp& op) {
-    if ((op.flags & kHostFlagCollective) && t.names[op.name] == "record_param_comms")
-      d.push_back(op.end_ns - op.start_ns);
-  });
-  return Median(std::move(d));
-}
-
 }  // namespace
 
 std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts& f,
@@ -78,7 +68,8 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
   const double median = static_cast<double>(Median(sizes));
   if (calls < kMinCallsPerStep || calls < kExcessCalls * ideal_calls || median >= bucket) return {};
 
-  const double per_call_ns = latency_us * 1e3 + static_cast<double>(MedianCallCpuNs(t));
+  const double per_call_ns =
+      latency_us * 1e3 + static_cast<double>(f.measures[best].median_call_cpu_ns);
   const double cost = (calls - ideal_calls) * per_call_ns;
   Finding x = NewFinding("trace.small_collectives");
   x.title =

@@ -41,17 +41,13 @@ StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64
 
 std::vector<StepBreakdown> RankStepBreakdown(const TraceSet& set, size_t ti,
                                              const RankTimeline& timeline,
+                                             const std::vector<int64_t>& orphans,
                                              const CrossRank& cross) {
   std::vector<StepBreakdown> out;
   const RankTrace& t = set.ranks[ti];
   if (!t.has_gpu) return out;
   static const Intervals kNone;
   const Intervals& wait = ti < cross.wait.size() ? cross.wait[ti] : kNone;
-  // GPU ops whose launch is not in the trace (issued before it began), if launches are.
-  std::vector<int64_t> orphans;
-  if (!t.runtime.empty())
-    for (const GpuOp& op : t.gpu_ops)
-      if (op.launch < 0 && op.kind != GpuOpKind::kSync) orphans.push_back(op.start_ns);
   for (const Step& st : StepWindows(t)) {
     StepBreakdown s = MeasureWindow(timeline, wait, st.start_ns, st.end_ns);
     s.trace = static_cast<int>(ti);
@@ -62,17 +58,6 @@ std::vector<StepBreakdown> RankStepBreakdown(const TraceSet& set, size_t ti,
     auto it = std::lower_bound(orphans.begin(), orphans.end(), st.start_ns);
     s.partial = st.cut || (it != orphans.end() && *it < st.end_ns);
     out.push_back(s);
-  }
-  return out;
-}
-
-std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
-                                                const std::vector<RankTimeline>& timelines,
-                                                const CrossRank& cross) {
-  std::vector<StepBreakdown> out;
-  for (size_t ti = 0; ti < set.ranks.size(); ++ti) {
-    std::vector<StepBreakdown> r = RankStepBreakdown(set, ti, timelines[ti], cross);
-    out.insert(out.end(), r.begin(), r.end());
   }
   return out;
 }

@@ -59,14 +59,13 @@ struct StepBreakdown {
 StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64_t start_ns,
                             int64_t end_ns);
 
-// The steps of trace `ti` (none for a trace without GPU events), in step order.
+// The steps of trace `ti` (none for a trace without GPU events), in step order. orphan_starts:
+// the rank's GPU ops launched before the trace began (RankMeasures::orphan_starts): a step
+// holding one is partial.
 std::vector<StepBreakdown> RankStepBreakdown(const TraceSet& set, size_t ti,
                                              const RankTimeline& timeline,
+                                             const std::vector<int64_t>& orphan_starts,
                                              const CrossRank& cross);
-// RankStepBreakdown of every trace, in trace order.
-std::vector<StepBreakdown> ComputeStepBreakdown(const TraceSet& set,
-                                                const std::vector<RankTimeline>& timelines,
-                                                const CrossRank& cross);
 
 // Mean over the complete steps of one rank (trace index; its one step if that is incomplete;
 // none when several steps are all incomplete, a trace cut short); step = number of steps

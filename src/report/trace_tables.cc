@@ -18,7 +18,7 @@ Cell Waiting(const analysis::StepBreakdown& s) {
   return c;
 }
 
-void AddRanks(const TraceSet& set, Report& report) {
+void AddRanks(const TraceSet& set, const analysis::TraceFacts& f, Report& report) {
   Table t{"trace_ranks",
           "Traces",
           {"rank", "file", "rank from", "GPU", "steps", "step source", "events", "GPU ops",
@@ -27,13 +27,14 @@ void AddRanks(const TraceSet& set, Report& report) {
            "collectives", "json_mb"},
           {},
           ""};
-  for (const RankTrace& r : set.ranks) {
+  for (size_t i = 0; i < set.ranks.size(); ++i) {
+    const RankTrace& r = set.ranks[i];
     t.AddRow({Cell::Int(r.rank), r.file, r.rank_source,
               r.devices.empty() ? std::string("-") : r.devices.front().name,
               Cell::Int(static_cast<long long>(r.steps.size())),
               std::string(StepSourceName(r.step_source)),
               Cell::Int(static_cast<long long>(r.events)),
-              Cell::Int(static_cast<long long>(r.gpu_ops.size())),
+              Cell::Int(static_cast<long long>(f.measures[i].gpu_ops)),
               Cell::Int(static_cast<long long>(r.collectives.size())),
               Cell::Num(static_cast<double>(r.json_bytes) / 1e6, 1)});
   }
@@ -170,7 +171,7 @@ void AddHta(const std::vector<analysis::HtaCompat>& hta, Report& report) {
 
 void AddTraceTables(const TraceSet& set, const analysis::TraceFacts& facts,
                     const analysis::TraceTableData& data, Report& report) {
-  AddRanks(set, report);
+  AddRanks(set, facts, report);
   AddBreakdown(facts, report);
   AddPattern(data, report);
   AddBandwidth(data, report);

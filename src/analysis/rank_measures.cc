@@ -1,0 +1,40 @@
+#include "analysis/rank_measures.h"
+
+#include <map>
+
+#include "analysis/trace_findings.h"
+
+namespace commdx::analysis {
+
+RankMeasures MeasureRank(const RankTrace& t, const RankTimeline&) {
+  RankMeasures m;
+  m.gpu_ops = t.gpu_ops.size();
+  m.profiler_cost = EstimateProfilerCost(t);
+  std::vector<int64_t> kernel_ns;
+  for (const GpuOp& op : t.gpu_ops)
+    if (op.kind == GpuOpKind::kKernel) kernel_ns.push_back(op.end_ns - op.start_ns);
+  m.median_kernel_ns = Median(std::move(kernel_ns));
+  for (const RuntimeCall& rc : t.runtime) m.launches += (rc.flags & kHostFlagLaunch) != 0;
+  if (!t.runtime.empty())
+    for (const GpuOp& op : t.gpu_ops)
+      if (op.launch < 0 && op.kind != GpuOpKind::kSync) m.orphan_starts.push_back(op.start_ns);
+
+  std::map<std::string, int64_t> loaders;
+  std::vector<int64_t> call_cpu;
+  t.ForEachHostOp([&](const HostOp& op) {
+    if (op.flags & kHostFlagDataLoader) loaders[t.names[op.name]] += op.end_ns - op.start_ns;
+    if ((op.flags & kHostFlagCollective) && t.names[op.name] == "record_param_comms")
+      call_cpu.push_back(op.end_ns - op.start_ns);
+  });
+  if (!loaders.empty()) {
+    auto best = loaders.begin();
+    for (auto it = loaders.begin(); it != loaders.end(); ++it)
+      if (it->second > best->second) best = it;
+    m.data_loader_op = best->first;
+  }
+  m.median_call_cpu_ns = Median(std::move(call_cpu));
+  m.gradient_comm_after_backward = GradientCommAfterBackward(t);
+  return m;
+}
+
+}  // namespace commdx::analysis
