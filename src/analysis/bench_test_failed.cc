@@ -16,6 +16,23 @@ namespace {
 // What the error text says to do. The texts are ncclGetErrorString's and cudaGetErrorString's.
 std::string FixFor(std::string_view message, const BenchResult& r) {
   const std::string m = ToLower(message);
+  // NCCL 1.x (single process, no network) was replaced by NCCL 2 in 2017: nccl-tests of today
+  // and any GPU or driver of today expect NCCL 2.
+  if (StartsWith(r.nccl_version, "1."))
+    return "nccl-tests was compiled with NCCL " + r.nccl_version +
+           ", the obsolete NCCL 1 library: install NCCL 2 and rebuild nccl-tests against it "
+           "(make NCCL_HOME=...), then rerun.";
+  // Before NCCL 2.28 a bootstrap that finds no interface matching NCCL_SOCKET_IFNAME (or none
+  // usable) returns an internal error ("Bootstrap : no socket interface found"); from 2.28 on,
+  // invalid usage.
+  if (r.rows.empty() && r.topology.nodes > 1 &&
+      (Contains(m, "internal error") || Contains(m, "invalid usage")))
+    return "A failure before the first size on a run across " + std::to_string(r.topology.nodes) +
+           " hosts is most often NCCL's bootstrap finding no usable network interface on one of "
+           "them (NCCL_DEBUG=WARN shows 'Bootstrap : no socket interface found'): "
+           "NCCL_SOCKET_IFNAME must match an interface on every host, so where the names "
+           "differ list each (NCCL_SOCKET_IFNAME=enp6s0,enp4s0) or give a common prefix; rerun "
+           "with NCCL_DEBUG=INFO to confirm (commdx diagnose reads the log with this output).";
   if (Contains(m, "driver version is insufficient"))
     return "The NVIDIA driver is older than the CUDA runtime nccl-tests (or NCCL) was built "
            "with: install a driver that supports that CUDA version (nvidia-smi's header shows the "

@@ -41,6 +41,38 @@ bool SameNode(const NcclCommunicator& c, int a, int b) {
   return !ha.empty() && ha == hb;
 }
 
+namespace {
+
+// Union-find root of `x`, halving the path as it goes.
+int Root(std::vector<int>& parent, int x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+bool JoinedInNode(const NcclCommunicator& c) {
+  if (c.nranks < 2 || c.connections.empty()) return false;
+  std::vector<int> parent(static_cast<size_t>(c.nranks));
+  for (int i = 0; i < c.nranks; ++i) parent[i] = i;
+  int parts = c.nranks;
+  for (const auto& x : c.connections) {
+    if (x.kind != TransportKind::kP2P && x.kind != TransportKind::kShm) return false;
+    if (x.from_rank < 0 || x.to_rank < 0 || x.from_rank >= c.nranks || x.to_rank >= c.nranks)
+      return false;
+    const int a = Root(parent, x.from_rank), b = Root(parent, x.to_rank);
+    if (a != b) parent[a] = b, --parts;
+  }
+  return parts == 1;
+}
+
+}  // namespace
+
+bool NoNetworkTraffic(const NcclSetup& s) {
+  if (s.communicators.empty()) return false;
+  for (const auto& c : s.communicators)
+    if (!JoinedInNode(c)) return false;
+  return true;
+}
+
 std::optional<bool> SpansHosts(const NcclSetup& s) {
   bool single_known = false;
   for (const auto& c : s.communicators) {

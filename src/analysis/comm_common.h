@@ -31,6 +31,12 @@ bool SameNode(const NcclCommunicator& c, int a, int b);
 // holding every rank of a communicator; nullopt when nothing tells.
 std::optional<bool> SpansHosts(const NcclSetup& s);
 
+// Every communicator the log shows is joined within one node: its connection lines link all its
+// nranks ranks by P2P or SHM alone and none goes through the network (a single-node job seen
+// whole, e.g. a ring "0 1" whose one hop is P2P). The network transport then carries none of
+// its traffic, whatever it is. False when the log has no communicator or no connection lines.
+bool NoNetworkTraffic(const NcclSetup& s);
+
 // Which hosts show which value of one setting (network, plugin kind, address family, ...).
 struct HostValues {
   std::map<std::string, std::set<std::string>> hosts_by_value;

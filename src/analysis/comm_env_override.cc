@@ -70,6 +70,11 @@ std::vector<Finding> FindCommEnvOverrides(const Job& job, const Options&) {
     if (!k || IsNoChange(o.name, o.value)) continue;
     bool harmful = k->harmful;
     if (o.name == "NCCL_NET_GDR_READ" && o.value != "0") harmful = false;
+    // Network knobs on a job whose every communicator is joined within one node change nothing.
+    const bool network_knob = o.name == "NCCL_IB_DISABLE" || o.name == "NCCL_NET_GDR_LEVEL" ||
+                              o.name == "NCCL_NET_GDR_READ";
+    const bool unused = network_knob && NoNetworkTraffic(job.nccl);
+    if (unused) harmful = false;
     Finding f = NewFinding("comm.env_override");
     f.severity = harmful ? Severity::kWarning : Severity::kInfo;
     f.method_step = 9;
@@ -78,6 +83,11 @@ std::vector<Finding> FindCommEnvOverrides(const Job& job, const Options&) {
                                                : "NCCL reports it as set by the environment") +
                " (" + std::to_string(list.size()) + " process" + (list.size() == 1 ? "" : "es") +
                ").";
+    if (unused)
+      f.detail +=
+          " Every communicator in the log is joined within one node by P2P or shared "
+          "memory, so the network carries none of its traffic: this setting changes "
+          "nothing here (it matters once the job spans nodes).";
     if (o.name == "NCCL_ALGO" && o.value.find(",,") != std::string::npos)
       f.detail += " The list has an empty element (',,'): check the value is what was meant.";
     if (o.name == "NCCL_SOCKET_IFNAME" && (o.value == "lo" || o.value.rfind("lo,", 0) == 0))

@@ -1,7 +1,8 @@
 // comm.socket_fallback: NCCL moves data over TCP sockets (NET/Socket) where RDMA or, inside a
 // node, P2P/SHM should carry it. Evidence, strongest first: "via NET/Socket" connection lines
 // (between GPUs of one node: P2P and SHM are both off); "Using network Socket" on a job that
-// spans hosts; only a NET/Socket interface list where the node count is unknown.
+// spans hosts; only a NET/Socket interface list where the node count is unknown, unless every
+// communicator's ranks are joined by P2P/SHM alone (one node: the network carries nothing).
 //
 // Why sockets were chosen decides the severity. An RDMA device that exists but cannot be used
 // (ibv_open_device WARN, IB NICs listed and still Socket) is a fallback: an error. Sockets chosen
@@ -145,7 +146,8 @@ std::vector<Finding> FindCommSocketFallback(const Job& job, const Options&) {
     // Pre-2.6 logs have no "Using network" line: a socket list on several hosts says it.
     DescribeInterNode(f, why);
     AddEvidence(f, !conn_refs.empty() ? conn_refs : !net_refs.empty() ? net_refs : list_refs, 3);
-  } else if (!list_refs.empty() && !spans.has_value() && !OtherNetworkInUse(s)) {
+  } else if (!list_refs.empty() && !spans.has_value() && !OtherNetworkInUse(s) &&
+             !NoNetworkTraffic(s)) {
     f.severity = Severity::kWarning;
     f.confidence = 0.5;
     f.title = "NCCL's network transport is TCP sockets";

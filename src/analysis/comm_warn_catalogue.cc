@@ -185,7 +185,9 @@ constexpr WarnRule kNvls = {
     "NVLink SHARP (NVLS) setup failed in CUDA multicast: the fabric manager or driver does not "
     "support it, or the GPUs are partitioned.",
     "Work around with NCCL_NVLS_ENABLE=0; check that nvidia-fabricmanager runs and that driver "
-    "and CUDA support multicast (CUDA >= 12.1); upgrade NCCL."};
+    "and CUDA support multicast (CUDA >= 12.1); if the fabric manager was restarted while the "
+    "GPUs stayed up, reset the GPUs or reboot the node (multicast needs them set up again); "
+    "upgrade NCCL."};
 constexpr WarnRule kGraphFallback = {
     "graph_fallback",
     "comm.topology_error",

@@ -373,6 +373,21 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
       f.fix =
           "Collect the full NCCL_DEBUG=INFO output of every rank; the first WARN names the "
           "cause.";
+      // What the code most often means when nothing else in the log says (NCCL's
+      // troubleshooting guide; the bootstrap's "no socket interface found" was an internal
+      // error before NCCL 2.28).
+      if (code == 2)
+        f.fix +=
+            " Most often a system error is one of: the ranks cannot open TCP connections to "
+            "each other (containers on their own bridge network: run them with --network=host; "
+            "NCCL_SOCKET_IFNAME naming an interface the other nodes cannot reach; a "
+            "firewall), /dev/shm too small in a container (--shm-size=1g or --ipc=host), or an "
+            "RDMA device that cannot be opened (memlock limit, /dev/infiniband not passed in).";
+      else if (code == 3)
+        f.fix +=
+            " Before NCCL 2.28 an internal error at init is most often the bootstrap finding "
+            "no network interface matching NCCL_SOCKET_IFNAME on some host (names that differ "
+            "between hosts: list each, or give a common prefix).";
       AddEvidence(f, refs, 4);
       out.push_back(std::move(f));
     }

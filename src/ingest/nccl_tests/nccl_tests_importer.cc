@@ -1,5 +1,6 @@
 #include "ingest/nccl_tests/nccl_tests_importer.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,6 +45,7 @@ struct State {
   std::set<std::string> hosts;
   int device_lines = 0;
   LineLocator lines;  // every row keeps its place: line numbers carried forward, not rescanned
+  int max_rank = -1;  // highest "Rank N" index listed
 
   SourceLoc Loc(uint64_t offset) { return lines.At(offset); }
   void Flush() {
@@ -89,15 +91,28 @@ void ParsePreamble(std::string_view body, State& st) {
     }
     return;
   }
+  // Before 2.x nccl-tests printed the NCCL it was compiled with ("NCCL Tests compiled with NCCL
+  // 1.0"); no library version is printed then.
+  if (words.size() >= 6 && words[0] == "NCCL" && words[1] == "Tests" && words[2] == "compiled" &&
+      words[4] == "NCCL") {
+    if (st.header.nccl_version.empty()) st.header.nccl_version = std::string(words[5]);
+    st.current.nccl_version = st.header.nccl_version;  // a failure may come before any table
+    return;
+  }
   if (words.size() >= 2 && words[0] == "Rank") {
     ++st.device_lines;
     for (size_t i = 0; i + 1 < words.size(); ++i)
       if (words[i] == "on") st.hosts.insert(std::string(words[i + 1]));
+    if (auto r = ParseInt(words[1]); r && *r >= 0 && *r < (1 << 24))
+      st.max_rank = std::max(st.max_rank, static_cast<int>(*r));
     size_t bracket = body.find(']');
     if (bracket != body.npos && st.header.topology.gpu_name.empty())
       st.header.topology.gpu_name = std::string(Trim(body.substr(bracket + 1)));
-    st.header.nranks = st.device_lines;
-    st.header.topology.nodes = static_cast<int>(st.hosts.size());
+    // A list that names rank 71 on its only line was cut (an excerpt): the ranks are at least
+    // the highest index + 1, and the hosts seen are not all of them (nodes 0: unknown).
+    const bool cut = st.max_rank + 1 > st.device_lines;
+    st.header.nranks = std::max(st.device_lines, st.max_rank + 1);
+    st.header.topology.nodes = cut ? 0 : static_cast<int>(st.hosts.size());
     st.current.nranks = st.header.nranks;
     st.current.topology = st.header.topology;
   }
@@ -281,6 +296,8 @@ void ParseTrailer(std::string_view body, uint64_t offset, State& st) {
 // NCCL_DEBUG=INFO for details) / '", " Test CUDA failure common.cu:1045 'CUDA driver version is
 // insufficient for CUDA runtime version'". The bare "HOST pid N: Test failure common.cu:915" that
 // follows each says where the test gave up, not what failed: counted only when no line says what.
+// Before 2.x the line had no "Test " and no host: "NCCL failure all_reduce.cu:95 'unhandled cuda
+// error'", "Cuda failure common.cu:40 '...'".
 bool ParseFailure(std::string_view line, uint64_t offset, State& st) {
   std::string_view library;
   size_t at = line.npos;
@@ -290,6 +307,14 @@ bool ParseFailure(std::string_view line, uint64_t offset, State& st) {
       at = i;
       break;
     }
+  if (at == line.npos)
+    for (std::string_view lib : {"NCCL", "CUDA", "Cuda"})
+      if (StartsWith(line, std::string(lib) + " failure ") &&
+          line.find(".cu:", lib.size() + 9) != line.npos && line.find('\'') != line.npos) {
+        library = lib == "Cuda" ? std::string_view("CUDA") : lib;
+        at = 0;
+        break;
+      }
   const bool bare = at == line.npos;
   if (bare) at = line.find("Test failure");
   if (at == line.npos) return false;

@@ -6,37 +6,18 @@
 
 #include <string>
 
-#include "analysis/analysis_input.h"
-#include "diagnose/diagnosis.h"
-#include "ingest/load_inputs.h"
+#include "unit/analysis/diagnose_file.h"
 
 namespace commdx {
 namespace {
 
 const std::string kData = std::string(COMMDX_SOURCE_DIR) + "/tests/data/";
 
-struct Result {
-  std::vector<Finding> findings;
-  std::optional<diagnose::RootCause> root;
-};
+using Result = testing::Diagnosed;
 
-Result Diagnose(const std::string& path) {
-  Result r;
-  auto job = ingest::LoadInputs({kData + path});
-  EXPECT_TRUE(job.has_value()) << path;
-  if (!job) return r;
-  analysis::AnalysisInput input(*job, 1);
-  diagnose::Diagnosis d = diagnose::Diagnose(input);
-  r.findings = std::move(d.findings);
-  r.root = std::move(d.root_cause);
-  return r;
-}
+Result Diagnose(const std::string& name) { return testing::DiagnoseFile(kData + name); }
 
-const Finding* Find(const Result& r, std::string_view id) {
-  for (const auto& f : r.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
+const Finding* Find(const Result& r, std::string_view id) { return testing::FindingWithId(r, id); }
 
 // nccl-tests#29: IB carries the data; virbr0 sits only in the unused NET/Socket list.
 TEST(PublicSweep5, BridgeInTheSocketListOfAnIbJobIsNoError) {
