@@ -3,10 +3,11 @@
 #include <map>
 
 #include "analysis/trace_findings.h"
+#include "analysis/trace_host_sync.h"
 
 namespace commdx::analysis {
 
-RankMeasures MeasureRank(const RankTrace& t, const RankTimeline&) {
+RankMeasures MeasureRank(const RankTrace& t, const RankTimeline& timeline) {
   RankMeasures m;
   m.gpu_ops = t.gpu_ops.size();
   m.profiler_cost = EstimateProfilerCost(t);
@@ -34,6 +35,17 @@ RankMeasures MeasureRank(const RankTrace& t, const RankTimeline&) {
   }
   m.median_call_cpu_ns = Median(std::move(call_cpu));
   m.gradient_comm_after_backward = GradientCommAfterBackward(t);
+
+  const std::vector<StepBreakdown> windows = RankStepWindows(t, 0, m.orphan_starts);
+  const std::vector<const StepBreakdown*> mean = StepsOfMean(windows, 0);
+  m.mean_steps = mean.size();
+  m.serial_gpus = MeasureSerialGpus(t);
+  m.alloc_calls = MeasureAllocCalls(t, mean);
+  m.stretched = MeasureStretched(t, timeline.comm, mean);
+  m.comm_serial = MeasureCommSerialized(t);
+  m.queued = MeasureQueuedGaps(t, timeline.idle.queued, mean);
+  if (t.has_gpu) m.hta = ComputeHtaCompat(t);
+  m.host_syncs = MeasureHostSyncs(t, 0, timeline, mean);
   return m;
 }
 

@@ -6,14 +6,86 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "analysis/hta_compat.h"
 #include "analysis/profiler_cost.h"
+#include "analysis/trace_step_breakdown.h"
 #include "analysis/trace_timeline.h"
 #include "model/trace.h"
 
 namespace commdx::analysis {
+
+// trace.serial_gpus (trace_serial_gpus.cc): one process driving several GPUs, over its uncut
+// step windows; empty (steps 0) with fewer than two GPUs.
+struct SerialGpus {
+  std::map<int, double> busy_ns;                     // per device, summed over the steps used
+  double step_ns = 0, union_ns = 0, busiest_ns = 0;  // summed over the steps used
+  int steps = 0;
+  int peer_copies = 0;  // peer (GPU-to-GPU) copies in those steps
+  double peer_copy_ns = 0;
+};
+SerialGpus MeasureSerialGpus(const RankTrace& t);
+
+// trace.allocator_churn (trace_allocator_churn.cc): the outermost allocator calls that start in
+// the steps of the rank's mean.
+struct AllocCalls {
+  int64_t calls = 0;    // outermost allocator calls (a driver call inside cudaMalloc is one)
+  int64_t host_ns = 0;  // time the host spent in them
+  std::map<std::string, int64_t> by_name;
+};
+AllocCalls MeasureAllocCalls(const RankTrace& t, const std::vector<const StepBreakdown*>& steps);
+
+// trace.shared_gpu (trace_shared_gpu.cc): compute kernels of the mean's steps that ran far over
+// their own median, not beside the rank's own communication (`comm`).
+struct Stretched {
+  int64_t extra_ns = 0;  // over the kernel's median, summed
+  int64_t runs = 0;
+  int64_t kernels = 0;  // compute kernels looked at
+  std::vector<int64_t> extras;
+  std::map<uint32_t, int64_t> by_name;  // extra per kernel name
+};
+Stretched MeasureStretched(const RankTrace& t, const Intervals& comm,
+                           const std::vector<const StepBreakdown*>& steps);
+
+// trace.comm_serialized (trace_comm_serialized.cc): a stream shared by NCCL and compute, and
+// NCCL kernels that held back compute launched before them; not measured without steps.
+struct CommSerialSigns {
+  bool shared_stream = false;
+  int32_t stream = -1;
+  size_t comm = 0;
+  size_t blocked = 0;   // comm kernels that held back ready compute
+  int64_t held_ns = 0;  // time ready compute was held back
+};
+CommSerialSigns MeasureCommSerialized(const RankTrace& t);
+
+// trace.queued_idle (trace_queued_idle.cc): the long queued gaps inside the mean's steps, what
+// ends them, and how far the CPU runs ahead.
+struct QueuedGaps {
+  int64_t idle_ns = 0;      // their time inside the steps
+  int64_t in_graph_ns = 0;  // of it, gaps ended by an op a CUDA-graph launch started
+  int64_t gaps = 0;
+  int64_t longest_ns = 0;
+  std::map<uint32_t, int64_t> by_next;  // name of the op ending the gap -> idle
+  std::vector<int64_t> per_step;        // idle per step window (in time order)
+  // Median time from a launch call's start to its op's start, over ops inside the steps.
+  int64_t median_lead_ns = 0;
+};
+QueuedGaps MeasureQueuedGaps(const RankTrace& t, const Intervals& queued,
+                             const std::vector<const StepBreakdown*>& steps);
+
+// trace.host_sync (trace_host_sync.h): the blocking calls of a rank with steps and GPU work,
+// over the steps of its mean.
+struct HostSyncCounts {
+  bool measured = false;  // the rank has steps and GPU work
+  int64_t in_steps = 0;   // syncs counted
+  int64_t in_work = 0;    // of them, between the step's kernel launches (not at its edge)
+  int64_t blocked_ns = 0;
+  size_t steps = 0;                                         // steps counted over
+  std::map<std::string, std::pair<int, int64_t>> by_cause;  // "cause in context" -> calls, idle
+};
 
 struct RankMeasures {
   uint64_t gpu_ops = 0;  // GPU ops the rank recorded (kernels, copies, sets, syncs)
@@ -32,6 +104,15 @@ struct RankMeasures {
   // Start times of GPU ops whose launch is not in the trace (issued before it began), sorted;
   // only where the trace has runtime calls at all (the step breakdown's partial steps).
   std::vector<int64_t> orphan_starts;
+  // Steps of the rank's mean (StepsOfMean of its step windows): how many.
+  size_t mean_steps = 0;
+  SerialGpus serial_gpus;
+  AllocCalls alloc_calls;  // over the steps of the mean
+  Stretched stretched;     // over the steps of the mean
+  CommSerialSigns comm_serial;
+  QueuedGaps queued;  // over the steps of the mean
+  HtaCompat hta;      // ranks with GPU work only (the HTA-comparable table)
+  HostSyncCounts host_syncs;
 };
 
 // One pass (or a few) over the rank's events; `timeline` is the rank's BuildTimeline.

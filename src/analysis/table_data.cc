@@ -6,7 +6,6 @@
 
 #include "analysis/env_nccl_vars.h"
 #include "analysis/trace_timeline.h"
-#include "base/parallel.h"
 
 namespace commdx::analysis {
 
@@ -40,13 +39,9 @@ TraceTableData TraceData(const AnalysisInput& input) {
   d.bandwidth = BandwidthRows(facts.bandwidth);
   d.link = facts.link.what;
   d.late = input.late_ranks();
-  // Per rank on the workers, kept in rank order.
-  std::vector<const RankTrace*> with_gpu;
-  for (const RankTrace& r : set.ranks)
-    if (r.has_gpu) with_gpu.push_back(&r);
-  d.hta.resize(with_gpu.size());
-  ParallelFor(with_gpu.size(), input.threads(),
-              [&](size_t i) { d.hta[i] = ComputeHtaCompat(*with_gpu[i]); });
+  // Measured per rank with the rest of its measures, kept in rank order.
+  for (size_t i = 0; i < set.ranks.size(); ++i)
+    if (set.ranks[i].has_gpu) d.hta.push_back(facts.measures[i].hta);
   return d;
 }
 

@@ -23,14 +23,10 @@ constexpr int64_t kMinSavingNs = 500'000;
 constexpr double kWarningShare = 0.10;
 constexpr double kErrorShare = 0.40;
 
-struct AllocCalls {
-  int64_t calls = 0;    // outermost allocator calls (a driver call inside cudaMalloc is one)
-  int64_t host_ns = 0;  // time the host spent in them
-  std::map<std::string, int64_t> by_name;
-};
+}  // namespace
 
 // The allocator calls that start inside the given step windows.
-AllocCalls CountCalls(const RankTrace& t, const std::vector<const StepBreakdown*>& steps) {
+AllocCalls MeasureAllocCalls(const RankTrace& t, const std::vector<const StepBreakdown*>& steps) {
   AllocCalls c;
   std::vector<int64_t> open_until(t.threads.size(), INT64_MIN);
   for (const RuntimeCall& rc : t.runtime) {
@@ -49,8 +45,6 @@ AllocCalls CountCalls(const RankTrace& t, const std::vector<const StepBreakdown*
   return c;
 }
 
-}  // namespace
-
 std::vector<Finding> FindAllocatorChurn(const TraceSet& set, const TraceFacts& f, const Options&) {
   std::vector<Finding> out;
   for (size_t i = 0; i < set.ranks.size(); ++i) {
@@ -65,7 +59,7 @@ std::vector<Finding> FindAllocatorChurn(const TraceSet& set, const TraceFacts& f
                                     [](const StepBreakdown* s) { return s->idle_alloc_ns > 0; });
     if (2 * static_cast<size_t>(with) < steps.size()) continue;  // a one-off fill of the cache
     const RankTrace& t = set.ranks[i];
-    const AllocCalls calls = CountCalls(t, steps);
+    const AllocCalls& calls = f.measures[i].alloc_calls;
     const double n = static_cast<double>(steps.size());
     std::string names;
     for (const auto& [name, count] : calls.by_name)

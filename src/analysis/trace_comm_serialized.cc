@@ -23,16 +23,11 @@ constexpr double kBlockedShare = 0.30;
 constexpr int64_t kSlackNs = 5'000;  // "starts when it ends": within 5 µs
 constexpr size_t kMinCommKernels = 4;
 
-struct Signs {
-  bool shared_stream = false;
-  int32_t stream = -1;
-  size_t comm = 0;
-  size_t blocked = 0;   // comm kernels that held back ready compute
-  int64_t held_ns = 0;  // time ready compute was held back
-};
+}  // namespace
 
-Signs Measure(const RankTrace& t) {
-  Signs s;
+CommSerialSigns MeasureCommSerialized(const RankTrace& t) {
+  CommSerialSigns s;
+  if (t.steps.empty()) return s;  // the finding needs steps: not measured
   for (const StreamInfo& st : t.streams) {
     double comm = static_cast<double>(st.comm_ns), busy = static_cast<double>(st.busy_ns);
     if (busy > 0 && comm >= kSharedShare * busy && busy - comm >= kSharedShare * busy) {
@@ -72,14 +67,12 @@ Signs Measure(const RankTrace& t) {
   return s;
 }
 
-}  // namespace
-
 std::vector<Finding> FindCommSerialized(const TraceSet& set, const TraceFacts& f, const Options&) {
   std::vector<Finding> out;
   for (size_t i = 0; i < set.ranks.size(); ++i) {
     const RankTrace& t = set.ranks[i];
     if (t.steps.empty()) continue;
-    Signs s = Measure(t);
+    const CommSerialSigns& s = f.measures[i].comm_serial;
     if (s.comm < kMinCommKernels) continue;
     bool blocked = static_cast<double>(s.blocked) >= kBlockedShare * static_cast<double>(s.comm);
     if (!s.shared_stream && !blocked) continue;

@@ -248,36 +248,45 @@ bool AtStepEdge(const RankTrace& t, const HostSync& s, const std::vector<LaunchS
 
 }  // namespace
 
+HostSyncCounts MeasureHostSyncs(const RankTrace& t, int trace, const RankTimeline& tl,
+                                const std::vector<const StepBreakdown*>& mean) {
+  HostSyncCounts c;
+  if (t.steps.empty() || !t.has_gpu) return c;
+  c.measured = true;
+  const auto syncs = FindHostSyncs(t, trace, tl);
+  const auto [first_launch, last_launch] = LaunchSpan(t);
+  const auto spans = KernelLaunchSpans(t);
+  // The steps the rank's mean is over (StepsOfMean: a step the trace cut is left out when
+  // whole ones exist): counts, blocked time and each cause's idle are over the same steps as
+  // the cost. None for a rank without GPU work: then all of its steps.
+  std::set<int64_t> in_mean;
+  for (const StepBreakdown* b : mean) in_mean.insert(b->step);
+  for (const HostSync& s : syncs) {
+    if (s.step < 0) continue;  // outside the steps (profiler start/stop, setup)
+    if (!in_mean.empty() && !in_mean.count(s.step)) continue;
+    if (t.step_source == StepSource::kWholeTrace && AtCaptureEdge(t, s, first_launch, last_launch))
+      continue;
+    ++c.in_steps;
+    c.in_work += !AtStepEdge(t, s, spans);
+    c.blocked_ns += s.blocked_ns;
+    std::string key = s.cause + (s.context.empty() ? "" : " in " + s.context);
+    auto& k = c.by_cause[key];
+    ++k.first;
+    k.second += s.gpu_idle_ns;
+  }
+  c.steps = in_mean.empty() ? t.steps.size() : in_mean.size();
+  return c;
+}
+
 std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, const Options&) {
   std::vector<Finding> out;
   for (size_t ti = 0; ti < set.ranks.size(); ++ti) {
     const RankTrace& t = set.ranks[ti];
-    if (t.steps.empty() || !t.has_gpu) continue;
-    auto syncs = FindHostSyncs(t, static_cast<int>(ti), f.timelines[ti]);
-    const auto [first_launch, last_launch] = LaunchSpan(t);
-    const auto spans = KernelLaunchSpans(t);
-    // The steps the rank's mean is over (StepsOfMean: a step the trace cut is left out when
-    // whole ones exist): counts, blocked time and each cause's idle are over the same steps as
-    // the cost. None for a rank without GPU work: then all of its steps.
-    std::set<int64_t> in_mean;
-    for (const StepBreakdown* b : StepsOfMean(f.steps, static_cast<int>(ti)))
-      in_mean.insert(b->step);
-    int64_t in_steps = 0, in_work = 0, blocked = 0;
-    std::map<std::string, std::pair<int, int64_t>> by_cause;  // count, idle
-    for (const HostSync& s : syncs) {
-      if (s.step < 0) continue;  // outside the steps (profiler start/stop, setup)
-      if (!in_mean.empty() && !in_mean.count(s.step)) continue;
-      if (t.step_source == StepSource::kWholeTrace && AtCaptureEdge(t, s, first_launch, last_launch))
-        continue;
-      ++in_steps;
-      in_work += !AtStepEdge(t, s, spans);
-      blocked += s.blocked_ns;
-      std::string key = s.cause + (s.context.empty() ? "" : " in " + s.context);
-      auto& c = by_cause[key];
-      ++c.first;
-      c.second += s.gpu_idle_ns;
-    }
-    const double nsteps = static_cast<double>(in_mean.empty() ? t.steps.size() : in_mean.size());
+    const HostSyncCounts& m = f.measures[ti].host_syncs;
+    if (!m.measured) continue;
+    const int64_t in_steps = m.in_steps, in_work = m.in_work, blocked = m.blocked_ns;
+    const auto& by_cause = m.by_cause;
+    const double nsteps = static_cast<double>(m.steps);
     const double per_step_blocked = static_cast<double>(blocked) / nsteps;
     const double step_ns = static_cast<double>(f.rank_means[ti].total_ns());
     const double per_step_count = static_cast<double>(in_steps) / nsteps;

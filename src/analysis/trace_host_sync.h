@@ -25,6 +25,11 @@ struct HostSync {
 
 std::vector<HostSync> FindHostSyncs(const RankTrace& t, int trace, const RankTimeline& tl);
 
+// The syncs of a rank with steps and GPU work, counted over the steps of its mean (`mean`,
+// StepsOfMean of its step windows), edges of the capture left out: what trace.host_sync reads.
+HostSyncCounts MeasureHostSyncs(const RankTrace& t, int trace, const RankTimeline& tl,
+                                const std::vector<const StepBreakdown*>& mean);
+
 // The latest end of each block of kBlock host ops (in the trace's start order), and of each
 // run of blocks above them as a binary tree, so that a walk back over the ops goes straight to
 // the blocks that hold an op ending late enough: O(log n) per block found, not a look at every

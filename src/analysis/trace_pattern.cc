@@ -18,10 +18,8 @@ int SizeBucket(uint64_t b) {
   return 4;
 }
 
-CommFamily FamilyOf(const RankTrace& t, const Collective& c) {
-  if (c.gpu_op < 0) return CommFamily::kNccl;
-  CommFamily f = ClassifyCommKernel(t.Name(t.gpu_ops[c.gpu_op].name)).family;
-  return f == CommFamily::kNone ? CommFamily::kNccl : f;
+CommFamily FamilyOf(const RankTrace&, const Collective& c) {
+  return c.family == CommFamily::kNone ? CommFamily::kNccl : c.family;
 }
 
 std::string CollectiveLabel(CollectiveType type, CommFamily family) {

@@ -26,18 +26,8 @@ bool IsGraphLaunch(std::string_view name) {
   return name.find("GraphLaunch") != std::string_view::npos;
 }
 
-// The long queued gaps of one rank inside the given steps, and what ends them.
-struct QueuedGaps {
-  int64_t idle_ns = 0;      // their time inside the steps
-  int64_t in_graph_ns = 0;  // of it, gaps ended by an op a CUDA-graph launch started
-  int64_t gaps = 0;
-  int64_t longest_ns = 0;
-  std::map<uint32_t, int64_t> by_next;  // name of the op ending the gap -> idle
-  std::vector<int64_t> per_step;        // idle per step window (in time order)
-};
-
-QueuedGaps Collect(const RankTrace& t, const Intervals& queued,
-                   const std::vector<const StepBreakdown*>& steps) {
+QueuedGaps CollectGaps(const RankTrace& t, const Intervals& queued,
+                       const std::vector<const StepBreakdown*>& steps) {
   QueuedGaps q;
   q.per_step.assign(steps.size(), 0);
   StepCursor in(steps);
@@ -81,6 +71,14 @@ int64_t MedianLead(const RankTrace& t, const std::vector<const StepBreakdown*>& 
 
 }  // namespace
 
+QueuedGaps MeasureQueuedGaps(const RankTrace& t, const Intervals& queued,
+                             const std::vector<const StepBreakdown*>& steps) {
+  if (steps.empty()) return {};
+  QueuedGaps q = CollectGaps(t, queued, steps);
+  q.median_lead_ns = MedianLead(t, steps);
+  return q;
+}
+
 std::vector<Finding> FindQueuedIdle(const TraceSet& set, const TraceFacts& f, const Options&) {
   std::vector<Finding> out;
   for (size_t i = 0; i < set.ranks.size(); ++i) {
@@ -89,7 +87,7 @@ std::vector<Finding> FindQueuedIdle(const TraceSet& set, const TraceFacts& f, co
     const RankTrace& t = set.ranks[i];
     const auto steps = StepsOfMean(f.steps, static_cast<int>(i));
     if (steps.empty()) continue;
-    const QueuedGaps q = Collect(t, f.timelines[i].idle.queued, steps);
+    const QueuedGaps& q = f.measures[i].queued;
     const double n = static_cast<double>(steps.size());
     const double step_ns = static_cast<double>(m.total_ns());
     const double idle = static_cast<double>(q.idle_ns) / n;
@@ -99,7 +97,7 @@ std::vector<Finding> FindQueuedIdle(const TraceSet& set, const TraceFacts& f, co
     if (steps.size() > 1 && 2 * static_cast<size_t>(with) < steps.size()) continue;
     auto top = std::max_element(q.by_next.begin(), q.by_next.end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; });
-    const int64_t lead = MedianLead(t, steps);
+    const int64_t lead = q.median_lead_ns;
 
     Finding x = NewFinding("trace.queued_idle");
     x.rank = t.rank;

@@ -23,20 +23,9 @@ constexpr double kMinDeviceShare = 0.05;
 constexpr double kMinStepShare = 0.10;
 constexpr int64_t kMinCostNs = 500'000;
 
-struct PerGpu {
-  Intervals busy;
-  double busy_ns = 0;  // summed over the steps used
-};
+}  // namespace
 
-struct SerialGpus {
-  std::map<int, PerGpu> gpus;
-  double step_ns = 0, union_ns = 0, busiest_ns = 0;  // summed over the steps used
-  int steps = 0;
-  int peer_copies = 0;  // peer (GPU-to-GPU) copies in those steps
-  double peer_copy_ns = 0;
-};
-
-SerialGpus Measure(const RankTrace& t) {
+SerialGpus MeasureSerialGpus(const RankTrace& t) {
   SerialGpus m;
   std::map<int, std::vector<Interval>> raw;
   for (const GpuOp& op : t.gpu_ops)
@@ -44,9 +33,11 @@ SerialGpus Measure(const RankTrace& t) {
       raw[op.device].push_back({op.start_ns, op.end_ns});
   if (raw.size() < 2) return m;
   Intervals any;
+  std::map<int, Intervals> busy;
   for (auto& [dev, v] : raw) {
-    m.gpus[dev].busy = MergeIntervals(std::move(v));
-    any = UnionOf(any, m.gpus[dev].busy);
+    busy[dev] = MergeIntervals(std::move(v));
+    any = UnionOf(any, busy[dev]);
+    m.busy_ns[dev] = 0;
   }
   std::vector<Interval> used;
   for (const Step& s : StepWindows(t)) {
@@ -56,10 +47,10 @@ SerialGpus Measure(const RankTrace& t) {
     m.step_ns += static_cast<double>(s.end_ns - s.start_ns);
     m.union_ns += static_cast<double>(LengthIn(any, s.start_ns, s.end_ns));
     double busiest = 0;
-    for (auto& [dev, g] : m.gpus) {
-      double b = static_cast<double>(LengthIn(g.busy, s.start_ns, s.end_ns));
-      g.busy_ns += b;
-      busiest = std::max(busiest, b);
+    for (auto& [dev, b] : busy) {
+      const double ns = static_cast<double>(LengthIn(b, s.start_ns, s.end_ns));
+      m.busy_ns[dev] += ns;
+      busiest = std::max(busiest, ns);
     }
     m.busiest_ns += busiest;
   }
@@ -72,29 +63,33 @@ SerialGpus Measure(const RankTrace& t) {
   return m;
 }
 
+namespace {
+
 std::string GpuList(const SerialGpus& m, double steps, double step_ns) {
   std::string s;
-  for (const auto& [dev, g] : m.gpus)
-    s += StrFormat("%sGPU %d busy %.2f ms (%.0f%%)", s.empty() ? "" : ", ", dev,
-                   g.busy_ns / steps / 1e6, 100 * g.busy_ns / std::max(1.0, step_ns * steps));
+  for (const auto& [dev, busy] : m.busy_ns)
+    s += StrFormat("%sGPU %d busy %.2f ms (%.0f%%)", s.empty() ? "" : ", ", dev, busy / steps / 1e6,
+                   100 * busy / std::max(1.0, step_ns * steps));
   return s;
 }
 
 }  // namespace
 
-std::vector<Finding> FindSerialGpus(const TraceSet& set, const TraceFacts&, const Options&) {
+std::vector<Finding> FindSerialGpus(const TraceSet& set, const TraceFacts& f, const Options&) {
   std::vector<Finding> out;
-  for (const RankTrace& t : set.ranks) {
-    SerialGpus m = Measure(t);
+  for (size_t i = 0; i < set.ranks.size(); ++i) {
+    const RankTrace& t = set.ranks[i];
+    const SerialGpus& m = f.measures[i].serial_gpus;
     if (m.steps == 0 || m.step_ns <= 0) continue;
     const double n = m.steps, step = m.step_ns / n;
-    const int active = static_cast<int>(std::count_if(m.gpus.begin(), m.gpus.end(), [&](auto& g) {
-      return g.second.busy_ns / n >= kMinDeviceShare * step;
-    }));
+    const int active =
+        static_cast<int>(std::count_if(m.busy_ns.begin(), m.busy_ns.end(), [&](const auto& g) {
+          return g.second / n >= kMinDeviceShare * step;
+        }));
     const double cost = (m.union_ns - m.busiest_ns) / n;
     if (active < 2 || cost < kMinCostNs || cost < kMinStepShare * step) continue;
     double summed = 0;
-    for (const auto& [dev, g] : m.gpus) summed += g.busy_ns / n;
+    for (const auto& [dev, busy] : m.busy_ns) summed += busy / n;
     Finding x = NewFinding("trace.serial_gpus");
     x.rank = t.rank;
     x.title = StrFormat("Rank %d drives %d GPUs that mostly run one at a time", t.rank, active);

@@ -27,16 +27,10 @@ constexpr int64_t kMinStretchNs = 200'000;
 constexpr double kMinStepShare = 0.10;
 constexpr int64_t kMinSavingNs = 500'000;
 
-struct Stretched {
-  int64_t extra_ns = 0;  // over the kernel's median, summed
-  int64_t runs = 0;
-  int64_t kernels = 0;  // compute kernels looked at
-  std::vector<int64_t> extras;
-  std::map<uint32_t, int64_t> by_name;  // extra per kernel name
-};
+}  // namespace
 
-Stretched Collect(const RankTrace& t, const Intervals& comm,
-                  const std::vector<const StepBreakdown*>& steps) {
+Stretched MeasureStretched(const RankTrace& t, const Intervals& comm,
+                           const std::vector<const StepBreakdown*>& steps) {
   std::map<std::pair<uint32_t, int32_t>, std::vector<const GpuOp*>> runs;
   StepCursor in(steps);
   for (const GpuOp& op : t.gpu_ops) {  // by start
@@ -75,8 +69,6 @@ Stretched Collect(const RankTrace& t, const Intervals& comm,
   return s;
 }
 
-}  // namespace
-
 std::vector<Finding> FindSharedGpu(const TraceSet& set, const TraceFacts& f, const Options&) {
   std::vector<Finding> out;
   for (size_t i = 0; i < set.ranks.size(); ++i) {
@@ -85,8 +77,7 @@ std::vector<Finding> FindSharedGpu(const TraceSet& set, const TraceFacts& f, con
     const RankTrace& t = set.ranks[i];
     const auto steps = StepsOfMean(f.steps, static_cast<int>(i));
     if (steps.empty()) continue;
-    const Stretched s =
-        Collect(t, i < f.timelines.size() ? f.timelines[i].comm : Intervals{}, steps);
+    const Stretched& s = f.measures[i].stretched;
     const double n = static_cast<double>(steps.size());
     const double step_ns = static_cast<double>(m.total_ns());
     const double extra = static_cast<double>(s.extra_ns) / n;

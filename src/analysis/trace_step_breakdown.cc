@@ -39,25 +39,40 @@ StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64
   return s;
 }
 
+std::vector<StepBreakdown> RankStepWindows(const RankTrace& t, int trace,
+                                           const std::vector<int64_t>& orphans) {
+  std::vector<StepBreakdown> out;
+  if (!t.has_gpu) return out;
+  for (const Step& st : StepWindows(t)) {
+    StepBreakdown s;
+    s.start_ns = st.start_ns;
+    s.end_ns = st.end_ns;
+    s.trace = trace;
+    s.rank = t.rank;
+    s.step = st.number;
+    auto it = std::lower_bound(orphans.begin(), orphans.end(), st.start_ns);
+    s.partial = st.cut || (it != orphans.end() && *it < st.end_ns);
+    out.push_back(s);
+  }
+  return out;
+}
+
 std::vector<StepBreakdown> RankStepBreakdown(const TraceSet& set, size_t ti,
                                              const RankTimeline& timeline,
                                              const std::vector<int64_t>& orphans,
                                              const CrossRank& cross) {
-  std::vector<StepBreakdown> out;
-  const RankTrace& t = set.ranks[ti];
-  if (!t.has_gpu) return out;
   static const Intervals kNone;
   const Intervals& wait = ti < cross.wait.size() ? cross.wait[ti] : kNone;
-  for (const Step& st : StepWindows(t)) {
-    StepBreakdown s = MeasureWindow(timeline, wait, st.start_ns, st.end_ns);
-    s.trace = static_cast<int>(ti);
-    s.rank = t.rank;
-    s.step = st.number;
+  std::vector<StepBreakdown> out = RankStepWindows(set.ranks[ti], static_cast<int>(ti), orphans);
+  for (StepBreakdown& s : out) {
+    StepBreakdown m = MeasureWindow(timeline, wait, s.start_ns, s.end_ns);
+    m.trace = s.trace;
+    m.rank = s.rank;
+    m.step = s.step;
+    m.partial = s.partial;
     if (ti < cross.unmeasured.size())
-      s.comm_unmeasured_ns = LengthIn(cross.unmeasured[ti], st.start_ns, st.end_ns);
-    auto it = std::lower_bound(orphans.begin(), orphans.end(), st.start_ns);
-    s.partial = st.cut || (it != orphans.end() && *it < st.end_ns);
-    out.push_back(s);
+      m.comm_unmeasured_ns = LengthIn(cross.unmeasured[ti], s.start_ns, s.end_ns);
+    s = m;
   }
   return out;
 }

@@ -59,6 +59,11 @@ struct StepBreakdown {
 StepBreakdown MeasureWindow(const RankTimeline& tl, const Intervals& wait, int64_t start_ns,
                             int64_t end_ns);
 
+// The step windows of a rank (none without GPU events), in step order, with trace, rank, step
+// and `partial` set and nothing measured: which steps a rank's mean takes (StepsOfMean) is known
+// from the rank alone. orphan_starts as below.
+std::vector<StepBreakdown> RankStepWindows(const RankTrace& t, int trace,
+                                           const std::vector<int64_t>& orphan_starts);
 // The steps of trace `ti` (none for a trace without GPU events), in step order. orphan_starts:
 // the rank's GPU ops launched before the trace began (RankMeasures::orphan_starts): a step
 // holding one is partial.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/collective.h"
+#include "model/comm_kernels.h"
 
 namespace commdx {
 
@@ -185,6 +186,9 @@ struct Collective {
   uint32_t name = 0;   // "Collective name" as written, else the kernel name
   uint32_t dtype = 0;  // dtype as written ("Float"), index into names; 0 = unknown
   CollectiveType type = CollectiveType::kUnknown;
+  // Whose kernel runs it (from the kernel's name): NCCL's (also when no kernel was found), or
+  // symmetric memory, a custom all-reduce, NVSHMEM, DeepEP.
+  CommFamily family = CommFamily::kNccl;
   bool from_args = false;  // classified from the collective args, not from the kernel name
   bool launched = true;    // its launch is in the trace (false: issued before tracing started)
 };

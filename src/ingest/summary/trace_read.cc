@@ -254,6 +254,12 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
         k.type = static_cast<CollectiveType>(c[14]);
         k.from_args = c[15] != 0;
         k.launched = c[16] != 0;
+        // Not written: it follows from the kernel's name, as when the trace was read.
+        if (k.gpu_op >= 0) {
+          const GpuOp& op = t.gpu_ops[static_cast<size_t>(k.gpu_op)];
+          const CommFamily family = ClassifyCommKernel(t.names[op.name]).family;
+          if (family != CommFamily::kNone) k.family = family;
+        }
         t.collectives.push_back(k);
         return Ok{};
       }));

@@ -260,6 +260,7 @@ void RankBuilder::BuildCollectives() {
     const CommKernel kernel = ClassifyCommKernel(kernel_name);
     const bool nccl_like = kernel.family == CommFamily::kNccl || kernel.family == CommFamily::kNone;
     c.grid_x = nccl_like ? op.grid_x : 0;
+    c.family = nccl_like ? CommFamily::kNccl : kernel.family;
     c.name = op.name;
     c.type = kernel.type;
     if (op.launch >= 0 &&
