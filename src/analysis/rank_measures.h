@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -117,5 +118,17 @@ struct RankMeasures {
 
 // One pass (or a few) over the rank's events; `timeline` is the rank's BuildTimeline.
 RankMeasures MeasureRank(const RankTrace& t, const RankTimeline& timeline);
+
+// Everything the trace analyses take from one rank's own events: its GPU timeline and its
+// measures. Computed once per rank, either when the facts are (trace_facts.cc) or right after the
+// rank is built (DigestRank, on the reader's worker), after which the rank's events can go.
+struct RankDigest : RankDerived {
+  RankTimeline timeline;
+  RankMeasures measures;
+};
+std::shared_ptr<const RankDigest> DigestOf(const RankTrace& t);
+// The rank's digest (made now unless it has one), kept in t.derived; with free_events, the
+// events are freed after it (RankTrace::FreeEvents).
+void DigestRank(RankTrace& t, bool free_events);
 
 }  // namespace commdx::analysis

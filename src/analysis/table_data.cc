@@ -40,8 +40,13 @@ TraceTableData TraceData(const AnalysisInput& input) {
   d.link = facts.link.what;
   d.late = input.late_ranks();
   // Measured per rank with the rest of its measures, kept in rank order.
+  // (The rank as the trace set numbered it, after the measure: a rank no trace names is numbered
+  // when the set is finished.)
   for (size_t i = 0; i < set.ranks.size(); ++i)
-    if (set.ranks[i].has_gpu) d.hta.push_back(facts.measures[i].hta);
+    if (set.ranks[i].has_gpu) {
+      d.hta.push_back(facts.measure(i).hta);
+      d.hta.back().rank = set.ranks[i].rank;
+    }
   return d;
 }
 

@@ -59,7 +59,7 @@ std::vector<Finding> FindAllocatorChurn(const TraceSet& set, const TraceFacts& f
                                     [](const StepBreakdown* s) { return s->idle_alloc_ns > 0; });
     if (2 * static_cast<size_t>(with) < steps.size()) continue;  // a one-off fill of the cache
     const RankTrace& t = set.ranks[i];
-    const AllocCalls& calls = f.measures[i].alloc_calls;
+    const AllocCalls& calls = f.measure(i).alloc_calls;
     const double n = static_cast<double>(steps.size());
     std::string names;
     for (const auto& [name, count] : calls.by_name)

@@ -28,7 +28,7 @@ struct Spent {
 Spent SpentIn(const TraceFacts& f, int trace, int64_t a, int64_t b) {
   Spent s;
   if (b <= a) return s;
-  const RankTimeline& tl = f.timelines[trace];
+  const RankTimeline& tl = f.timeline(trace);
   StepBreakdown m = MeasureWindow(tl, f.cross.wait[trace], a, b);
   s.compute = m.compute_ns + m.comm_overlapped_ns;
   s.comm = m.comm_exposed_ns;

@@ -72,7 +72,7 @@ std::vector<Finding> FindCommSerialized(const TraceSet& set, const TraceFacts& f
   for (size_t i = 0; i < set.ranks.size(); ++i) {
     const RankTrace& t = set.ranks[i];
     if (t.steps.empty()) continue;
-    const CommSerialSigns& s = f.measures[i].comm_serial;
+    const CommSerialSigns& s = f.measure(i).comm_serial;
     if (s.comm < kMinCommKernels) continue;
     bool blocked = static_cast<double>(s.blocked) >= kBlockedShare * static_cast<double>(s.comm);
     if (!s.shared_stream && !blocked) continue;

@@ -26,7 +26,7 @@ std::vector<Finding> FindDataStall(const TraceSet& set, const TraceFacts& f, con
     const double stall = static_cast<double>(m.idle_data_ns);
     if (stall < kMinCostNs || stall < kMinStepShare * step_ns) continue;
     const RankTrace& t = set.ranks[i];
-    const std::string& op = f.measures[i].data_loader_op;
+    const std::string& op = f.measure(i).data_loader_op;
     const std::string name = op.empty() ? "data loading" : op;
     Finding x = NewFinding("trace.data_stall");
     x.rank = t.rank;

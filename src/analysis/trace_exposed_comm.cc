@@ -91,7 +91,7 @@ std::vector<Finding> FindExposedComm(const TraceSet& set, const TraceFacts& f, c
   const double step_ns = static_cast<double>(m.total_ns());
   if (worst_ns < kMinCostNs || worst_ns < kMinStepShare * step_ns) return {};
   const RankTrace& t = set.ranks[worst];
-  const double after_bw = f.measures[worst].gradient_comm_after_backward;
+  const double after_bw = f.measure(worst).gradient_comm_after_backward;
   // The GPU waiting for its CPU: idle whose next work had already been queued is not (it
   // waits for something else: trace.queued_idle).
   const double idle_share =

@@ -9,17 +9,13 @@ TraceFacts ComputeTraceFacts(const Job& job, int threads) {
   const size_t n = set.ranks.size();
   TraceFacts f;
   // Per rank on the workers; the cross-rank match between the two per-rank passes.
-  f.timelines.resize(n);
-  f.measures.resize(n);
-  ParallelFor(n, threads, [&](size_t i) {
-    f.timelines[i] = BuildTimeline(set.ranks[i]);
-    f.measures[i] = MeasureRank(set.ranks[i], f.timelines[i]);
-  });
+  f.digests.resize(n);
+  ParallelFor(n, threads, [&](size_t i) { f.digests[i] = DigestOf(set.ranks[i]); });
   f.cross = MatchAcrossRanks(set);
   std::vector<std::vector<StepBreakdown>> steps(n);
   f.rank_means.resize(n);
   ParallelFor(n, threads, [&](size_t i) {
-    steps[i] = RankStepBreakdown(set, i, f.timelines[i], f.measures[i].orphan_starts, f.cross);
+    steps[i] = RankStepBreakdown(set, i, f.timeline(i), f.measure(i).orphan_starts, f.cross);
     f.rank_means[i] = MeanOfRank(steps[i], static_cast<int>(i));
   });
   size_t total = 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,9 @@
 namespace commdx::analysis {
 
 struct TraceFacts {
-  std::vector<RankTimeline> timelines;  // per TraceSet::ranks index
-  std::vector<RankMeasures> measures;   // per TraceSet::ranks index
+  // Per TraceSet::ranks index: the rank's timeline and measures (rank_measures.h), shared with
+  // the rank itself where its reader digested it (RankTrace::derived).
+  std::vector<std::shared_ptr<const RankDigest>> digests;
   CrossRank cross;
   std::vector<StepBreakdown> steps;
   std::vector<StepBreakdown> rank_means;  // per trace index (MeanOfRank)
@@ -26,6 +28,10 @@ struct TraceFacts {
   // DDP's bucket cap as the job log printed it (rank 0's, else the first rank's); -1: unknown.
   int64_t ddp_bucket_cap_bytes = -1;
   std::string ddp_source;  // "job.log:110 (rank 0)"
+
+  size_t ranks() const { return digests.size(); }
+  const RankTimeline& timeline(size_t i) const { return digests[i]->timeline; }
+  const RankMeasures& measure(size_t i) const { return digests[i]->measures; }
 };
 
 // threads: for the per-rank parts (0: one a core); the result is the same for any count.

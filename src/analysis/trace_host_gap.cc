@@ -57,7 +57,7 @@ std::vector<Finding> FindHostGap(const TraceSet& set, const TraceFacts& f, const
   std::vector<Finding> out;
   for (size_t i = 0; i < set.ranks.size(); ++i) {
     const StepBreakdown& m = f.rank_means[i];
-    if (m.step == 0 || i >= f.timelines.size()) continue;
+    if (m.step == 0 || i >= f.ranks()) continue;
     const double step_ns = static_cast<double>(m.total_ns());
     const double idle = static_cast<double>(m.idle_host_gap_ns);
     if (idle < kMinSavingNs || idle < kMinStepShare * step_ns) continue;
@@ -68,7 +68,7 @@ std::vector<Finding> FindHostGap(const TraceSet& set, const TraceFacts& f, const
     if (2 * static_cast<size_t>(with) < steps.size()) continue;
     const RankTrace& t = set.ranks[i];
     int64_t stretches = 0;
-    const Between b = Busiest(f.timelines[i].idle.host_gaps, steps, stretches);
+    const Between b = Busiest(f.timeline(i).idle.host_gaps, steps, stretches);
     const std::string before = b.before ? t.names[b.before] : "the start";
     const std::string after = b.after ? t.names[b.after] : "the end";
     const double n = static_cast<double>(steps.size());

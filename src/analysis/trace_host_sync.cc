@@ -282,7 +282,7 @@ std::vector<Finding> FindHostSync(const TraceSet& set, const TraceFacts& f, cons
   std::vector<Finding> out;
   for (size_t ti = 0; ti < set.ranks.size(); ++ti) {
     const RankTrace& t = set.ranks[ti];
-    const HostSyncCounts& m = f.measures[ti].host_syncs;
+    const HostSyncCounts& m = f.measure(ti).host_syncs;
     if (!m.measured) continue;
     const int64_t in_steps = m.in_steps, in_work = m.in_work, blocked = m.blocked_ns;
     const auto& by_cause = m.by_cause;

@@ -72,7 +72,7 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
     const StepBreakdown& m = f.rank_means[i];
     const RankTrace& t = set.ranks[i];
     if (m.step == 0 || t.steps.empty()) continue;
-    const ProfilerCost& cost = f.measures[i].profiler_cost;
+    const ProfilerCost& cost = f.measure(i).profiler_cost;
     const double idle = static_cast<double>(
         std::max<int64_t>(0, m.idle_launch_ns() - (cost.estimated ? cost.per_step_ns : 0)));
     double share = idle / static_cast<double>(std::max<int64_t>(1, m.total_ns()));
@@ -82,7 +82,7 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
   if (worst < 0 || worst_share < kMinStepShare || worst_ns < kMinCostNs) return {};
   const RankTrace& t = set.ranks[worst];
   const StepBreakdown& m = f.rank_means[worst];
-  const RankMeasures& rm = f.measures[worst];
+  const RankMeasures& rm = f.measure(worst);
   const double per_step_launches = static_cast<double>(rm.launches) / t.steps.size();
   const double median_kernel = static_cast<double>(rm.median_kernel_ns);
   Finding x = NewFinding("trace.launch_bound");
@@ -107,7 +107,7 @@ std::vector<Finding> FindLaunchBound(const TraceSet& set, const TraceFacts& f, c
   else
     x.detail += " Under a profiler every CPU op is slower, so compare with the unprofiled step "
                 "time before acting.";
-  x.detail += WhereTheCpuWas(t, f.timelines[worst].idle);
+  x.detail += WhereTheCpuWas(t, f.timeline(worst).idle);
   if (m.idle_queued_ns > 0)
     x.detail += " Not counted: " + FormatDurationNs(static_cast<double>(m.idle_queued_ns)) +
                 " per step of idle whose next GPU work was already launched (waiting on "

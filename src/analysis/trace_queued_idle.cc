@@ -83,11 +83,11 @@ std::vector<Finding> FindQueuedIdle(const TraceSet& set, const TraceFacts& f, co
   std::vector<Finding> out;
   for (size_t i = 0; i < set.ranks.size(); ++i) {
     const StepBreakdown& m = f.rank_means[i];
-    if (m.step == 0 || i >= f.timelines.size()) continue;
+    if (m.step == 0 || i >= f.ranks()) continue;
     const RankTrace& t = set.ranks[i];
     const auto steps = StepsOfMean(f.steps, static_cast<int>(i));
     if (steps.empty()) continue;
-    const QueuedGaps& q = f.measures[i].queued;
+    const QueuedGaps& q = f.measure(i).queued;
     const double n = static_cast<double>(steps.size());
     const double step_ns = static_cast<double>(m.total_ns());
     const double idle = static_cast<double>(q.idle_ns) / n;

@@ -79,7 +79,7 @@ std::vector<Finding> FindSerialGpus(const TraceSet& set, const TraceFacts& f, co
   std::vector<Finding> out;
   for (size_t i = 0; i < set.ranks.size(); ++i) {
     const RankTrace& t = set.ranks[i];
-    const SerialGpus& m = f.measures[i].serial_gpus;
+    const SerialGpus& m = f.measure(i).serial_gpus;
     if (m.steps == 0 || m.step_ns <= 0) continue;
     const double n = m.steps, step = m.step_ns / n;
     const int active =

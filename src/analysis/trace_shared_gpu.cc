@@ -77,7 +77,7 @@ std::vector<Finding> FindSharedGpu(const TraceSet& set, const TraceFacts& f, con
     const RankTrace& t = set.ranks[i];
     const auto steps = StepsOfMean(f.steps, static_cast<int>(i));
     if (steps.empty()) continue;
-    const Stretched& s = f.measures[i].stretched;
+    const Stretched& s = f.measure(i).stretched;
     const double n = static_cast<double>(steps.size());
     const double step_ns = static_cast<double>(m.total_ns());
     const double extra = static_cast<double>(s.extra_ns) / n;

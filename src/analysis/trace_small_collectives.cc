@@ -69,7 +69,7 @@ std::vector<Finding> FindSmallCollectives(const TraceSet& set, const TraceFacts&
   if (calls < kMinCallsPerStep || calls < kExcessCalls * ideal_calls || median >= bucket) return {};
 
   const double per_call_ns =
-      latency_us * 1e3 + static_cast<double>(f.measures[best].median_call_cpu_ns);
+      latency_us * 1e3 + static_cast<double>(f.measure(best).median_call_cpu_ns);
   const double cost = (calls - ideal_calls) * per_call_ns;
   Finding x = NewFinding("trace.small_collectives");
   x.title =

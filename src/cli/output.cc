@@ -70,6 +70,9 @@ int EmitReport(const report::Report& input, const OutputOptions& options) {
 }
 
 int RunAndEmit(pipeline::Request request, const OutputOptions& options) {
+  // Charts are drawn in HTML only (and never with --quiet): not built otherwise, which also lets
+  // the pipeline free each trace's events once it is digested (pipeline::Load).
+  request.charts = request.charts && options.format == "html" && !options.quiet;
   auto out = pipeline::Run(std::move(request));
   if (!out) return ReportError(out.error());
   return EmitReport(out->report, options);

@@ -224,10 +224,15 @@ void ReadInParallel(std::vector<Slot>& slots, const LoadOptions& options) {
   ParallelFor(todo.size(), options.threads, [&](size_t i) {
     Slot& s = *todo[i];
     NamingMemory(s, [&] {
-      if (Streams(s)) return Stream(s, options);
-      s.in_part = true;
-      if (Status st = ParseText(s, s.part, nullptr, options); !st) s.error = st.error();
-      s.text.reset();
+      if (Streams(s)) {
+        Stream(s, options);
+      } else {
+        s.in_part = true;
+        if (Status st = ParseText(s, s.part, nullptr, options); !st) s.error = st.error();
+        s.text.reset();
+      }
+      if (options.rank_built)
+        for (RankTrace& t : s.part.trace.ranks) options.rank_built(t);
     });
     if (!s.over_limit) settle(s);
   });

@@ -6,6 +6,7 @@
 // same however many threads read it. Every command that reads files calls this.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,12 @@ struct LoadOptions {
   // at a time (base/file_windows.h; docs/inputs.md).
   uint64_t max_text_bytes = 0;
   size_t window_bytes = 32u << 20;
+  // Called for each trace's rank on the worker that read it, right after the rank is built and
+  // before it joins the Job (traces read on workers: PyTorch profiler traces, Nsight Systems
+  // exports, summaries read in parts): the pipeline derives what the analyses need from the
+  // rank's events there and may free them (RankTrace::derived), so a job's events need not be
+  // held all at once.
+  std::function<void(RankTrace&)> rank_built;
 };
 
 // One format only, as `commdx trace` reads: files named on the command line are read as `kind`

@@ -138,6 +138,15 @@ std::vector<HostOp> RankTrace::HostOps() const {
   return packed_host_ops.empty() ? host_ops : packed_host_ops.Unpack();
 }
 
+void RankTrace::FreeEvents() {
+  std::vector<GpuOp>().swap(gpu_ops);
+  std::vector<HostOp>().swap(host_ops);
+  packed_host_ops = PackedHostOps();
+  std::vector<HostOp>().swap(gpu_annotations);
+  std::vector<RuntimeCall>().swap(runtime);
+  events_freed = true;
+}
+
 void RankTrace::PackHostOps() {
   if (host_ops.empty()) return;
   packed_host_ops = PackedHostOps(host_ops);

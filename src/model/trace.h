@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -224,6 +225,12 @@ struct ProcessGroupInfo {
   int size = 0;
 };
 
+// What an analysis derived from a rank's events right after the rank was built, kept with the
+// rank (the analysis layer's RankDigest; opaque here). The model only holds it.
+struct RankDerived {
+  virtual ~RankDerived() = default;
+};
+
 struct RankTrace {
   std::string file;
   int rank = -1;            // -1 = unknown
@@ -256,8 +263,16 @@ struct RankTrace {
   uint64_t json_bytes = 0;
   uint64_t events = 0;
   bool has_gpu = false;
+  // Derived once the rank was built, when the reader was asked to (ingest::LoadOptions::
+  // rank_built); with events_freed, its GPU ops, runtime calls, host ops and GPU annotations are
+  // gone (FreeEvents) and only what is derived, the collectives, steps, streams, threads and
+  // names remain.
+  std::shared_ptr<const RankDerived> derived;
+  bool events_freed = false;
 
   const std::string& Name(uint32_t id) const { return names[id]; }
+  // Frees the events (see `derived`), their memory returned.
+  void FreeEvents();
 
   size_t HostOpCount() const { return host_ops.size() + packed_host_ops.size(); }
   // A copy of every host op, unpacked: for a reader that needs them by index.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/analysis_input.h"
+#include "analysis/rank_measures.h"
 #include "analysis/table_data.h"
 #include "pipeline/job_charts.h"
 #include "pipeline/nothing_read.h"
@@ -97,7 +98,14 @@ report::Report ReportOn(const Request& request, const Job& job) {
 }  // namespace
 
 Result<Job> Load(const Request& request) {
-  COMMDX_ASSIGN_OR_RETURN(Job job, ingest::LoadInputs(request.paths, request.load));
+  ingest::LoadOptions load = request.load;
+  // Each trace's rank is digested on the worker that read it (its timeline and measures: all the
+  // analyses take from its events) and its events freed, so that a job's events are never held
+  // all at once. The step timeline chart names the longest kernel of each block from the events
+  // of the ranks it draws: with charts, the events stay.
+  if (!load.rank_built)
+    load.rank_built = [free = !request.charts](RankTrace& t) { analysis::DigestRank(t, free); };
+  COMMDX_ASSIGN_OR_RETURN(Job job, ingest::LoadInputs(request.paths, load));
   COMMDX_TRY(CheckSomethingRead(request.needs, request.paths, job));
   return job;
 }

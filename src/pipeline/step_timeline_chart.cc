@@ -161,8 +161,8 @@ std::optional<Timeline> StepTimelineChart(const Job& job, const analysis::TraceF
   tl.title = "Step timeline per rank: " + StepName(job, *chosen);
   const int resolution = std::max(1, options.resolution);
   for (const StepBreakdown* s : ranks) {
-    if (s->trace < 0 || static_cast<size_t>(s->trace) >= facts.timelines.size()) continue;
-    const analysis::RankTimeline& rt = facts.timelines[static_cast<size_t>(s->trace)];
+    if (s->trace < 0 || static_cast<size_t>(s->trace) >= facts.ranks()) continue;
+    const analysis::RankTimeline& rt = facts.timeline(static_cast<size_t>(s->trace));
     const int64_t lo = s->start_ns, hi = s->end_ns;
     const int64_t gap = std::max<int64_t>(1, (hi - lo) / resolution);
     Intervals compute = Clip(rt.compute, lo, hi);

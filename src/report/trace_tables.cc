@@ -34,7 +34,7 @@ void AddRanks(const TraceSet& set, const analysis::TraceFacts& f, Report& report
               Cell::Int(static_cast<long long>(r.steps.size())),
               std::string(StepSourceName(r.step_source)),
               Cell::Int(static_cast<long long>(r.events)),
-              Cell::Int(static_cast<long long>(f.measures[i].gpu_ops)),
+              Cell::Int(static_cast<long long>(f.measure(i).gpu_ops)),
               Cell::Int(static_cast<long long>(r.collectives.size())),
               Cell::Num(static_cast<double>(r.json_bytes) / 1e6, 1)});
   }

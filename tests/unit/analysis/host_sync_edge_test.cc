@@ -164,7 +164,7 @@ TEST(HostSyncStep, SweepAgreesWithTheWalk) {
   for (const auto& steps : layouts) {
     t.steps = steps;
     TraceFacts f = ComputeTraceFacts(job);
-    auto syncs = FindHostSyncs(t, 0, f.timelines[0]);
+    auto syncs = FindHostSyncs(t, 0, f.timeline(0));
     ASSERT_EQ(syncs.size(), 16u);
     for (const HostSync& s : syncs) {
       EXPECT_EQ(s.step, walk(t, t.runtime[static_cast<size_t>(s.call)].start_ns)) << s.call;

@@ -45,9 +45,9 @@ TEST(ParallelAnalysis, TraceFactsAreTheSameOnAnyThreadCount) {
     ASSERT_EQ(many.rank_means.size(), one.rank_means.size());
     for (size_t i = 0; i < one.rank_means.size(); ++i)
       ExpectSameBreakdown(one.rank_means[i], many.rank_means[i]);
-    ASSERT_EQ(many.timelines.size(), one.timelines.size());
-    for (size_t i = 0; i < one.timelines.size(); ++i)
-      EXPECT_EQ(many.timelines[i].busy.size(), one.timelines[i].busy.size());
+    ASSERT_EQ(many.ranks(), one.ranks());
+    for (size_t i = 0; i < one.ranks(); ++i)
+      EXPECT_EQ(many.timeline(i).busy.size(), one.timeline(i).busy.size());
   }
 }
 

@@ -154,7 +154,7 @@ TEST(TraceCrossRank, AlignsClocksAndSplitsWaitFromTransfer) {
 TEST(TraceHostSync, ItemSyncFoundWithItsCause) {
   Job job = Load({"skew_rank0.json"});
   TraceFacts f = ComputeTraceFacts(job);
-  auto syncs = FindHostSyncs(job.trace.ranks[0], 0, f.timelines[0]);
+  auto syncs = FindHostSyncs(job.trace.ranks[0], 0, f.timeline(0));
   ASSERT_EQ(syncs.size(), 2u);
   EXPECT_EQ(syncs[0].cause, "aten::_local_scalar_dense (D2H copy + sync)");
   EXPECT_EQ(syncs[0].context, "aten::item");

@@ -83,7 +83,9 @@ Fixture MakeSteps(int ranks) {
       fx.facts.steps.push_back(s);
       start += lengths[i];
     }
-    fx.facts.timelines.push_back(tl);
+    auto digest = std::make_shared<analysis::RankDigest>();
+    digest->timeline = std::move(tl);
+    fx.facts.digests.push_back(std::move(digest));
   }
   return fx;
 }
@@ -167,12 +169,14 @@ TEST(StepTimelineChart, PartialStepsAreNotChosen) {
 
 TEST(StepTimelineChart, ManyTinyKernelsStayBoundedAndKeepTheirBusyTime) {
   Fixture fx = MakeSteps(1);
-  auto& tl = fx.facts.timelines[0];
+  auto digest = std::make_shared<analysis::RankDigest>(*fx.facts.digests[0]);
+  auto& tl = digest->timeline;
   // 100,000 kernels of 100 ns every 200 ns in the 20 ms step 3 (it starts at 40 ms).
   tl.compute.clear();
   const int64_t base = 40'000'000;
   for (int i = 0; i < 100'000; ++i) tl.compute.push_back({base + 200 * i, base + 200 * i + 100});
   tl.busy = analysis::UnionOf(tl.compute, tl.comm);
+  fx.facts.digests[0] = digest;
   StepTimelineOptions opt;
   opt.resolution = 100;
   auto chart = StepTimelineChart(fx.job, fx.facts, opt);
@@ -212,7 +216,7 @@ TEST(StepTimelineChart, NothingWithoutSteps) {
   for (auto& s : fx.facts.steps) s.end_ns = s.start_ns;  // zero-length windows
   EXPECT_FALSE(StepTimelineChart(fx.job, fx.facts));
   fx = MakeSteps(1);
-  fx.facts.timelines.clear();  // steps naming a trace that has no timeline
+  fx.facts.digests.clear();  // steps naming a trace that has no timeline
   EXPECT_FALSE(StepTimelineChart(fx.job, fx.facts));
 }
 
