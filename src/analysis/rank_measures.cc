@@ -7,27 +7,12 @@
 
 namespace commdx::analysis {
 
-namespace {
-
-// A digest outlives the rank's events (and is held for every rank at once): no spare capacity.
-void Fit(RankTimeline& tl) {
-  for (Intervals* x : {&tl.compute, &tl.comm, &tl.other, &tl.busy, &tl.data_loading, &tl.host_sync,
-                       &tl.idle.queued, &tl.idle.capture, &tl.idle.data, &tl.idle.alloc,
-                       &tl.idle.sync, &tl.idle.host_gap, &tl.idle.launch})
-    x->shrink_to_fit();
-  tl.idle.sync_charges.shrink_to_fit();
-  tl.idle.launch_ops.shrink_to_fit();
-  tl.idle.host_gaps.shrink_to_fit();
-}
-
-}  // namespace
-
 std::shared_ptr<const RankDigest> DigestOf(const RankTrace& t) {
   if (auto d = std::dynamic_pointer_cast<const RankDigest>(t.derived)) return d;
   auto d = std::make_shared<RankDigest>();
-  d->timeline = BuildTimeline(t);
-  d->measures = MeasureRank(t, d->timeline);
-  Fit(d->timeline);
+  const RankTimeline timeline = BuildTimeline(t);
+  d->measures = MeasureRank(t, timeline);
+  d->timeline = PackedTimeline(timeline);
   return d;
 }
 

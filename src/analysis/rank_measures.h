@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/hta_compat.h"
+#include "analysis/packed_timeline.h"
 #include "analysis/profiler_cost.h"
 #include "analysis/trace_step_breakdown.h"
 #include "analysis/trace_timeline.h"
@@ -123,7 +124,7 @@ RankMeasures MeasureRank(const RankTrace& t, const RankTimeline& timeline);
 // measures. Computed once per rank, either when the facts are (trace_facts.cc) or right after the
 // rank is built (DigestRank, on the reader's worker), after which the rank's events can go.
 struct RankDigest : RankDerived {
-  RankTimeline timeline;
+  PackedTimeline timeline;  // unpacked by its reader (TraceFacts::timeline), one rank at a time
   RankMeasures measures;
 };
 std::shared_ptr<const RankDigest> DigestOf(const RankTrace& t);

@@ -30,7 +30,8 @@ struct TraceFacts {
   std::string ddp_source;  // "job.log:110 (rank 0)"
 
   size_t ranks() const { return digests.size(); }
-  const RankTimeline& timeline(size_t i) const { return digests[i]->timeline; }
+  // Unpacked from the digest on each call (packed_timeline.h): keep it while it is used.
+  RankTimeline timeline(size_t i) const { return digests[i]->timeline.Unpack(); }
   const RankMeasures& measure(size_t i) const { return digests[i]->measures; }
 };
 

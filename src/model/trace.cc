@@ -1,5 +1,7 @@
 #include "model/trace.h"
 
+#include "base/varint.h"
+
 namespace commdx {
 
 int DtypeBytes(std::string_view d) {
@@ -59,33 +61,6 @@ const char* StepSourceName(StepSource s) {
 }  // namespace commdx
 
 namespace commdx {
-
-namespace {
-
-void PutVarint(std::vector<uint8_t>& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<uint8_t>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<uint8_t>(v));
-}
-
-uint64_t GetVarint(const std::vector<uint8_t>& in, size_t& at) {
-  uint64_t v = 0;
-  for (int shift = 0;; shift += 7) {
-    const uint8_t b = in[at++];
-    v |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if (!(b & 0x80)) return v;
-  }
-}
-
-// Signed differences as small unsigned numbers: 0, -1, 1, -2... as 0, 1, 2, 3...
-uint64_t ZigZag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
-
-}  // namespace
 
 PackedHostOps::PackedHostOps(const std::vector<HostOp>& ops) : count_(ops.size()) {
   data_.reserve(ops.size() * 10);

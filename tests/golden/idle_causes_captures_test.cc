@@ -97,13 +97,14 @@ TEST(IdleCausesCaptures, HostWorkBetweenIterationsIsAHostGap) {
 TEST(IdleCausesCaptures, NamingTheHostWorkMakesItLaunchIdleInThatOp) {
   Job job = LoadJob("heldout_conv_host_gap");
   const auto before = analysis::ComputeTraceFacts(job);
-  ASSERT_FALSE(before.timeline(0).idle.host_gaps.empty());
+  const analysis::RankTimeline before_tl = before.timeline(0);
+  ASSERT_FALSE(before_tl.idle.host_gaps.empty());
   RankTrace& t = job.trace.ranks[0];
   // The user wraps the work in record_function("log_metrics"): an annotation over each stretch.
   const uint32_t name = static_cast<uint32_t>(t.names.size());
   t.names.push_back("log_metrics");
   std::vector<HostOp> ops = t.HostOps();
-  for (const auto& g : before.timeline(0).idle.host_gaps)
+  for (const auto& g : before_tl.idle.host_gaps)
     ops.push_back(HostOp{g.start_ns, g.end_ns, name, static_cast<uint32_t>(t.main_thread),
                          HostOpKind::kUserAnnotation, kHostFlagNone});
   std::stable_sort(ops.begin(), ops.end(),
@@ -117,7 +118,8 @@ TEST(IdleCausesCaptures, NamingTheHostWorkMakesItLaunchIdleInThatOp) {
   // (means are per-part integer divisions: a few ns of rounding)
   EXPECT_NEAR(a.idle_launch_ns(), b.idle_launch_ns() + b.idle_host_gap_ns, 10);
   int64_t in_op = 0;
-  for (const auto& [n, ns] : after.timeline(0).idle.launch_ops)
+  const analysis::RankTimeline after_tl = after.timeline(0);
+  for (const auto& [n, ns] : after_tl.idle.launch_ops)
     if (n == name) in_op = ns;
   EXPECT_GT(in_op, 8 * b.idle_host_gap_ns);  // all 10 steps' worth, over the trace
   auto findings = analysis::RunAnalyzers(job, {}, {Source::kTrace});
@@ -141,7 +143,8 @@ TEST(IdleCausesCaptures, AllocatorCallsOverLaunchIdleBecomeChurn) {
   for (size_t i = 0; i < t.runtime.size(); ++i)
     calls.emplace_back(t.runtime[i], static_cast<int32_t>(i));
   size_t stretches = 0;
-  for (const auto& x : before.timeline(0).idle.launch) {
+  const analysis::RankTimeline before_tl = before.timeline(0);
+  for (const auto& x : before_tl.idle.launch) {
     if (x.end - x.start < 100'000) continue;
     ++stretches;
     for (uint32_t th = 0; th < t.threads.size(); ++th)

@@ -84,7 +84,7 @@ Fixture MakeSteps(int ranks) {
       start += lengths[i];
     }
     auto digest = std::make_shared<analysis::RankDigest>();
-    digest->timeline = std::move(tl);
+    digest->timeline = analysis::PackedTimeline(tl);
     fx.facts.digests.push_back(std::move(digest));
   }
   return fx;
@@ -170,12 +170,13 @@ TEST(StepTimelineChart, PartialStepsAreNotChosen) {
 TEST(StepTimelineChart, ManyTinyKernelsStayBoundedAndKeepTheirBusyTime) {
   Fixture fx = MakeSteps(1);
   auto digest = std::make_shared<analysis::RankDigest>(*fx.facts.digests[0]);
-  auto& tl = digest->timeline;
+  analysis::RankTimeline tl = digest->timeline.Unpack();
   // 100,000 kernels of 100 ns every 200 ns in the 20 ms step 3 (it starts at 40 ms).
   tl.compute.clear();
   const int64_t base = 40'000'000;
   for (int i = 0; i < 100'000; ++i) tl.compute.push_back({base + 200 * i, base + 200 * i + 100});
   tl.busy = analysis::UnionOf(tl.compute, tl.comm);
+  digest->timeline = analysis::PackedTimeline(tl);
   fx.facts.digests[0] = digest;
   StepTimelineOptions opt;
   opt.resolution = 100;
