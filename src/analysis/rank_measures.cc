@@ -52,7 +52,6 @@ RankMeasures MeasureRank(const RankTrace& t, const RankTimeline& timeline) {
 
   const std::vector<StepBreakdown> windows = RankStepWindows(t, 0, m.orphan_starts);
   const std::vector<const StepBreakdown*> mean = StepsOfMean(windows, 0);
-  m.mean_steps = mean.size();
   m.serial_gpus = MeasureSerialGpus(t);
   m.alloc_calls = MeasureAllocCalls(t, mean);
   m.stretched = MeasureStretched(t, timeline.comm, mean);

@@ -106,8 +106,6 @@ struct RankMeasures {
   // Start times of GPU ops whose launch is not in the trace (issued before it began), sorted;
   // only where the trace has runtime calls at all (the step breakdown's partial steps).
   std::vector<int64_t> orphan_starts;
-  // Steps of the rank's mean (StepsOfMean of its step windows): how many.
-  size_t mean_steps = 0;
   SerialGpus serial_gpus;
   AllocCalls alloc_calls;  // over the steps of the mean
   Stretched stretched;     // over the steps of the mean
