@@ -1,5 +1,6 @@
 #include "base/json_writer.h"
 
+#include <charconv>
 #include <cmath>
 
 #include "base/str_format.h"
@@ -163,6 +164,15 @@ JsonWriter& JsonWriter::Double(double value, int decimals) {
   if (!std::isfinite(value)) return Null();
   BeforeValue();
   AppendFixed(out_, value, decimals);
+  return *this;
+}
+
+JsonWriter& JsonWriter::Exact(double value) {
+  if (!std::isfinite(value)) return Null();
+  BeforeValue();
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);  // shortest round trip
+  out_.append(buf, ec == std::errc() ? end : buf);
   return *this;
 }
 

@@ -30,6 +30,9 @@ class JsonWriter {
   JsonWriter& Uint(uint64_t value);
   // Non-finite doubles are written as null (JSON has no NaN).
   JsonWriter& Double(double value, int decimals = 3);
+  // The shortest decimal that reads back as the same double (data written to be read again,
+  // not shown); non-finite as null.
+  JsonWriter& Exact(double value);
   JsonWriter& Bool(bool value);
   JsonWriter& Null();
 

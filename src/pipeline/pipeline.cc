@@ -7,6 +7,7 @@
 #include "analysis/table_data.h"
 #include "pipeline/job_charts.h"
 #include "pipeline/nothing_read.h"
+#include "pipeline/summary_digest.h"
 #include "report/bench_tables.h"
 #include "report/inputs_table.h"
 #include "report/nccl_tables.h"
@@ -105,6 +106,7 @@ Result<Job> Load(const Request& request) {
   // of the ranks it draws: with charts, the events stay.
   if (!load.rank_built)
     load.rank_built = [free = !request.charts](RankTrace& t) { analysis::DigestRank(t, free); };
+  UseSummaryDigests();  // a summary's ranks come digested, their events long gone
   COMMDX_ASSIGN_OR_RETURN(Job job, ingest::LoadInputs(request.paths, load));
   COMMDX_TRY(CheckSomethingRead(request.needs, request.paths, job));
   return job;

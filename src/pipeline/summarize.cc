@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <system_error>
 
+#include "analysis/rank_measures.h"
 #include "base/input_path.h"
 #include "base/write_file.h"
 #include "ingest/summary/summary_format.h"
+#include "pipeline/summary_digest.h"
 
 namespace commdx::pipeline {
 
@@ -60,6 +62,9 @@ Result<SummarizeResult> RunSummarize(const SummarizeRequest& request) {
   ingest::summary::SummarizeOptions options;
   options.threads = request.threads;
   options.tool_version = COMMDX_VERSION;
+  // A summary holds each trace rank's digest, not its events (docs/summary-format.md).
+  options.rank_built = [](RankTrace& t) { analysis::DigestRank(t, true); };
+  UseSummaryDigests();
   COMMDX_ASSIGN_OR_RETURN(ingest::summary::Summary summary,
                           ingest::summary::Summarize(request.paths, options));
   std::error_code ec;

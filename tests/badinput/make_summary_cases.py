@@ -31,12 +31,14 @@ def main():
         return good.replace(old, new, 1)
     # A summary of the version before this one (the cut, bad row and bad index cases are of
     # this commdx's own version).
-    put("summary_v1.commdx-summary.json", replaced(b'"version":2', b'"version":1'))
+    put("summary_v2.commdx-summary.json", replaced(b'"version":3', b'"version":2'))
     put("summary_cut.commdx-summary.json.gz", gzip.compress(good[: len(good) // 2], mtime=0))
     put("summary_bad_row.commdx-summary.json",
-        replaced(b'"gpu_ops":{"start_ns":[', b'"gpu_ops":{"start_ns":[0,'))
+        replaced(b'"collectives":{"start_ns":[', b'"collectives":{"start_ns":[0,'))
     put("summary_bad_index.commdx-summary.json",
         replaced(b'"main_thread":', b'"main_thread":9999,"was":'))
+    put("summary_bad_digest.commdx-summary.json",
+        replaced(b'"compute":[', b'"compute":[5,'))
 
 
 if __name__ == "__main__":

@@ -63,6 +63,7 @@ Result<Summary> Summarize(const std::vector<std::string>& paths, const Summarize
     if (!Carried(imp)) load.skip.push_back(imp.kind);
   load.threads = options.threads;
   load.finish = false;
+  load.rank_built = options.rank_built;
   COMMDX_ASSIGN_OR_RETURN(Job job, LoadInputs(paths, load));
   Summary out;
   std::vector<SkippedInput> skipped;
@@ -129,7 +130,7 @@ Result<Summary> Summarize(const std::vector<std::string>& paths, const Summarize
   w.EndArray();
   w.Key("traces").BeginArray();
   for (const auto& t : job.trace.ranks) {
-    WriteTrace(t, w);
+    COMMDX_TRY(WriteTrace(t, w));
     out.ranks.push_back(t.rank);
     ++out.traces;
   }

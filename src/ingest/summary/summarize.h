@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ namespace commdx::ingest::summary {
 struct SummarizeOptions {
   int threads = 0;           // files read in parallel; 0 = one a core
   std::string tool_version;  // written into the header
+  // Digests each trace rank where it is read (LoadOptions::rank_built) and frees its events: a
+  // summary holds the digest (digest_codec.h), not the events.
+  std::function<void(RankTrace&)> rank_built;
 };
 
 struct Summary {

@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "base/json_writer.h"
 #include "base/result.h"
 #include "model/trace.h"
 
@@ -32,6 +34,14 @@ Result<simdjson::dom::element> Member(simdjson::dom::object o, std::string_view 
 Result<std::string> GetString(simdjson::dom::object o, std::string_view key, const Place& p);
 Result<int64_t> GetInt(simdjson::dom::object o, std::string_view key, const Place& p);
 Result<bool> GetBool(simdjson::dom::object o, std::string_view key, const Place& p);
+// A number (an integer too); null reads as NaN (JsonWriter::Exact writes non-finite as null).
+Result<double> GetDouble(simdjson::dom::object o, std::string_view key, const Place& p);
+// An array of integers; with `delta`, each cell the difference from the one before (summed back).
+Result<std::vector<int64_t>> GetInts(simdjson::dom::object o, std::string_view key, const Place& p,
+                                     bool delta = false);
+// What GetInts reads.
+void WriteInts(JsonWriter& w, std::string_view key, const std::vector<int64_t>& v,
+               bool delta = false);
 Result<simdjson::dom::array> GetArray(simdjson::dom::object o, std::string_view key,
                                       const Place& p);
 Result<simdjson::dom::object> AsObject(simdjson::dom::element e, const Place& p);

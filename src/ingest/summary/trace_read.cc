@@ -1,9 +1,11 @@
 // Reads a trace object of a summary back into the RankTrace WriteTrace wrote it from
-// (docs/summary-format.md, "traces"). Every index one table holds into another is checked, and
-// every enum code, so a summary cut or edited by hand is an error, never an index out of range in
-// the analyses.
+// (docs/summary-format.md, "traces"): a rank whose events are gone and whose digest stands for
+// them, as a rank digested where it was read. Every index one table holds into another is
+// checked, and every enum code, so a summary cut or edited by hand is an error, never an index
+// out of range in the analyses.
 #include <vector>
 
+#include "ingest/summary/digest_codec.h"
 #include "ingest/summary/summary_format.h"
 #include "ingest/summary/summary_read.h"
 
@@ -17,11 +19,6 @@ using simdjson::dom::object;
 
 // Ranks, world sizes and group sizes the trace importers accept (kineto/header.cc): below 2^24.
 constexpr int64_t kMaxRanks = int64_t{1} << 24;
-
-// start + dur without signed overflow (a summary edited by hand may hold anything).
-int64_t EndOf(int64_t start, int64_t dur) {
-  return static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(dur));
-}
 
 // An index into a table of `size` rows, or -1 where `none_ok`.
 bool InRange(int64_t v, size_t size, bool none_ok = true) {
@@ -166,76 +163,18 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
                          static_cast<uint32_t>(c[2]), c[3], c[4], c[5] != 0});
     return Ok{};
   }));
-  const size_t names = t.names.size(), threads = t.threads.size();
-  COMMDX_TRY(
-      Table(o, "gpu_ops", kGpuOpColumns, p, [&](const int64_t* c, const Place& here) -> Status {
-        if ((!t.gpu_ops.empty() && c[0] < t.gpu_ops.back().start_ns) || c[1] < 0 ||
-            !InRange(c[3], names, false) || c[9] < 0 || c[9] > 4 || c[10] < 0 || c[10] > 6)
-          return here.Expected(
-              "a GPU op row (start after the previous row's, duration 0 or more, name index, kind "
-              "0-4, copy kind 0-6)");
-        GpuOp g;
-        g.start_ns = c[0];
-        g.end_ns = EndOf(g.start_ns, c[1]);
-        g.bytes = static_cast<uint64_t>(c[2]);
-        g.name = static_cast<uint32_t>(c[3]);
-        g.stream = static_cast<int32_t>(c[4]);
-        g.collective = static_cast<int32_t>(c[5]);
-        g.launch = static_cast<int32_t>(c[6]);
-        g.grid_x = static_cast<int32_t>(c[7]);
-        g.device = static_cast<int16_t>(c[8]);
-        g.kind = static_cast<GpuOpKind>(c[9]);
-        g.copy = static_cast<CopyKind>(c[10]);
-        t.gpu_ops.push_back(g);
-        return Ok{};
-      }));
-  for (auto* ops : {&t.host_ops, &t.gpu_annotations}) {
-    COMMDX_TRY(Table(o, ops == &t.host_ops ? "host_ops" : "gpu_annotations", kHostOpColumns, p,
-                     [&](const int64_t* c, const Place& here) -> Status {
-                       if ((!ops->empty() && c[0] < ops->back().start_ns) || c[1] < 0 ||
-                           !InRange(c[2], names, false) || !InRange(c[3], threads, false) ||
-                           c[4] < 0 || c[4] > 1 || c[5] < 0 || c[5] > 255)
-                         return here.Expected(
-                             "a host op row (sorted by start, duration 0 or more, name, "
-                             "thread, kind 0-1, flags)");
-                       HostOp h;
-                       h.start_ns = c[0];
-                       h.end_ns = EndOf(h.start_ns, c[1]);
-                       h.name = static_cast<uint32_t>(c[2]);
-                       h.thread = static_cast<uint32_t>(c[3]);
-                       h.kind = static_cast<HostOpKind>(c[4]);
-                       h.flags = static_cast<uint8_t>(c[5]);
-                       ops->push_back(h);
-                       return Ok{};
-                     }));
-  }
-  COMMDX_TRY(
-      Table(o, "runtime", kRuntimeColumns, p, [&](const int64_t* c, const Place& here) -> Status {
-        if ((!t.runtime.empty() && c[0] < t.runtime.back().start_ns) || c[1] < 0 ||
-            !InRange(c[2], names, false) || !InRange(c[3], threads, false) ||
-            !InRange(c[4], t.gpu_ops.size()) || c[5] < 0 || c[5] > 255)
-          return here.Expected(
-              "a runtime call row (sorted by start, duration 0 or more, name, thread, GPU op index "
-              "or -1, flags)");
-        RuntimeCall r;
-        r.start_ns = c[0];
-        r.end_ns = EndOf(r.start_ns, c[1]);
-        r.name = static_cast<uint32_t>(c[2]);
-        r.thread = static_cast<uint32_t>(c[3]);
-        r.gpu_op = static_cast<int32_t>(c[4]);
-        r.flags = static_cast<uint8_t>(c[5]);
-        t.runtime.push_back(r);
-        return Ok{};
-      }));
+  const size_t names = t.names.size();
   COMMDX_TRY(Groups(o, p, t));
   COMMDX_TRY(Table(
       o, "collectives", kCollectiveColumns, p, [&](const int64_t* c, const Place& here) -> Status {
-        if (!InRange(c[7], t.gpu_ops.size()) || !InRange(c[8], t.process_groups.size()) ||
-            c[9] < 0 || c[9] > kMaxRanks || c[10] < -1 || c[10] >= kMaxRanks ||
-            !InRange(c[12], names, false) || !InRange(c[13], names, false) || c[14] < 0 ||
-            c[14] > static_cast<int64_t>(CollectiveType::kBarrier))
+        if (c[7] < 0 || c[7] > 1 || !InRange(c[8], t.process_groups.size()) || c[9] < 0 ||
+            c[9] > kMaxRanks || c[10] < -1 || c[10] >= kMaxRanks || !InRange(c[12], names, false) ||
+            !InRange(c[13], names, false) || c[14] < 0 ||
+            c[14] > static_cast<int64_t>(CollectiveType::kBarrier) || c[15] < 0 ||
+            c[15] > static_cast<int64_t>(CommFamily::kDeepEp))
           return here.Expected(
-              "a collective row (GPU op, process group, group size, peer, name, dtype, type 0-12)");
+              "a collective row (kernel 0-1, process group, group size, peer, name, dtype, type "
+              "0-12, family 0-5)");
         Collective k;
         k.start_ns = c[0];
         k.end_ns = c[1];
@@ -244,7 +183,7 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
         k.out_nelems = c[4];
         k.bytes = static_cast<uint64_t>(c[5]);
         k.seq = c[6];
-        k.gpu_op = static_cast<int32_t>(c[7]);
+        k.gpu_op = c[7] ? 0 : -1;  // its GPU op is gone with the events: whether it had one
         k.pg = static_cast<int32_t>(c[8]);
         k.group_size = static_cast<int32_t>(c[9]);
         k.peer = static_cast<int32_t>(c[10]);
@@ -252,27 +191,22 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
         k.name = static_cast<uint32_t>(c[12]);
         k.dtype = static_cast<uint32_t>(c[13]);
         k.type = static_cast<CollectiveType>(c[14]);
-        k.from_args = c[15] != 0;
-        k.launched = c[16] != 0;
-        // Not written: it follows from the kernel's name, as when the trace was read.
-        if (k.gpu_op >= 0) {
-          const GpuOp& op = t.gpu_ops[static_cast<size_t>(k.gpu_op)];
-          const CommFamily family = ClassifyCommKernel(t.names[op.name]).family;
-          if (family != CommFamily::kNone) k.family = family;
-        }
+        k.family = static_cast<CommFamily>(c[15]);
+        k.from_args = c[16] != 0;
+        k.launched = c[17] != 0;
         t.collectives.push_back(k);
         return Ok{};
       }));
-  for (size_t i = 0; i < t.gpu_ops.size(); ++i)
-    if (!InRange(t.gpu_ops[i].collective, t.collectives.size()) ||
-        !InRange(t.gpu_ops[i].launch, t.runtime.size()))
-      return p.Field("gpu_ops").Index(i).Expected(
-          "a collective and a launch index in range, or -1");
   COMMDX_TRY(Table(o, "steps", kStepColumns, p, [&](const int64_t* c, const Place&) -> Status {
     t.steps.push_back({c[0], c[1], c[2], c[3], c[4], c[5] != 0});
     return Ok{};
   }));
-  t.PackHostOps();  // as a rank built from its trace keeps them
+  const DigestCodec* codec = InstalledDigestCodec();
+  if (!codec)
+    return MakeError(ErrorCode::kInternal, "no reader of trace digests is installed", {p.file});
+  COMMDX_ASSIGN_OR_RETURN(element digest, Member(o, "digest", p));
+  COMMDX_ASSIGN_OR_RETURN(t.derived, codec->Read(digest, p.Field("digest"), names));
+  t.events_freed = true;
   return t;
 }
 

@@ -1,8 +1,11 @@
 // A RankTrace as the summary holds it (docs/summary-format.md, "traces"): the rank's facts by
-// name, and each event table as one array per column (summary_format.h), sorted times and
-// increasing ids as differences from the row before (small, alike numbers compress well).
+// name, its streams, collectives and steps as one array per column (summary_format.h), and its
+// digest in place of its events (digest_codec.h). Only the names something still refers to are
+// kept, renumbered in their order.
+#include <algorithm>
 #include <vector>
 
+#include "ingest/summary/digest_codec.h"
 #include "ingest/summary/summary_format.h"
 
 namespace commdx::ingest::summary {
@@ -29,14 +32,6 @@ void Table(JsonWriter& w, const char* key, const std::vector<T>& rows, const Col
   w.EndObject();
 }
 
-void HostOps(const char* key, const std::vector<HostOp>& ops, JsonWriter& w) {
-  Table(w, key, ops, kHostOpColumns, [](const HostOp& o, int64_t* c) {
-    int64_t row[] = {o.start_ns, o.end_ns - o.start_ns,        o.name,
-                     o.thread,   static_cast<int64_t>(o.kind), o.flags};
-    std::copy(std::begin(row), std::end(row), c);
-  });
-}
-
 void Groups(const std::vector<ProcessGroupInfo>& groups, JsonWriter& w) {
   w.BeginArray();
   for (const auto& g : groups) {
@@ -52,9 +47,31 @@ void Groups(const std::vector<ProcessGroupInfo>& groups, JsonWriter& w) {
   w.EndArray();
 }
 
+// The names the rank still refers to once its events are gone: its collectives' and its
+// digest's, and "" (index 0); sorted, so renumbering keeps their order.
+std::vector<uint32_t> UsedNames(const RankTrace& t, const DigestCodec& codec) {
+  std::vector<uint32_t> used{0};
+  for (const Collective& c : t.collectives) {
+    used.push_back(c.name);
+    used.push_back(c.dtype);
+  }
+  codec.NameRefs(*t.derived, used);
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  return used;
+}
+
 }  // namespace
 
-void WriteTrace(const RankTrace& t, JsonWriter& w) {
+Status WriteTrace(const RankTrace& t, JsonWriter& w) {
+  const DigestCodec* codec = InstalledDigestCodec();
+  if (!codec || !t.derived)
+    return MakeError(ErrorCode::kInternal,
+                     "a trace rank is summarised from its digest, and this one has none", {t.file});
+  const std::vector<uint32_t> used = UsedNames(t, *codec);
+  auto name = [&](uint32_t id) {
+    return static_cast<uint32_t>(std::lower_bound(used.begin(), used.end(), id) - used.begin());
+  };
   w.BeginObject();
   w.Key("file").String(t.file);
   w.Key("rank").Int(t.rank);
@@ -85,7 +102,7 @@ void WriteTrace(const RankTrace& t, JsonWriter& w) {
   }
   w.EndArray();
   w.Key("names").BeginArray();
-  for (const auto& n : t.names) w.String(n);
+  for (uint32_t id : used) w.String(id < t.names.size() ? t.names[id] : std::string());
   w.EndArray();
   w.Key("threads").BeginArray();
   for (const auto& th : t.threads) {
@@ -103,40 +120,35 @@ void WriteTrace(const RankTrace& t, JsonWriter& w) {
     int64_t row[] = {s.device, s.stream, s.ops, s.busy_ns, s.comm_ns, s.is_comm};
     std::copy(std::begin(row), std::end(row), c);
   });
-  Table(w, "gpu_ops", t.gpu_ops, kGpuOpColumns, [](const GpuOp& o, int64_t* c) {
-    int64_t row[] = {o.start_ns,
-                     o.end_ns - o.start_ns,
-                     static_cast<int64_t>(o.bytes),
-                     o.name,
-                     o.stream,
-                     o.collective,
-                     o.launch,
-                     o.grid_x,
-                     o.device,
-                     static_cast<int64_t>(o.kind),
-                     static_cast<int64_t>(o.copy)};
-    std::copy(std::begin(row), std::end(row), c);
-  });
-  HostOps("host_ops", t.HostOps(), w);
-  HostOps("gpu_annotations", t.gpu_annotations, w);
-  Table(w, "runtime", t.runtime, kRuntimeColumns, [](const RuntimeCall& r, int64_t* c) {
-    int64_t row[] = {r.start_ns, r.end_ns - r.start_ns, r.name, r.thread, r.gpu_op, r.flags};
-    std::copy(std::begin(row), std::end(row), c);
-  });
-  Table(w, "collectives", t.collectives, kCollectiveColumns, [](const Collective& k, int64_t* c) {
-    int64_t row[] = {k.start_ns,   k.end_ns,     k.issue_ns,
-                     k.in_nelems,  k.out_nelems, static_cast<int64_t>(k.bytes),
-                     k.seq,        k.gpu_op,     k.pg,
-                     k.group_size, k.peer,       k.grid_x,
-                     k.name,       k.dtype,      static_cast<int64_t>(k.type),
-                     k.from_args,  k.launched};
+  Table(w, "collectives", t.collectives, kCollectiveColumns, [&](const Collective& k, int64_t* c) {
+    int64_t row[] = {k.start_ns,
+                     k.end_ns,
+                     k.issue_ns,
+                     k.in_nelems,
+                     k.out_nelems,
+                     static_cast<int64_t>(k.bytes),
+                     k.seq,
+                     k.gpu_op >= 0,
+                     k.pg,
+                     k.group_size,
+                     k.peer,
+                     k.grid_x,
+                     name(k.name),
+                     name(k.dtype),
+                     static_cast<int64_t>(k.type),
+                     static_cast<int64_t>(k.family),
+                     k.from_args,
+                     k.launched};
     std::copy(std::begin(row), std::end(row), c);
   });
   Table(w, "steps", t.steps, kStepColumns, [](const Step& s, int64_t* c) {
     int64_t row[] = {s.number, s.cpu_start_ns, s.cpu_end_ns, s.start_ns, s.end_ns, s.cut};
     std::copy(std::begin(row), std::end(row), c);
   });
+  w.Key("digest");
+  codec->Write(*t.derived, name, w);
   w.EndObject();
+  return Ok{};
 }
 
 }  // namespace commdx::ingest::summary
