@@ -102,10 +102,9 @@ Result<Job> Load(const Request& request) {
   ingest::LoadOptions load = request.load;
   // Each trace's rank is digested on the worker that read it (its timeline and measures: all the
   // analyses take from its events) and its events freed, so that a job's events are never held
-  // all at once. The step timeline chart names the longest kernel of each block from the events
-  // of the ranks it draws: with charts, the events stay.
-  if (!load.rank_built)
-    load.rank_built = [free = !request.charts](RankTrace& t) { analysis::DigestRank(t, free); };
+  // all at once. The step timeline chart (HTML) names the longest kernel of each block: it reads
+  // the events of the few ranks it draws again (rank_events.h).
+  if (!load.rank_built) load.rank_built = [](RankTrace& t) { analysis::DigestRank(t, true); };
   UseSummaryDigests();  // a summary's ranks come digested, their events long gone
   COMMDX_ASSIGN_OR_RETURN(Job job, ingest::LoadInputs(request.paths, load));
   COMMDX_TRY(CheckSomethingRead(request.needs, request.paths, job));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/text.h"
+#include "pipeline/rank_events.h"
 
 namespace commdx::pipeline {
 
@@ -160,7 +161,15 @@ std::optional<Timeline> StepTimelineChart(const Job& job, const analysis::TraceF
   Timeline tl;
   tl.title = "Step timeline per rank: " + StepName(job, *chosen);
   const int resolution = std::max(1, options.resolution);
-  for (const StepBreakdown* s : ranks) {
+  // The drawn ranks' events, where they were freed: read again from their files, in parallel.
+  std::vector<const RankTrace*> drawn;
+  for (const StepBreakdown* s : ranks)
+    drawn.push_back(s->trace >= 0 && static_cast<size_t>(s->trace) < job.trace.ranks.size()
+                        ? &job.trace.ranks[static_cast<size_t>(s->trace)]
+                        : nullptr);
+  const std::vector<std::optional<RankTrace>> events = RankEvents(drawn);
+  for (size_t k = 0; k < ranks.size(); ++k) {
+    const StepBreakdown* s = ranks[k];
     if (s->trace < 0 || static_cast<size_t>(s->trace) >= facts.ranks()) continue;
     const analysis::RankTimeline& rt = facts.timeline(static_cast<size_t>(s->trace));
     const int64_t lo = s->start_ns, hi = s->end_ns;
@@ -174,6 +183,7 @@ std::optional<Timeline> StepTimelineChart(const Job& job, const analysis::TraceF
     const RankTrace* trace = static_cast<size_t>(s->trace) < job.trace.ranks.size()
                                  ? &job.trace.ranks[static_cast<size_t>(s->trace)]
                                  : nullptr;
+    if (events[k]) trace = &*events[k];
 
     Lane work{group + " compute", MergedSegments(compute, gap, lo, "compute", "compute kernels"),
               group};
