@@ -20,6 +20,9 @@ std::vector<Finding> FindBenchHighLatency(const AnalysisInput& input, const Opti
 std::vector<Finding> FindBenchAsymmetricPair(const Job& job, const Options& options);
 // Two or more ranks of a live run on one GPU (the same CUDA UUID): the times are time slices.
 std::vector<Finding> FindBenchSharedGpu(const Job& job, const Options& options);
+// Several processes' nccl-tests runs written into one output (two summaries in one table, sizes
+// that go back): each process ran alone, as nccl-tests built without MPI does under mpirun.
+std::vector<Finding> FindBenchInterleavedRuns(const Job& job, const Options& options);
 // nccl-tests printed "Test NCCL failure" / "Test CUDA failure": the run stopped there.
 std::vector<Finding> FindBenchTestFailed(const AnalysisInput& input, const Options& options);
 // bench.no_results: nccl-tests printed its header (and maybe its column header) and no size.

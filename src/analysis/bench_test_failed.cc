@@ -38,6 +38,11 @@ std::string FixFor(std::string_view message, const BenchResult& r) {
            "with: install a driver that supports that CUDA version (nvidia-smi's header shows the "
            "newest CUDA version the driver supports), or build nccl-tests with a CUDA toolkit "
            "the driver supports.";
+  if (Contains(m, "system not yet initialized") || Contains(m, "system not yet ready"))
+    return "CUDA says the system is not yet initialized (cudaErrorSystemNotReady): on an "
+           "NVSwitch machine (HGX/DGX) the Fabric Manager is not running or has not yet joined "
+           "the GPUs to the NVLink fabric. Start nvidia-fabricmanager (its version must match the "
+           "driver's), wait until `nvidia-smi -q` shows the fabric state Completed, and rerun.";
   if (Contains(m, "out of memory"))
     return "The GPU ran out of memory: lower the largest size (-e / maxBytes), or stop what else "
            "holds memory on the GPU.";
@@ -112,7 +117,10 @@ std::vector<Finding> FindBenchTestFailed(const AnalysisInput& input, const Optio
 std::vector<Finding> FindBenchNoResults(const AnalysisInput& input, const Options&) {
   std::vector<Finding> out;
   for (const BenchResult& r : input.job().bench) {
-    if (r.source != BenchSource::kNcclTests || !r.rows.empty() || !r.failures.empty()) continue;
+    // A summary line closes a run that completed (an excerpt may keep only the summaries).
+    if (r.source != BenchSource::kNcclTests || !r.rows.empty() || !r.failures.empty() ||
+        r.summaries > 0 || r.header_cut)
+      continue;
     Finding f = NewFinding("bench.no_results");
     f.severity = Severity::kError;
     const std::string test = r.case_key == "unknown" ? "nccl-tests" : "nccl-tests " + r.case_key;

@@ -178,6 +178,8 @@ inline constexpr CatalogueEntry kEntries[] = {
     {"bench.wide_tail", kBench, kSymptom, kW, 5,
      "The 99th percentile at a fixed size is far above the mean: a disturbed link or node"},
     {"bench.shared_gpu", kBench, kCause, kE, 5, "Two ranks of the benchmark run on one GPU"},
+    {"bench.interleaved_runs", kBench, kCause, kE, 5,
+     "Each process ran its own nccl-tests run: nothing crossed between the processes"},
     {"bench.test_failed", kBench, kCause, kE, 5, "nccl-tests failed (Test NCCL/CUDA failure)"},
     {"bench.no_results", kBench, kSymptom, kE, 5,
      "nccl-tests printed its header and no result: it hung in its first collective"},

@@ -215,6 +215,18 @@ constexpr WarnRule kCuda = {
     "left by an earlier kernel, or an unsupported feature).",
     "Read the CUDA error text; check `nvidia-smi`, driver vs CUDA version, free GPU memory, "
     "and run with CUDA_LAUNCH_BLOCKING=1 to find an earlier faulting kernel."};
+// cudaErrorSystemNotReady (802): on NVSwitch machines (HGX, DGX), CUDA waits for the Fabric
+// Manager to have joined the GPUs to the NVLink fabric.
+constexpr WarnRule kCudaNotReady = {
+    "cuda_not_ready",
+    "comm.cuda_error",
+    kE,
+    false,
+    "CUDA says the system is not yet initialized (cudaErrorSystemNotReady): on an NVSwitch "
+    "machine (HGX/DGX) the Fabric Manager is not running or the GPUs have not joined the NVLink "
+    "fabric yet; no CUDA work can start.",
+    "Start the Fabric Manager (`systemctl status nvidia-fabricmanager`; its version must match "
+    "the driver's), wait until `nvidia-smi -q` shows the fabric state Completed, then rerun."};
 constexpr WarnRule kTopology = {
     "topology",
     "comm.topology_error",
@@ -324,6 +336,7 @@ constexpr Signature kSignatures[] = {
     {{"", nullptr}, "transport/nvls", &kNvls},
     {{"Could not find a path for pattern", nullptr}, nullptr, &kGraphFallback},
     {{"does not loop back", nullptr}, nullptr, &kRingLoop},
+    {{"system not yet initialized", "system not yet ready", nullptr}, nullptr, &kCudaNotReady},
     {{"Cuda failure", "CUDA failure", "Cuda error", "CUDA error"}, nullptr, &kCuda},
     {{"cudaError", "Call to cu", "unhandled cuda error", nullptr}, nullptr, &kCuda},
     {{"Failed to CUDA calloc", "Failed to CUDA malloc", "Failed to CUDA host alloc", nullptr},

@@ -142,6 +142,8 @@ const std::vector<Analyzer>& Analyzers() {
        OnJob<&FindBenchWideTail>},
       {"bench_shared_gpu", "ranks of a live run on one GPU (same CUDA UUID)", kBench,
        OnJob<&FindBenchSharedGpu>},
+      {"bench_interleaved_runs", "several processes' nccl-tests runs in one output", kBench,
+       OnJob<&FindBenchInterleavedRuns>},
       {"bench_test_failed", "nccl-tests printed a failure and stopped", kBench,
        &FindBenchTestFailed},
       {"bench_no_results", "nccl-tests printed its header and no result (a hang)", kBench,

@@ -126,6 +126,9 @@ inline constexpr QualityIdEntry kQualityIds[] = {
     // nccl-tests output, nvidia-smi text, environment dumps, snapshots
     {"nccl_tests.bad_json_result", "a -J result without the expected fields: skipped"},
     {"nccl_tests.bad_row", "a result row that does not match the column header: skipped"},
+    {"nccl_tests.cut_header",
+     "the output ends inside its device list (a host lists fewer GPUs than another): the file "
+     "is cut, so whether the run went on is unknown"},
     {"nccl_tests.leading_column",
      "result rows with one extra integer column before the size (a hand-made table): ignored"},
     {"nccl_tests.no_header",

@@ -127,6 +127,12 @@ struct BenchResult {
   std::vector<BenchRow> rows;
   std::optional<double> reported_avg_busbw_gbps;  // nccl-tests "# Avg bus bandwidth" (a mean)
   std::optional<int64_t> reported_out_of_bounds;  // nccl-tests "# Out of bounds values"
+  // nccl-tests "# Avg bus bandwidth" lines of this table: one process prints one per run, so
+  // more than one (no header between) is several processes' runs written into one output.
+  int summaries = 0;
+  // nccl-tests: the output ends inside its device list (a host lists fewer GPUs than another):
+  // the file was cut there, so a missing table says nothing about the run.
+  bool header_cut = false;
   std::vector<P2pResult> p2p;
   std::vector<ReproPoint> repro;
   double repro_grad_bytes = 0;

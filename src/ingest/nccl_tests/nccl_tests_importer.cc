@@ -43,13 +43,16 @@ struct State {
   bool old_error_column = false;
   bool leading_column = false;  // inferred rows carry one extra integer before the size
   std::set<std::string> hosts;
+  std::vector<std::pair<std::string, int>> host_devices;  // device lines per host, in order
   int device_lines = 0;
   LineLocator lines;  // every row keeps its place: line numbers carried forward, not rescanned
   int max_rank = -1;  // highest "Rank N" index listed
 
   SourceLoc Loc(uint64_t offset) { return lines.At(offset); }
   void Flush() {
-    if (!current.rows.empty() || !columns.empty() || !current.failures.empty()) {
+    // Summaries alone (an excerpt of their last lines) still say how many runs there were.
+    if (!current.rows.empty() || !columns.empty() || !current.failures.empty() ||
+        current.summaries > 1) {
       if (current.rows.empty() && !columns.empty() && current.failures.empty())
         current.notes.push_back("the result table has no rows (the test stopped early?)");
       job.bench.push_back(std::move(current));
@@ -101,8 +104,16 @@ void ParsePreamble(std::string_view body, State& st) {
   }
   if (words.size() >= 2 && words[0] == "Rank") {
     ++st.device_lines;
+    // Before 2.x one process drove every GPU of its host and named no host.
+    if (Contains(body, " uses device ")) st.hosts.insert("");
     for (size_t i = 0; i + 1 < words.size(); ++i)
-      if (words[i] == "on") st.hosts.insert(std::string(words[i + 1]));
+      if (words[i] == "on") {
+        const std::string host(words[i + 1]);
+        st.hosts.insert(host);
+        if (st.host_devices.empty() || st.host_devices.back().first != host)
+          st.host_devices.push_back({host, 0});
+        ++st.host_devices.back().second;
+      }
     if (auto r = ParseInt(words[1]); r && *r >= 0 && *r < (1 << 24))
       st.max_rank = std::max(st.max_rank, static_cast<int>(*r));
     size_t bracket = body.find(']');
@@ -278,6 +289,7 @@ void ParseTrailer(std::string_view body, uint64_t offset, State& st) {
   auto value_words = SplitWhitespace(body.substr(colon + 1));
   if (value_words.empty()) return;
   if (key == "Avg bus bandwidth") {
+    ++st.current.summaries;
     if (auto v = ParseDouble(value_words[0])) st.current.reported_avg_busbw_gbps = *v;
   } else if (key == "Out of bounds values") {
     if (auto v = ParseInt(value_words[0])) {
@@ -362,7 +374,7 @@ bool SniffNcclTests(std::string_view head) {
 }
 
 Status ParseNcclTests(const FileText& file, Job& job) {
-  State st{file, job, {}, {}, {}, 0, false, false, {}, 0, LineLocator(file)};
+  State st{file, job, {}, {}, {}, 0, false, false, {}, {}, 0, LineLocator(file)};
   st.header.source = BenchSource::kNcclTests;
   st.header.launch = "nccl-tests";
   st.header.file = file.path;
@@ -379,6 +391,9 @@ Status ParseNcclTests(const FileText& file, Job& job) {
     uint64_t offset = pos;
     pos = nl == data.npos ? data.size() : nl + 1;
     std::string_view line = Trim(StripRankTags(StripMpiTag(raw), tagless));
+    // An output quoted in a mail or a forum post ("> # nThread ..."): nccl-tests never starts a
+    // line with '>'.
+    while (!line.empty() && line[0] == '>') line = Trim(line.substr(1));
     if (line.empty()) continue;
     if (line[0] == '#') {
       std::string_view body = Trim(line.substr(1));
@@ -390,6 +405,8 @@ Status ParseNcclTests(const FileText& file, Job& job) {
     }
     if (IsDigit(line[0])) {
       ParseRow(line, offset, st);
+    } else if (StartsWith(line, "Rank ") && Contains(line, " uses device ")) {
+      ParsePreamble(line, st);  // before 2.x: "Rank  0 uses device  0 [0x05] Tesla M40 24GB"
     } else if (std::string name = CaseFromCommandLine(line); !name.empty()) {
       st.header.case_key = name;
       if (st.current.rows.empty()) st.current.case_key = name;
@@ -400,9 +417,23 @@ Status ParseNcclTests(const FileText& file, Job& job) {
   st.Flush();
   // A header with its devices and nothing after: the run hung or was stopped before its first
   // size (bench.no_results says so), not a file that is no nccl-tests output.
+  // nccl-tests prints the whole device list at once (rank 0 gathers every rank's line) before
+  // NCCL starts: a list whose last host has fewer GPUs than the first was cut with the file.
   if (job.bench.size() == before && st.device_lines > 0) {
     st.current = st.header;
-    st.current.notes.push_back("the output ends after its header: no size completed");
+    const auto& hd = st.host_devices;
+    if (hd.size() >= 2 && hd.back().second < hd.front().second) {
+      st.current.header_cut = true;
+      st.current.notes.push_back("the output ends inside its device list: the file is cut");
+      job.quality.Add("nccl_tests.cut_header", DiagSeverity::kNote,
+                      "the output ends inside its device list (" + hd.back().first + " lists " +
+                          std::to_string(hd.back().second) + " GPUs, " + hd.front().first + " " +
+                          std::to_string(hd.front().second) +
+                          "): the file is cut, so whether the run went on is unknown",
+                      st.Loc(data.empty() ? 0 : data.size() - 1));
+    } else {
+      st.current.notes.push_back("the output ends after its header: no size completed");
+    }
     job.bench.push_back(std::move(st.current));
   }
   if (job.bench.size() == before)
