@@ -214,7 +214,17 @@ Result<object> Obj(object o, const char* key, const Place& p) {
   return ingest::summary::AsObject(e, p.Field(key));
 }
 
-Result<Intervals> ReadIntervals(object o, const char* key, const Place& p) {
+// A time span, for the checks: every time of a digest lies in its trace's [first_ns, last_ns]
+// (so no sum of lengths or charges can overflow), every name index below the names.
+struct Bounds {
+  int64_t lo = 0, hi = 0;
+  size_t names = 0;
+  int64_t span() const { return hi - lo; }  // checked to fit when the trace was read
+  bool Inside(int64_t a, int64_t b) const { return lo <= a && a <= b && b <= hi; }
+  bool Name(int64_t id) const { return id >= 0 && static_cast<uint64_t>(id) < names; }
+};
+
+Result<Intervals> ReadIntervals(object o, const char* key, const Place& p, const Bounds& in) {
   COMMDX_ASSIGN_OR_RETURN(std::vector<int64_t> cells, GetInts(o, key, p));
   if (cells.size() % 2 != 0) return p.Field(key).Expected("gap and length pairs");
   Intervals x;
@@ -225,17 +235,18 @@ Result<Intervals> ReadIntervals(object o, const char* key, const Place& p) {
       return p.Field(key).Index(i).Expected("sorted, disjoint intervals (gaps and lengths >= 0)");
     Interval v{Add(prev, cells[i]), 0};
     v.end = Add(v.start, cells[i + 1]);
-    if (v.end < v.start || (i > 0 && v.start < prev))
-      return p.Field(key).Index(i).Expected("intervals inside the int64 range");
+    if (!in.Inside(v.start, v.end) || (i > 0 && v.start < prev))
+      return p.Field(key).Index(i).Expected("intervals inside the trace's first_ns to last_ns");
     x.push_back(v);
     prev = v.end;
   }
   return x;
 }
 
-// {"name": [...], "ns": [...]}: name indexes below `names`, one value each.
+// {"name": [...], "ns": [...]}: name indexes in range, one value each, 0 to `most`.
 Result<std::vector<std::pair<uint32_t, int64_t>>> ReadNameTotals(object o, const char* key,
-                                                                 const Place& p, size_t names) {
+                                                                 const Place& p, const Bounds& in,
+                                                                 int64_t most) {
   COMMDX_ASSIGN_OR_RETURN(object t, Obj(o, key, p));
   const Place here = p.Field(key);
   COMMDX_ASSIGN_OR_RETURN(std::vector<int64_t> ids, GetInts(t, "name", here));
@@ -243,19 +254,21 @@ Result<std::vector<std::pair<uint32_t, int64_t>>> ReadNameTotals(object o, const
   if (values.size() != ids.size()) return here.Field("ns").Expected("one value per name");
   std::vector<std::pair<uint32_t, int64_t>> out;
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] < 0 || static_cast<uint64_t>(ids[i]) >= names)
+    if (!in.Name(ids[i]))
       return here.Field("name").Index(i).Expected("an index into the trace's names");
+    if (values[i] < 0 || values[i] > most)
+      return here.Field("ns").Index(i).Expected("a time from 0 to the trace's span");
     out.emplace_back(static_cast<uint32_t>(ids[i]), values[i]);
   }
   return out;
 }
 
-Status ReadTimeline(object o, const Place& p, size_t names, RankTimeline& tl) {
+Status ReadTimeline(object o, const Place& p, const Bounds& in, RankTimeline& tl) {
   COMMDX_ASSIGN_OR_RETURN(object t, Obj(o, "timeline", p));
   const Place here = p.Field("timeline");
   const auto lists = ListsOf(tl);
   for (size_t k = 0; k < kLists.size(); ++k) {
-    COMMDX_ASSIGN_OR_RETURN(*lists[k], ReadIntervals(t, kLists[k], here));
+    COMMDX_ASSIGN_OR_RETURN(*lists[k], ReadIntervals(t, kLists[k], here, in));
   }
   tl.busy = analysis::UnionOf(analysis::UnionOf(tl.compute, tl.comm), tl.other);
   COMMDX_ASSIGN_OR_RETURN(object sc, Obj(t, "sync_charges", here));
@@ -266,9 +279,11 @@ Status ReadTimeline(object o, const Place& p, size_t names, RankTimeline& tl) {
   for (size_t i = 0; i < calls.size(); ++i) {
     if (calls[i] < 0 || calls[i] > INT32_MAX || (i > 0 && calls[i] <= calls[i - 1]))
       return scp.Field("call").Index(i).Expected("runtime call indexes, increasing");
+    if (charged[i] < 0 || charged[i] > in.span())
+      return scp.Field("ns").Index(i).Expected("a time from 0 to the trace's span");
     tl.idle.sync_charges.emplace_back(static_cast<int32_t>(calls[i]), charged[i]);
   }
-  COMMDX_ASSIGN_OR_RETURN(tl.idle.launch_ops, ReadNameTotals(t, "launch_ops", here, names));
+  COMMDX_ASSIGN_OR_RETURN(tl.idle.launch_ops, ReadNameTotals(t, "launch_ops", here, in, in.span()));
   COMMDX_ASSIGN_OR_RETURN(object hg, Obj(t, "host_gaps", here));
   const Place hgp = here.Field("host_gaps");
   COMMDX_ASSIGN_OR_RETURN(std::vector<int64_t> start, GetInts(hg, "start_ns", hgp, true));
@@ -280,9 +295,11 @@ Status ReadTimeline(object o, const Place& p, size_t names, RankTimeline& tl) {
     if (column->size() != start.size())
       return hgp.Expected("columns start_ns, dur_ns, before, after, idle_ns of one length");
   for (size_t i = 0; i < start.size(); ++i) {
-    if (before[i] < 0 || static_cast<uint64_t>(before[i]) >= names || after[i] < 0 ||
-        static_cast<uint64_t>(after[i]) >= names)
-      return hgp.Index(i).Expected("before and after: indexes into the trace's names");
+    if (!in.Name(before[i]) || !in.Name(after[i]) || length[i] < 0 ||
+        !in.Inside(start[i], Add(start[i], length[i])) || idle[i] < 0 || idle[i] > in.span())
+      return hgp.Index(i).Expected(
+          "a stretch inside the trace's span, its idle 0 to the span, before and after: "
+          "indexes into the trace's names");
     tl.idle.host_gaps.push_back({start[i], Add(start[i], length[i]),
                                  static_cast<uint32_t>(before[i]), static_cast<uint32_t>(after[i]),
                                  idle[i]});
@@ -290,7 +307,7 @@ Status ReadTimeline(object o, const Place& p, size_t names, RankTimeline& tl) {
   return Ok{};
 }
 
-Status ReadMeasures(object o, const Place& p, size_t names, RankMeasures& m) {
+Status ReadMeasures(object o, const Place& p, const Bounds& in, RankMeasures& m) {
   COMMDX_ASSIGN_OR_RETURN(object x, Obj(o, "measures", p));
   const Place mp = p.Field("measures");
   COMMDX_ASSIGN_OR_RETURN(int64_t gpu_ops, GetInt(x, "gpu_ops", mp));
@@ -360,7 +377,8 @@ Status ReadMeasures(object o, const Place& p, size_t names, RankMeasures& m) {
     COMMDX_ASSIGN_OR_RETURN(st.runs, GetInt(s, "runs", sp));
     COMMDX_ASSIGN_OR_RETURN(st.kernels, GetInt(s, "kernels", sp));
     COMMDX_ASSIGN_OR_RETURN(st.extras, GetInts(s, "extras", sp));
-    COMMDX_ASSIGN_OR_RETURN(auto by_name, ReadNameTotals(s, "by_name", sp, names));
+    // Kernels on several streams overlap: their extra time may pass the span, not 2^53.
+    COMMDX_ASSIGN_OR_RETURN(auto by_name, ReadNameTotals(s, "by_name", sp, in, int64_t{1} << 53));
     st.by_name.insert(by_name.begin(), by_name.end());
   }
   {
@@ -384,7 +402,7 @@ Status ReadMeasures(object o, const Place& p, size_t names, RankMeasures& m) {
     COMMDX_ASSIGN_OR_RETURN(q.in_graph_ns, GetInt(g, "in_graph_ns", gp));
     COMMDX_ASSIGN_OR_RETURN(q.gaps, GetInt(g, "gaps", gp));
     COMMDX_ASSIGN_OR_RETURN(q.longest_ns, GetInt(g, "longest_ns", gp));
-    COMMDX_ASSIGN_OR_RETURN(auto by_next, ReadNameTotals(g, "by_next", gp, names));
+    COMMDX_ASSIGN_OR_RETURN(auto by_next, ReadNameTotals(g, "by_next", gp, in, in.span()));
     q.by_next.insert(by_next.begin(), by_next.end());
     COMMDX_ASSIGN_OR_RETURN(q.per_step, GetInts(g, "per_step", gp));
     COMMDX_ASSIGN_OR_RETURN(q.median_lead_ns, GetInt(g, "median_lead_ns", gp));
@@ -446,13 +464,14 @@ class Codec final : public ingest::summary::DigestCodec {
   }
 
   Result<std::shared_ptr<const RankDerived>> Read(element e, const Place& p,
-                                                  size_t names) const override {
+                                                  const RankTrace& t) const override {
     COMMDX_ASSIGN_OR_RETURN(object o, ingest::summary::AsObject(e, p));
+    const Bounds in{t.first_ns, t.last_ns, t.names.size()};
     RankTimeline tl;
-    COMMDX_TRY(ReadTimeline(o, p, names, tl));
+    COMMDX_TRY(ReadTimeline(o, p, in, tl));
     auto digest = std::make_shared<RankDigest>();
     digest->timeline = analysis::PackedTimeline(tl);
-    COMMDX_TRY(ReadMeasures(o, p, names, digest->measures));
+    COMMDX_TRY(ReadMeasures(o, p, in, digest->measures));
     return std::shared_ptr<const RankDerived>(std::move(digest));
   }
 };

@@ -28,9 +28,10 @@ class DigestCodec {
   // Writes the digest as one JSON object, each name index passed through `name`.
   virtual void Write(const RankDerived& d, const std::function<uint32_t(uint32_t)>& name,
                      JsonWriter& w) const = 0;
-  // Reads what Write wrote; `names` is the size of the trace's names table (indexes checked).
+  // Reads what Write wrote, for the trace `t` whose facts and names are read: name indexes are
+  // checked against t.names, times against the trace's span [t.first_ns, t.last_ns].
   virtual Result<std::shared_ptr<const RankDerived>> Read(simdjson::dom::element e, const Place& p,
-                                                          size_t names) const = 0;
+                                                          const RankTrace& t) const = 0;
 };
 
 // The codec summaries are written and read with (nullptr: none yet; a summary with traces is

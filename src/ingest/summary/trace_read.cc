@@ -143,6 +143,10 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
   COMMDX_ASSIGN_OR_RETURN(int64_t json_bytes, GetInt(o, "json_bytes", p));
   COMMDX_ASSIGN_OR_RETURN(int64_t events, GetInt(o, "events", p));
   COMMDX_ASSIGN_OR_RETURN(t.has_gpu, GetBool(o, "has_gpu", p));
+  // The span every time of the digest lies in; its length fits an int64.
+  if (t.last_ns < t.first_ns ||
+      static_cast<uint64_t>(t.last_ns) - static_cast<uint64_t>(t.first_ns) > INT64_MAX)
+    return p.Field("last_ns").Expected("the trace's last time, not before first_ns");
   if (rank < -1 || rank >= kMaxRanks || world < 0 || world > kMaxRanks)
     return p.Field("rank").Expected("a rank (-1 to 2^24) and a world size (0 to 2^24)");
   t.rank = static_cast<int>(rank);
@@ -205,7 +209,7 @@ Result<RankTrace> ReadTrace(element e, const Place& p) {
   if (!codec)
     return MakeError(ErrorCode::kInternal, "no reader of trace digests is installed", {p.file});
   COMMDX_ASSIGN_OR_RETURN(element digest, Member(o, "digest", p));
-  COMMDX_ASSIGN_OR_RETURN(t.derived, codec->Read(digest, p.Field("digest"), names));
+  COMMDX_ASSIGN_OR_RETURN(t.derived, codec->Read(digest, p.Field("digest"), t));
   t.events_freed = true;
   return t;
 }

@@ -157,6 +157,12 @@ TEST(SummaryDigest, BadSummariesSayWhatWasExpected) {
   EXPECT_EQ(ErrorOf(Replaced(good, "\"compute\":[", "\"compute\":[5,")),
             "s.json: summary field traces[0].digest.timeline.compute: expected gap and length "
             "pairs");
+  EXPECT_EQ(ErrorOf(Replaced(good, "\"compute\":[", "\"compute\":[0,5,")),
+            "s.json: summary field traces[0].digest.timeline.compute[0]: expected intervals "
+            "inside the trace's first_ns to last_ns");
+  EXPECT_EQ(ErrorOf(Replaced(good, "\"last_ns\":", "\"last_ns\":1,\"x\":")),
+            "s.json: summary field traces[0].last_ns: expected the trace's last time, not "
+            "before first_ns");
   EXPECT_EQ(ErrorOf(Replaced(good, "\"compute\":[", "\"compute\":[5,-1,")),
             "s.json: summary field traces[0].digest.timeline.compute[0]: expected sorted, "
             "disjoint intervals (gaps and lengths >= 0)");
@@ -190,6 +196,7 @@ TEST(SummaryDigest, WhatTheTraceBuilderGuaranteesIsChecked) {
   GpuOp a;
   a.start_ns = 100, a.end_ns = 200, a.name = 1;
   t.gpu_ops = {a};
+  t.first_ns = 100, t.last_ns = 200;
   Collective c;
   c.name = 2, c.dtype = 3, c.gpu_op = 0, c.type = CollectiveType::kAllReduce;
   c.family = CommFamily::kSymmMem;
