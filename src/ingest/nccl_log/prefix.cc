@@ -121,6 +121,8 @@ int64_t FindTimestampNs(std::string_view s) {
         !Num(s, i + 11, 2, h) || !Num(s, i + 14, 2, mi) || !Num(s, i + 17, 2, se))
       continue;
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) continue;
+    // Nanoseconds since 1970 fit an int64 from 1678 to 2261: a date past them is no clock's.
+    if (y < 1678 || y > 2261) continue;
     int64_t ns = ((DaysFromCivil(y, mo, d) * 24 + h) * 60 + mi) * 60 + se;
     ns *= 1000000000;
     size_t j = i + 19;

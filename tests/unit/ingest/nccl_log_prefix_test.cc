@@ -96,6 +96,11 @@ TEST(NcclLogPrefix, TimestampBecomesNanoseconds) {
   EXPECT_EQ(li.time_ns, 1753124729LL * 1000000000LL);
   EXPECT_EQ(FindTimestampNs("2024-11-28T07:42:14.532Z | algo-1"), 1732779734532000000LL);
   EXPECT_EQ(FindTimestampNs("no time here"), -1);
+  // Dates whose nanoseconds since 1970 do not fit an int64 are no clock's (found by fuzzing a
+  // summary's NCCL log text: a year 7011 overflowed).
+  EXPECT_EQ(FindTimestampNs("7012-03-01 10:00:00 host:1:1 [0] NCCL INFO x"), -1);
+  EXPECT_EQ(FindTimestampNs("1600-01-01 00:00:00"), -1);
+  EXPECT_GT(FindTimestampNs("2261-12-31 23:59:59"), 0);
 }
 
 TEST(NcclLogPrefix, StrippedPrefixes) {
