@@ -180,10 +180,7 @@ std::optional<Timeline> StepTimelineChart(const Job& job, const analysis::TraceF
     Intervals idle = analysis::GapsIn(Clip(rt.busy, lo, hi), lo, hi);
     Intervals data = analysis::IntersectionOf(idle, Clip(rt.idle.data, lo, hi));  // as charged
     const std::string group = "rank " + std::to_string(s->rank);
-    const RankTrace* trace = static_cast<size_t>(s->trace) < job.trace.ranks.size()
-                                 ? &job.trace.ranks[static_cast<size_t>(s->trace)]
-                                 : nullptr;
-    if (events[k]) trace = &*events[k];
+    const RankTrace* trace = events[k] ? &*events[k] : drawn[k];  // its events, where kept
 
     Lane work{group + " compute", MergedSegments(compute, gap, lo, "compute", "compute kernels"),
               group};
