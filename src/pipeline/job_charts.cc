@@ -8,10 +8,12 @@ namespace commdx::pipeline {
 
 using report::Charts;
 
-Charts TraceCharts(const Job& job, const analysis::TraceFacts& facts) {
+Charts TraceCharts(const Job& job, const analysis::TraceFacts& facts, int threads) {
   Charts c;
   if (job.trace.empty()) return c;
-  if (auto t = StepTimelineChart(job, facts)) c.timelines.push_back(std::move(*t));
+  StepTimelineOptions timeline;
+  timeline.threads = threads;
+  if (auto t = StepTimelineChart(job, facts, timeline)) c.timelines.push_back(std::move(*t));
   c.histograms = CollectiveSizeHistograms(job.trace);
   c.xy = TraceBandwidthCharts(facts);
   return c;

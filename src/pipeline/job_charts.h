@@ -14,7 +14,8 @@
 
 namespace commdx::pipeline {
 
-report::Charts TraceCharts(const Job& job, const analysis::TraceFacts& facts);
+// `threads`: files read at once where a chart reads ranks again (the request's --threads).
+report::Charts TraceCharts(const Job& job, const analysis::TraceFacts& facts, int threads = 0);
 // `summaries`: one per result (AnalysisInput::bench_summaries).
 report::Charts BenchCharts(const std::vector<BenchResult>& results,
                            const std::vector<analysis::BenchSummary>& summaries);

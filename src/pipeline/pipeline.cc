@@ -90,7 +90,8 @@ report::Report ReportOn(const Request& request, const Job& job) {
   const analysis::TableData data = analysis::TableDataOf(input, DataFor(shown, request, job));
   for (Part p : shown) AddPart(p, input, data, rep);
   if (request.charts) {
-    if (!job.trace.empty()) rep.charts.Append(TraceCharts(job, input.trace_facts()));
+    if (!job.trace.empty())
+      rep.charts.Append(TraceCharts(job, input.trace_facts(), request.load.threads));
     rep.charts.Append(BenchCharts(job.bench, data.bench));
   }
   return rep;

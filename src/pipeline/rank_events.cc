@@ -8,7 +8,8 @@
 
 namespace commdx::pipeline {
 
-std::vector<std::optional<RankTrace>> RankEvents(const std::vector<const RankTrace*>& ranks) {
+std::vector<std::optional<RankTrace>> RankEvents(const std::vector<const RankTrace*>& ranks,
+                                                 int threads) {
   std::vector<std::optional<RankTrace>> out(ranks.size());
   std::vector<std::string> paths;
   for (const RankTrace* t : ranks)
@@ -18,6 +19,7 @@ std::vector<std::optional<RankTrace>> RankEvents(const std::vector<const RankTra
   if (paths.empty()) return out;
   ingest::LoadOptions load;
   load.only = {InputKind::kKineto, InputKind::kNsys};  // a file that is no trace is skipped
+  load.threads = threads;
   load.finish = false;  // every window of each file as it was built, none set aside
   auto job = ingest::LoadInputs(paths, load);
   if (!job) return out;

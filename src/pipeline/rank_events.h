@@ -14,6 +14,8 @@ namespace commdx::pipeline {
 // nullopt where the file is gone, is no longer the trace the rank was built from (its rank,
 // time span, event count and size must match), or the rank still has its events (use it as it
 // is). A rank read from a summary is found when the trace it was made from is still at its path.
-std::vector<std::optional<RankTrace>> RankEvents(const std::vector<const RankTrace*>& ranks);
+// `threads` files are read at once (0 = hardware concurrency), as LoadOptions::threads.
+std::vector<std::optional<RankTrace>> RankEvents(const std::vector<const RankTrace*>& ranks,
+                                                 int threads = 0);
 
 }  // namespace commdx::pipeline

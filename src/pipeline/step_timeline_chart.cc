@@ -167,7 +167,7 @@ std::optional<Timeline> StepTimelineChart(const Job& job, const analysis::TraceF
     drawn.push_back(s->trace >= 0 && static_cast<size_t>(s->trace) < job.trace.ranks.size()
                         ? &job.trace.ranks[static_cast<size_t>(s->trace)]
                         : nullptr);
-  const std::vector<std::optional<RankTrace>> events = RankEvents(drawn);
+  const std::vector<std::optional<RankTrace>> events = RankEvents(drawn, options.threads);
   for (size_t k = 0; k < ranks.size(); ++k) {
     const StepBreakdown* s = ranks[k];
     if (s->trace < 0 || static_cast<size_t>(s->trace) >= facts.ranks()) continue;

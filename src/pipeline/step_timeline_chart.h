@@ -21,6 +21,8 @@ struct StepTimelineOptions {
   // many and how busy), so a lane holds at most about `resolution` segments per kind whatever
   // the trace's size.
   int resolution = 300;
+  // Files read at once when the drawn ranks' events are read again (0 = hardware concurrency).
+  int threads = 0;
 };
 
 // The step shown is the median of the job's complete steps, ordered by their time on the slowest
