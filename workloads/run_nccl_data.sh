@@ -20,8 +20,8 @@
 #     each rank's RAS client socket on 127.0.0.1:28100+rank) queried with devtools/ncclras
 #     (client from src/ras/client.cc v2.28.9-1; text, `-f json`, `-v`): healthy; rank 1 stopped
 #     with SIGSTOP, at +8 s (RAS collective leg timeout 5 s: rank missing), +25 s (after the 20 s
-#     keep-alive error) and +RAS_DEAD_WAIT s (default 90: 20 s + the 60 s RAS_PEER_DEAD_TIMEOUT,
-#     rank considered DEAD); the stopped rank's own socket (no answer: the client retries until
+#     keep-alive error) and +RAS_DEAD_WAIT s (default 90: past the 60 s RAS_PEER_DEAD_TIMEOUT, which
+#     the monitor capture measured from the stop; rank considered DEAD); the stopped rank's own socket (no answer: the client retries until
 #     our timeout); after SIGCONT. ras/queries.tsv says when each query ran (seconds after the
 #     SIGSTOP).
 #  2b. RAS monitor mode (ras_monitor/, step "ras_monitor", NCCL 2.29+): the same job on NCCL

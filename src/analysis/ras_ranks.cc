@@ -1,10 +1,13 @@
 // ras.dead_rank, ras.missing_rank and ras.mismatch from NCCL RAS reports (ncclras, text or JSON).
-// A rank whose process RAS considers dead (unreachable over the RAS network for ~80 s) or that
+// A rank whose process RAS considers dead (unreachable over the RAS network for ~60 s) or that
 // did not answer (missing communicator data: ~5 s without an answer) is named once per process
 // with every communicator it is missing from; dead outranks missing when several reports of the
 // job are given (snapshots taken one after another). Ranks of a communicator that launched
 // different numbers of collectives (RAS's MISMATCH, or the JSON's collective_counts) name the rank
-// that launched fewest: it is behind. docs/findings/ras.md.
+// that launched fewest: it is behind. Monitor-mode events join the same processes (by host and
+// pid); a process declared dead later, and only by monitors that never saw the first one die, is
+// most likely the view of the process that stalled (it declares its peers dead once it resumes):
+// a warning beside the first death, not a second root cause. docs/findings/ras.md.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -32,6 +35,11 @@ struct Absent {
   std::vector<std::string> events;  // monitor mode: "17:50:25 PEER_UNRESPONSIVE (...)", the first
   size_t more_events = 0;           // kEventsShown in order, and how many followed
   bool recovered = false;           // a PEER_RECOVERED after the process was lost
+  int64_t first_dead_ns = -1;       // monitor: when its first PEER_DEAD / PEER_TIMEOUT_DEAD was
+  std::vector<std::string> dead_in;  // monitor: the files (streams) that declared it dead
+  // Declared dead after another process and only by streams that never declared that one dead.
+  std::string stalled_view_of;  // Who() of the process that was declared dead first
+  std::string stalled_gap;      // how much later, "31 s"
 };
 
 std::string Who(const RasRank& r) {
@@ -57,7 +65,7 @@ Finding AbsentFinding(const Absent& a) {
               (comms.empty() ? "" : ": missing from communicator " + comms);
     f.detail =
         "RAS could not reach this process over its network for longer than its dead "
-        "timeout (20 s keep-alive + 60 s of failed reconnects by default): it crashed, "
+        "timeout (about 60 s by default, times NCCL_RAS_TIMEOUT_FACTOR): it crashed, "
         "was stopped (SIGSTOP, a debugger), its host went down, or the network between "
         "the hosts did. The other ranks of its communicators cannot finish a collective "
         "without it: a job that hangs or times out now waits for this process.";
@@ -71,7 +79,7 @@ Finding AbsentFinding(const Absent& a) {
     f.detail =
         "The process did not answer RAS's status query in time (5 s per leg by "
         "default). It is not (yet) considered dead: it may be stopped, busy in the host "
-        "outside NCCL, or slow to reach; a later query after ~80 s says dead or not.";
+        "outside NCCL, or slow to reach; a later query after ~60 s says dead or not.";
     f.fix =
         "Query again (ncclras) after a minute; meanwhile look at what the process does "
         "(py-spy dump --pid, its state in ps: T = stopped).";
@@ -87,6 +95,23 @@ Finding AbsentFinding(const Absent& a) {
           "cut off, not crashed; RAS keeps a process it declared dead as dead.";
   }
   if (a.reports > 0) f.detail += StrFormat(" Seen in %zu RAS report(s).", a.reports);
+  if (!a.stalled_view_of.empty()) {
+    f.severity = Severity::kWarning;
+    f.title += ", " + a.stalled_gap + " after " + a.stalled_view_of +
+               ", and only by monitors that never saw that one die";
+    f.detail +=
+        " A process that stalled (stopped, swapped out, a long host-side pause) long enough to "
+        "be declared dead finds, once it resumes, that the peers which declared it dead refuse "
+        "its reconnects, and declares them dead in turn (its NCCL log: 'RAS handling connInitAck "
+        "... (nack 1)', then 'RAS declaring peer ... as DEAD'). This death was declared " +
+        a.stalled_gap + " after " + a.stalled_view_of +
+        "'s, and by none of the monitors that saw that one die: most likely the stalled "
+        "process's view, not a second failure. The job's other evidence (this process's log "
+        "going on after that time, a STATUS report from it) says which.";
+    f.fix = "Look at " + a.stalled_view_of +
+            " first; check that this process kept running (its log, ps) before treating it as "
+            "a second failure.";
+  }
   if (!a.comms.empty())
     f.metrics.push_back({"communicators", static_cast<double>(a.comms.size()), Unit::kCount});
   f.metrics.push_back({"pid", static_cast<double>(a.rank.pid), Unit::kNone});
@@ -96,7 +121,7 @@ Finding AbsentFinding(const Absent& a) {
                                        : "RAS: missing communicator data"});
     if (f.refs.size() == 3) break;
   }
-  f.confidence = a.dead ? 0.95 : 0.75;
+  f.confidence = !a.stalled_view_of.empty() ? 0.5 : a.dead ? 0.95 : 0.75;
   return f;
 }
 
@@ -227,7 +252,33 @@ void Mismatch(const RasReport& rep, const RasComm& c, std::vector<Finding>& out)
   out.push_back(std::move(f));
 }
 
+// One entry per process: by host and pid where the pid is known (a monitor event names no rank,
+// a STATUS report does), else by host and rank.
 using AbsentMap = std::map<std::tuple<std::string, int64_t, int>, Absent>;
+
+std::tuple<std::string, int64_t, int> KeyOf(const RasRank& r) {
+  return {r.host, r.pid, r.pid > 0 ? -1 : r.rank};
+}
+
+// Marks each process declared dead later than another, and only in monitor streams that never
+// declared that other one dead (the stalled process's own view once it resumed).
+void MarkStalledViews(AbsentMap& absent) {
+  const Absent* first = nullptr;
+  for (const auto& [k, a] : absent)
+    if (a.first_dead_ns >= 0 && (!first || a.first_dead_ns < first->first_dead_ns)) first = &a;
+  if (!first) return;
+  for (auto& [k, a] : absent) {
+    if (&a == first || a.first_dead_ns <= first->first_dead_ns) continue;
+    bool seen_together = false;
+    for (const std::string& s : a.dead_in)
+      seen_together = seen_together || std::find(first->dead_in.begin(), first->dead_in.end(), s) !=
+                                           first->dead_in.end();
+    if (seen_together) continue;
+    a.stalled_view_of = Who(first->rank);
+    a.stalled_gap = StrFormat(
+        "%lld s", static_cast<long long>((a.first_dead_ns - first->first_dead_ns) / 1000000000));
+  }
+}
 
 // The monitor mode's events: a process that stopped answering or was declared dead is absent as
 // a STATUS report's missing rank is (joined with one by host and pid), with the events' times.
@@ -239,11 +290,17 @@ void MonitorEvents(const RasReport& rep, AbsentMap& absent) {
       if (std::get<0>(k) == e.peer.host && std::get<1>(k) == e.peer.pid) a = &x;
     if (!a && !loss) continue;
     if (!a) {
-      a = &absent[{e.peer.host, e.peer.pid, e.peer.rank}];
+      a = &absent[KeyOf(e.peer)];
       a->rank = e.peer;
     }
     if (!loss && e.type != "PEER_RECOVERED") continue;
     a->dead = a->dead || e.Dead();
+    if (e.Dead()) {
+      if (e.time_ns >= 0 && (a->first_dead_ns < 0 || e.time_ns < a->first_dead_ns))
+        a->first_dead_ns = e.time_ns;
+      if (std::find(a->dead_in.begin(), a->dead_in.end(), rep.path) == a->dead_in.end())
+        a->dead_in.push_back(rep.path);
+    }
     a->recovered = e.type == "PEER_RECOVERED" || (a->recovered && !loss);
     std::string at = e.time.size() > 11 ? e.time.substr(11) : e.time;
     if (a->events.size() < kEventsShown)
@@ -260,8 +317,9 @@ std::vector<Finding> FindRasRanks(const Job& job, const Options&) {
   std::vector<Finding> out;
   AbsentMap absent;
   auto note = [&](const RasRank& r, const std::string& comm, const SourceLoc& where) {
-    Absent& a = absent[{r.host, r.pid, r.rank}];
+    Absent& a = absent[KeyOf(r)];
     if (a.comms.empty() && a.where.empty()) a.rank = r;
+    if (a.rank.rank < 0 && r.rank >= 0) a.rank = r;  // a monitor's process, its rank now known
     a.dead = a.dead || r.dead;
     if (std::find(a.comms.begin(), a.comms.end(), comm) == a.comms.end()) a.comms.push_back(comm);
     a.where.push_back({where, ""});
@@ -271,7 +329,7 @@ std::vector<Finding> FindRasRanks(const Job& job, const Options&) {
     for (const RasComm& c : rep.comms) {
       for (const RasRank& m : c.missing) {
         note(m, c.hash, c.where.file.empty() ? SourceLoc{rep.path} : c.where);
-        in_this[{m.host, m.pid, m.rank}] = true;
+        in_this[KeyOf(m)] = true;
       }
       Mismatch(rep, c, out);
     }
@@ -288,6 +346,7 @@ std::vector<Finding> FindRasRanks(const Job& job, const Options&) {
       if (in_this.count(k)) ++a.reports;
     MonitorEvents(rep, absent);
   }
+  MarkStalledViews(absent);
   for (auto& [k, a] : absent) {
     std::erase(a.comms, std::string());
     if (a.events.empty()) a.reports = std::max<size_t>(a.reports, 1);

@@ -18,7 +18,7 @@ struct RasRank {
   int64_t pid = 0;
   int gpu = -1;
   bool unresponsive = false;  // JSON missing_ranks: no answer within the RAS timeouts
-  bool dead = false;          // considered dead: unreachable over the RAS network (~80 s)
+  bool dead = false;          // considered dead: unreachable over the RAS network (~60 s)
   int64_t collectives = -1;   // operations launched, summed over functions (-1: not given)
   bool error = false;         // init_state / async_error not ncclSuccess, or abort_flag
 };
@@ -40,6 +40,7 @@ struct RasComm {
 // (PEER_RECOVERED), and the connection events of `-m trace`.
 struct RasEvent {
   std::string time;   // "2026-12-06 17:50:01", local time of the answering process
+  int64_t time_ns = -1;  // `time` as ns since 1970 read as UTC (for differences); -1 = unreadable
   std::string type;   // "PEER_DEAD"
   std::string group;  // JSON "group": "LIFECYCLE" / "TRACE"; "" in text
   RasRank peer;       // pid, host, GPU where the event names the process; else host = its address

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "base/text.h"
+#include "ingest/nccl_log/line.h"
 #include "ingest/ras/ras_importer.h"
 
 namespace commdx::ingest::ras {
@@ -150,7 +151,10 @@ Status ParseRasMonitor(const FileText& file, Job& job) {
       }
       RasEvent e;
       std::string_view s;
-      if (obj["timestamp"].get(s) == simdjson::SUCCESS) e.time = std::string(s);
+      if (obj["timestamp"].get(s) == simdjson::SUCCESS) {
+        e.time = std::string(s);
+        e.time_ns = nccl_log::FindTimestampNs(e.time);
+      }
       if (obj["group"].get(s) == simdjson::SUCCESS) e.group = std::string(s);
       if (obj["event"].get(s) == simdjson::SUCCESS) e.type = std::string(s);
       if (obj["details"].get(s) == simdjson::SUCCESS) e.details = std::string(s);
@@ -206,6 +210,7 @@ Status ParseRasMonitor(const FileText& file, Job& job) {
     }
     RasEvent e;
     e.time = std::string(time);
+    e.time_ns = nccl_log::FindTimestampNs(e.time);
     e.type = std::string(type);
     ReadPeer(l.substr(colon + 1), e);
     e.where = {file.path, n};

@@ -1,7 +1,8 @@
 // The monitor mode of NCCL's RAS client (`ncclras -m`, NCCL 2.29+): what is recognised, each
 // form a peer takes in an event, the JSON stream of objects, and what a lost peer becomes. The
 // lines follow the format strings of NCCL's src/ras/client_support.cc (rasClientsNotifyEvent,
-// v2.29.7-1) with chosen values; the real capture is read in tests/golden/ras_captures_test.cc.
+// v2.29.7-1) with chosen values; the real capture (tests/data/ras_monitor) is read in
+// tests/golden/ras_monitor_captures_test.cc.
 #include <gtest/gtest.h>
 
 #include <string>
