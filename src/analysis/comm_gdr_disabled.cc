@@ -70,14 +70,24 @@ std::vector<Finding> FindCommGdrDisabled(const Job& job, const Options&) {
       "Load the peer-memory module (`modprobe nvidia-peermem`) or use DMA-BUF (NCCL >= 2.13, "
       "Linux >= 5.12, open GPU kernel modules); check that ACS/IOMMU does not block PCIe "
       "peer traffic and that GPU and NIC share a PCIe switch; unset NCCL_NET_GDR_LEVEL / "
-      "NCCL_NET_GDR_READ=0 if set.";
+      "NCCL_NET_GDR_READ=0 if set. NCCL 2.22.3 and older look only for the old nv_peer_mem "
+      "module and turn GPUDirect RDMA off when only its successor nvidia-peermem is loaded (as "
+      "after a DGX OS 25.01 upgrade): with such a version, upgrade NCCL (2.23.4 or later).";
+  std::string version = JobVersion(s);
+  if (!version.empty() && CompareVersions(version, "2.13") >= 0 &&
+      CompareVersions(version, "2.23") < 0)
+    f.detail += " This NCCL (" + version +
+                ") looks only for the nv_peer_mem module: if nvidia-peermem is what is loaded, "
+                "NCCL turns GPUDirect RDMA off anyway.";
   AddEvidence(f, no_gdr, 4);
   AddEvidence(f, why, 3);
-  f.metrics.push_back(
-      {"rdma_connections_without_gdr", static_cast<double>(no_gdr.size()), Unit::kCount});
+  if (by_conns)
+    f.metrics.push_back(
+        {"rdma_connections_without_gdr", static_cast<double>(no_gdr.size()), Unit::kCount});
+  else
+    f.metrics.push_back({"hcas_without_gdr", static_cast<double>(hca_disabled), Unit::kCount});
   std::vector<Finding> out{f};
   // Before 2.13 NCCL could only do GDR through the peer-memory module; DMA-BUF came later.
-  std::string version = JobVersion(s);
   if (!version.empty() && CompareVersions(version, "2.13") < 0) {
     Finding old = NewFinding("comm.nccl_too_old");
     old.severity = Severity::kWarning;

@@ -144,6 +144,31 @@ constexpr WarnRule kIbQp = {
     "into an InfiniBand HCA list, or the link is down.",
     "Check `ibv_devinfo` (ports ACTIVE, link layer), `show_gids`; set NCCL_IB_HCA to ports of "
     "one kind and NCCL_IB_GID_INDEX for RoCE (often 3 for RoCEv2/IPv4)."};
+// ibv_modify_qp's INIT -> RTR step resolves the remote GID's address: ETIMEDOUT (110),
+// ENETUNREACH (101) or EHOSTUNREACH (113) there mean this NIC has no path to the peer's NIC.
+constexpr WarnRule kIbQpUnreachable = {
+    "ib_qp_unreachable",
+    "comm.ib_error",
+    kE,
+    false,
+    "an RDMA queue pair could not reach the remote NIC (bringing it to RTR resolves the remote "
+    "GID's address, and that timed out or had no route): this NIC cannot reach the peer's NIC - "
+    "the two are on subnets without a route between them, a rail-optimised fabric where only "
+    "NICs of the same rail reach each other, or a VLAN/routing gap.",
+    "Test that NIC pair between the two hosts with `ib_write_bw -d DEV -x GID_INDEX`; check the "
+    "NICs' IP subnets and routes, and that NCCL_IB_GID_INDEX picks a GID whose address is on "
+    "that routed subnet (`show_gids`); on a rail-optimised fabric set NCCL_CROSS_NIC=0 so that "
+    "each channel keeps to one rail."};
+// ENODATA (61) with a local GID of "::": the GID table entry NCCL picked is empty.
+constexpr WarnRule kIbQpNoGid = {
+    "ib_qp_no_gid",
+    "comm.ib_error",
+    kE,
+    false,
+    "an RDMA queue pair could not be set up because the local GID is empty (no IP address on the "
+    "RoCE interface, so its GID table entry holds zeros).",
+    "Give the NIC's network interface its IP address (`show_gids`: the GID at "
+    "NCCL_IB_GID_INDEX must not be ::), then rerun."};
 constexpr WarnRule kIbRegMr = {
     "ib_reg_mr",
     "comm.ib_error",
@@ -303,6 +328,18 @@ constexpr Signature kSignatures[] = {
     // unreachable" from ibv_modify_qp is a RoCE route or GID problem, not a TCP connect): these
     // come before the socket rules, which match the same errno texts.
     {{"Got completion", nullptr}, nullptr, &kIbCompletion},
+    {{"ibv_modify_qp failed with 110", "ibv_modify_qp failed with 101",
+      "ibv_modify_qp failed with 113", nullptr},
+     nullptr,
+     &kIbQpUnreachable},
+    {{"ibv_modify_qp failed with error Connection timed out",
+      "ibv_modify_qp failed with error Network is unreachable",
+      "ibv_modify_qp failed with error No route to host", nullptr},
+     nullptr,
+     &kIbQpUnreachable},
+    {{"ibv_modify_qp failed with 61", "ibv_modify_qp failed with error No data", nullptr},
+     nullptr,
+     &kIbQpNoGid},
     {{"ibv_modify_qp", nullptr}, nullptr, &kIbQp},
     {{"ibv_reg_mr", "ibv_reg_dmabuf_mr", nullptr}, nullptr, &kIbRegMr},
     {{"ibv_open_device", "Unable to open device", "ibv_get_device_list", nullptr},

@@ -58,7 +58,9 @@ void ExplainCompletion(int status, const std::string& link_layer, Finding& f) {
         " Status 12 is 'transport retry counter exceeded' (a timeout): right at the "
         "first transfer it means the NICs cannot reach each other - on RoCE usually the "
         "wrong GID index or RoCE version, or routing/PFC; on InfiniBand a link or subnet "
-        "manager problem.";
+        "manager problem. After traffic has flowed it is a fabric too congested or lossy for "
+        "the retries (PFC/ECN not set up on RoCE, a flapping link), or retries cut short by a "
+        "lowered NCCL_IB_TIMEOUT or NCCL_IB_RETRY_CNT.";
     const std::string roce =
         "check `show_gids` on both nodes and set NCCL_IB_GID_INDEX (3 is RoCEv2/IPv4 on most "
         "setups) and NCCL_IB_TC to the class the switches expect";
@@ -66,7 +68,10 @@ void ExplainCompletion(int status, const std::string& link_layer, Finding& f) {
         "check the port state on both nodes (`ibstat`: State Active, Physical state LinkUp), "
         "that a subnet manager runs (`sminfo`), and the cables and switch ports of the hosts "
         "involved";
-    const std::string test = "; test with `ib_write_bw` between the hosts.";
+    const std::string test =
+        "; test with `ib_write_bw` between the hosts. If it came mid-run: look at the switches' "
+        "congestion counters (PFC pause frames, ECN marks) and leave NCCL_IB_TIMEOUT (default "
+        "20: about 4 s a try) and NCCL_IB_RETRY_CNT (default 7) at their defaults or higher.";
     if (link_layer == "RoCE") {
       f.detail += " The log's NICs are RoCE (its NIC lines, or IPv4-mapped GIDs: RoCE v2).";
       f.fix = "On RoCE: " + roce + test;

@@ -1,8 +1,10 @@
 // topo.pcie_only and topo.nvlink_degraded: is there NVLink between the GPUs, and are all of its
 // links up? A degraded NVLink is silent (NCCL just runs slower), so it is an error.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "analysis/catalogue.h"
 #include "analysis/expected_bandwidth.h"
@@ -10,6 +12,38 @@
 #include "analysis/topo_common.h"
 
 namespace commdx::analysis {
+
+namespace {
+
+// True when NVLink alone joins all `n` GPUs in one ring and each GPU has the same number of
+// NVLink peers (a hybrid cube-mesh: DGX-1, 8 GPUs with 4 peers each). NCCL then builds its rings
+// and trees on NVLink only, so the pairs without NVLink carry no all-reduce, all-gather or
+// reduce-scatter traffic; a lost link would leave its GPUs with fewer peers than the rest.
+// Searched for up to 16 GPUs (a subset search over 2^n sets); beyond that, false.
+bool NvLinkRingByDesign(const Topology& t) {
+  const size_t n = t.gpus.size();
+  if (n < 3 || n > 16) return false;
+  std::vector<uint32_t> peers(n, 0);
+  for (const auto& p : t.pairs)
+    if (p.nvlinks > 0 && p.a >= 0 && p.b >= 0 && static_cast<size_t>(p.a) < n &&
+        static_cast<size_t>(p.b) < n && p.a != p.b)
+      peers[p.a] |= 1u << p.b, peers[p.b] |= 1u << p.a;
+  const int degree = std::popcount(peers[0]);
+  for (uint32_t m : peers)
+    if (std::popcount(m) != degree) return false;
+  if (degree < 2) return false;
+  // reach[set] = the GPUs a path from GPU 0 through exactly `set` can end at.
+  std::vector<uint32_t> reach(size_t{1} << n, 0);
+  reach[1] = 1;
+  for (uint32_t set = 1; set < reach.size(); set += 2)
+    for (size_t v = 0; v < n; ++v)
+      if (reach[set] >> v & 1)
+        for (uint32_t next = peers[v] & ~set; next != 0; next &= next - 1)
+          reach[set | (next & -next)] |= next & -next;
+  return (reach.back() & peers[0]) != 0;
+}
+
+}  // namespace
 
 std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
   const Topology& t = job.topo;
@@ -35,6 +69,7 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
   for (size_t g = 0; g < t.gpus.size(); ++g)
     if (!partners.count(static_cast<int>(g))) alone.push_back(static_cast<int>(g));
   const bool by_design = bridged_pairs && alone.size() == t.gpus.size() % 2;
+  const bool ring = !all && !by_design && NvLinkRingByDesign(t);
   Finding f = NewFinding("topo.pcie_only");
   bool name_known = !t.gpus[0].name.empty();
   bool nvlink_model = NvLinkGenerationForGpuName(t.gpus[0].name) > 0;
@@ -103,6 +138,17 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
         "the other pairs are PCIe by design, not a missing link." +
         lone;
   }
+  if (ring && blocked_near == 0) {
+    f.severity = Severity::kInfo;
+    f.title = "NVLink joins every GPU in a ring (a cube-mesh); " +
+              f.title.substr(0, f.title.find(':')) +
+              ": only point-to-point traffic between them crosses PCIe";
+    f.detail +=
+        " Every GPU has the same number of NVLink peers and NVLink alone joins all of them in a "
+        "ring, as in a hybrid cube-mesh (DGX-1): NCCL builds its rings and trees on NVLink, so "
+        "all-reduce, all-gather and reduce-scatter do not use these pairs. Point-to-point "
+        "traffic between them (send/recv of pipeline stages, all-to-all) goes over PCIe.";
+  }
   if (expected)
     f.detail += " This GPU model (" + t.gpus[0].name +
                 ") is not known to have NVLink, so this is "
@@ -116,6 +162,9 @@ std::vector<Finding> FindTopoPcieOnly(const Job& job, const Options&) {
       all ? "Expect PCIe-level bandwidth; for communication-heavy training use NVLink/NVSwitch "
             "machines, keep GPUs that talk most under the same PCIe switch (PIX), and check "
             "`commdx topo` for P2P status and ACS."
+      : ring && blocked_near == 0
+          ? "Nothing to fix for collectives. Give pipeline neighbours and other ranks that "
+            "exchange point-to-point data NVLink-connected GPUs (CUDA_VISIBLE_DEVICES order)."
       : by_design && blocked_near == 0
           ? "Keep the ranks that talk most (a tensor-parallel pair, pipeline neighbours) on a "
             "bridged pair (CUDA_VISIBLE_DEVICES order); collectives over more GPUs run at PCIe "

@@ -9,6 +9,7 @@
 // the step is worth naming as the root cause; an error from 40%.
 #include <algorithm>
 #include <map>
+#include <string>
 
 #include "analysis/catalogue.h"
 #include "analysis/trace_idle_causes.h"
@@ -64,20 +65,24 @@ std::vector<Finding> FindAllocatorChurn(const TraceSet& set, const TraceFacts& f
     std::string names;
     for (const auto& [name, count] : calls.by_name)
       names += (names.empty() ? "" : ", ") + StrFormat("%.0f %s", count / n, name.c_str());
+    bool hip = false;  // ROCm: hipMalloc/hipFree, PyTorch's HIP allocator
+    for (const auto& [name, count] : calls.by_name) hip = hip || name.rfind("hip", 0) == 0;
     Finding x = NewFinding("trace.allocator_churn");
     x.rank = t.rank;
     x.severity = idle > kErrorShare * step_ns     ? Severity::kError
                  : idle > kWarningShare * step_ns ? Severity::kWarning
                                                   : Severity::kInfo;
     x.title =
-        StrFormat("Rank %d's GPU idles %.0f%% of the step while the host is in the CUDA allocator",
-                  t.rank, 100.0 * idle / step_ns);
+        StrFormat("Rank %d's GPU idles %.0f%% of the step while the host is in the %s allocator",
+                  t.rank, 100.0 * idle / step_ns, hip ? "HIP" : "CUDA");
     x.detail = StrFormat(
         "Rank %d's GPU has nothing to run for %.2f ms per step (%.1f%% of a %.2f ms step) while "
         "the thread that launches its work is inside allocator calls: %.1f calls per step (%s), "
         "%.2f ms of host time in them per step, in %lld of %zu steps. The caching allocator "
         "calls the driver only when its cache cannot serve a request: every step, that means "
-        "the cache is emptied (torch.cuda.empty_cache()) or tensors change size each step.",
+        "the cache is emptied (torch.cuda.empty_cache()), tensors change size each step, or "
+        "caching is off altogether (PYTORCH_NO_CUDA_MEMORY_CACHING=1, often left over from a "
+        "memory-debugging run: every tensor then goes to the driver and back).",
         t.rank, idle / 1e6, 100.0 * idle / step_ns, step_ns / 1e6,
         static_cast<double>(calls.calls) / n, names.c_str(),
         static_cast<double>(calls.host_ns) / n / 1e6, static_cast<long long>(with), steps.size());
@@ -90,7 +95,8 @@ std::vector<Finding> FindAllocatorChurn(const TraceSet& set, const TraceFacts& f
                                              " per step, mean over " + std::to_string(m.step) +
                                              " steps"});
     x.fix =
-        "Keep the allocator's cache warm: no torch.cuda.empty_cache() inside the training loop; "
+        "Check that the caching allocator is on (PYTORCH_NO_CUDA_MEMORY_CACHING unset). Keep "
+        "the allocator's cache warm: no torch.cuda.empty_cache() inside the training loop; "
         "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (fewer, growable segments, less "
         "fragmentation); give tensors fixed shapes (pad variable-length batches to a few bucket "
         "sizes) or allocate buffers once and reuse them (out= arguments, preallocated "

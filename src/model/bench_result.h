@@ -28,6 +28,10 @@ struct BenchPoint {
   // nccl-tests -I (per-iteration timing): the 99th percentile; 0 = unknown. Last, so positional
   // initialisers of the fields above keep their meaning.
   double p99_us = 0;
+  // Older nccl-tests (before the #wrong count): the "error" column, the largest deviation of a
+  // result from the expected value; -1 = not printed. Over the type's tolerance it is a wrong
+  // result (analysis/bench_wrong_results.cc).
+  double max_error = -1;
 };
 
 struct BenchRow {

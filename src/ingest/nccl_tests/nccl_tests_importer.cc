@@ -163,6 +163,8 @@ bool ParsePoint(const std::vector<std::string_view>& w, size_t at, bool old_erro
   p.valid = true;
   if (old_error || w[at + 3] == "N/A") {
     p.wrong = -1;  // old "error" is a max deviation, not a count
+    if (old_error)
+      if (auto e = ParseDouble(w[at + 3]); e && *e >= 0) p.max_error = *e;
   } else {
     auto wrong = ParseInt(w[at + 3]);
     if (!wrong) return false;
@@ -405,6 +407,10 @@ Status ParseNcclTests(const FileText& file, Job& job) {
     }
     if (IsDigit(line[0])) {
       ParseRow(line, offset, st);
+    } else if (StartsWith(line, "Out of bounds values") || StartsWith(line, "Avg bus bandwidth")) {
+      ParseTrailer(line, offset, st);  // before 2.x the trailer had no '#'
+    } else if (StartsWith(line, "size ") && ParseColumnHeader(line, st)) {
+      // the column header as early versions printed it, or pasted without its '#'
     } else if (StartsWith(line, "Rank ") && Contains(line, " uses device ")) {
       ParsePreamble(line, st);  // before 2.x: "Rank  0 uses device  0 [0x05] Tesla M40 24GB"
     } else if (std::string name = CaseFromCommandLine(line); !name.empty()) {

@@ -261,6 +261,31 @@ TEST(NcclLogAnalysis, WarnCatalogue) {
   EXPECT_TRUE(benign.empty());
 }
 
+// ibv_modify_qp by errno: no path to the peer's NIC (110, 101, 113: NVIDIA/nccl#2013), an empty
+// local GID (61), anything else the generic GID/port causes.
+TEST(NcclLogAnalysis, ModifyQpErrnoNamesItsCause) {
+  struct Case {
+    const char* error;
+    const char* detail;
+  } cases[] = {
+      {"110 Connection timed out, on dev mlx5_0:1, curr state INIT, next state RTR",
+       "cannot reach the peer's NIC"},
+      {"101 Network is unreachable, on dev usb4_rdma0:1, curr state INIT, next state RTR",
+       "cannot reach the peer's NIC"},
+      {"61 No data available, on dev rocep1s0f0:1, curr state INIT, next state RTR",
+       "local GID is empty"},
+      {"22 Invalid argument, on dev mlx5_0:1", "wrong GID index or port"},
+  };
+  for (const auto& c : cases) {
+    auto fs = All(Parse(std::string("h:1:2 [0] misc/ibvwrap.cc:262 NCCL WARN Call to "
+                                    "ibv_modify_qp failed with ") +
+                        c.error + "\n"));
+    const Finding* f = Find(fs, "comm.ib_error");
+    ASSERT_NE(f, nullptr) << c.error;
+    EXPECT_NE(f->detail.find(c.detail), std::string::npos) << c.error << ": " << f->detail;
+  }
+}
+
 TEST(NcclLogAnalysis, CompletionStatusIsExplained) {
   auto fs = All(Parse(
       "w:946:988 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, "

@@ -8,6 +8,7 @@
 #include "analysis/registry.h"
 #include "analysis/topo_analyzers.h"
 #include "ingest/load_inputs.h"
+#include "ingest/smi_topo/smi_topo.h"
 #include "probe/gpu_source.h"
 #include "probe/topology_probe.h"
 
@@ -192,6 +193,35 @@ TEST(TopoAnalyzers, PcieOnlyAndExpectedBandwidthInEvidence) {
   EXPECT_EQ(f[0].refs[0].where.line, 2u);  // GPU0 row of the file
   // An NVLink box has no such finding.
   EXPECT_TRUE(FindTopoPcieOnly(LoadSmi({"h200x2-topo-m.txt"}), {}).empty());
+}
+
+// A DGX-1's hybrid cube-mesh (NVIDIA/nccl-tests#37): each GPU has NVLink to four others, and
+// NVLink alone joins all eight in a ring, so the SYS pairs carry no collective: info. The same
+// matrix with one NVLink gone (GPU0-GPU1) leaves two GPUs with three peers: a warning.
+TEST(TopoAnalyzers, CubeMeshRingIsInfoAndALostLinkIsNot) {
+  const std::vector<std::string> rows = {"GPU0\t X \tNV1\tNV1\tNV2\tSYS\tSYS\tNV2\tSYS\t0-95",
+                                         "GPU1\tNV1\t X \tNV2\tNV1\tSYS\tSYS\tSYS\tNV2\t0-95",
+                                         "GPU2\tNV1\tNV2\t X \tNV2\tNV1\tSYS\tSYS\tSYS\t0-95",
+                                         "GPU3\tNV2\tNV1\tNV2\t X \tSYS\tNV1\tSYS\tSYS\t0-95",
+                                         "GPU4\tSYS\tSYS\tNV1\tSYS\t X \tNV2\tNV1\tNV2\t0-95",
+                                         "GPU5\tSYS\tSYS\tSYS\tNV1\tNV2\t X \tNV2\tNV1\t0-95",
+                                         "GPU6\tNV2\tSYS\tSYS\tSYS\tNV1\tNV2\t X \tNV1\t0-95",
+                                         "GPU7\tSYS\tNV2\tSYS\tSYS\tNV2\tNV1\tNV1\t X \t0-95"};
+  auto severity = [&rows](bool lose_one) {
+    std::string text = "\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tGPU6\tGPU7\tCPU Affinity\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::string row = rows[i];
+      if (lose_one && i < 2) row.replace(row.find("NV1"), 3, "SYS");
+      text += row + "\n";
+    }
+    Job job;
+    EXPECT_TRUE(ingest::ParseSmiTopoMatrix({"topo.txt", text}, job));
+    auto f = WithId(FindTopoPcieOnly(job, {}), "topo.pcie_only");
+    EXPECT_EQ(f.size(), 1u);
+    return f.empty() ? Severity::kError : f[0].severity;
+  };
+  EXPECT_EQ(severity(false), Severity::kInfo);
+  EXPECT_EQ(severity(true), Severity::kWarning);
 }
 
 TEST(TopoAnalyzers, NicTooFarForGpuDirectRdma) {
