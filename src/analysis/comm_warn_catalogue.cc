@@ -41,6 +41,20 @@ constexpr WarnRule kShmCreate = {
     "the segment (that error is the cause).",
     "Read the WARN line before it: for no space, give the container more /dev/shm "
     "(--shm-size=1g, --ipc=host); for a CUDA error, see comm.cuda_error."};
+constexpr WarnRule kShmCreateSystem = {
+    "shm_create_system",
+    "comm.shm_too_small",
+    kE,
+    false,
+    "NCCL could not create its shared-memory segment in /dev/shm and returned a system error "
+    "(ncclSystemError), with no CUDA error in the inputs: a system call creating, sizing or "
+    "mapping the file failed, most likely sizing it, so /dev/shm is too small or full (Docker "
+    "gives a container 64 MB, some CI images 16 MB; NCCL needs several MB per peer).",
+    "Run the container with --shm-size=1g (or more) or --ipc=host; on Kubernetes mount an "
+    "emptyDir with medium: Memory at /dev/shm; `df -h /dev/shm` where the job runs confirms "
+    "it.",
+    nullptr,
+    0.8};
 constexpr WarnRule kShmAttach = {
     "shm_attach",
     "comm.nccl_warn",
@@ -411,6 +425,8 @@ const WarnRule* MatchWarn(std::string_view text, std::string_view source_file) {
     if (Matches(sig, text, source_file)) return sig.rule;
   return nullptr;
 }
+
+const WarnRule& ShmCreateWithSystemError() { return kShmCreateSystem; }
 
 const char* NcclResultName(int code) {
   switch (code) {

@@ -24,6 +24,11 @@ struct WarnRule {
 // not know the message. Benign messages map to a rule with severity kInfo and id "".
 const WarnRule* MatchWarn(std::string_view text, std::string_view source_file);
 
+// "Error while creating shared memory segment" with nothing before it but NCCL's system-error
+// code (ncclSystemError, no CUDA failure anywhere): the segment could not be created in /dev/shm,
+// which is then most likely too small (comm.shm_too_small).
+const WarnRule& ShmCreateWithSystemError();
+
 // Plain name of an ncclResult_t code: 2 -> "ncclSystemError (unhandled system error)".
 const char* NcclResultName(int code);
 

@@ -210,8 +210,18 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
   std::map<std::string, Group> groups;  // by rule key, or by text for unknown warnings
   std::vector<std::string> order;
   std::map<std::pair<std::string, int64_t>, uint32_t> first_error_line;  // per process
+  // A shared-memory segment NCCL could not create says why only through the line before it; with
+  // no CUDA failure anywhere and NCCL's code a system error, the cause is /dev/shm's room.
+  bool system_error = false, cuda_failure = false;
+  for (const auto& n : s.notes)
+    system_error = system_error || (n.kind == "nccl_error_code" && n.code == 2);
+  for (const auto& w : s.warnings)
+    if (const WarnRule* r = MatchWarn(w.text, w.source_file))
+      cuda_failure = cuda_failure || std::string_view(r->id) == "comm.cuda_error";
   for (const auto& w : s.warnings) {
     const WarnRule* rule = MatchWarn(w.text, w.source_file);
+    if (rule && std::string_view(rule->key) == "shm_create" && system_error && !cuda_failure)
+      rule = &ShmCreateWithSystemError();
     if (rule && rule->severity == Severity::kInfo) continue;  // benign
     auto proc = std::make_pair(w.host, w.pid);
     bool fallout = false;

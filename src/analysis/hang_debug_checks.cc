@@ -86,15 +86,24 @@ Finding FromMismatches(int64_t seq, const std::vector<const FingerprintMismatch*
   }
   const bool odd_one = calls.size() >= 2 && calls.back().second.size() == 1 &&
                        calls.front().second.size() > 1;
-  if (odd_one) {
+  bool cut = true;  // every line ends before the other rank's fingerprint
+  for (const auto* m : lines) cut = cut && m->cut;
+  const std::string at = seq >= 0 ? "collective " + SeqPhrase(seq) : "an unnumbered collective";
+  if (cut && calls.size() == 1) {
+    std::vector<int> list(calls.front().second.begin(), calls.front().second.end());
+    if (list.size() == 1) f.rank = list.front();
+    f.title = StrFormat("Rank%s %s entered %s as %s, and another rank a different collective",
+                        list.size() > 1 ? "s" : "", JoinInts(list).c_str(),
+                        calls.front().first.c_str(), at.c_str());
+  } else if (odd_one) {
     f.rank = *calls.back().second.begin();
     std::vector<int> others(calls.front().second.begin(), calls.front().second.end());
-    f.title = StrFormat("Rank %d entered %s as collective %s where ranks %s entered %s", *f.rank,
-                        calls.back().first.c_str(), SeqPhrase(seq).c_str(),
-                        JoinInts(others).c_str(), calls.front().first.c_str());
+    f.title = StrFormat("Rank %d entered %s as %s where ranks %s entered %s", *f.rank,
+                        calls.back().first.c_str(), at.c_str(), JoinInts(others).c_str(),
+                        calls.front().first.c_str());
   } else {
-    f.title = StrFormat("Ranks entered different collectives at %s: %s", SeqPhrase(seq).c_str(),
-                        groups.c_str());
+    f.title =
+        StrFormat("Ranks entered different collectives at %s: %s", at.c_str(), groups.c_str());
   }
   const std::string& aspects = lines.front()->aspects;
   f.detail =
@@ -102,12 +111,15 @@ Finding FromMismatches(int64_t seq, const std::vector<const FingerprintMismatch*
       "before running it; at this one they disagree (" +
       groups + (aspects.empty() ? std::string() : "; PyTorch: " + aspects) +
       "). Without the check NCCL would have run mismatched collectives: a hang or wrong data." +
-      kNumbering;
+      (cut ? " The line is cut after the first fingerprint: what the other rank entered is not "
+             "in the file (the other ranks' logs, or the whole line, say)."
+           : "") +
+      (seq >= 0 ? kNumbering : "");
   f.fix =
       "Make every rank issue the same collectives in the same order with the same shapes: look "
       "for rank-dependent branches, ranks that skip a step, or tensors whose shape depends on "
       "the rank's data.";
-  f.metrics.push_back({"seq", static_cast<double>(seq + 1), Unit::kNone});
+  if (seq >= 0) f.metrics.push_back({"seq", static_cast<double>(seq + 1), Unit::kNone});
   size_t nranks = 0;
   for (const auto& c : calls) nranks += c.second.size();
   f.metrics.push_back({"ranks", static_cast<double>(nranks), Unit::kRanks});

@@ -135,6 +135,7 @@ inline constexpr QualityIdEntry kQualityIds[] = {
      "result rows without their column header (an excerpt): columns inferred from the rows"},
     {"nccl_tests.out_of_bounds", "nccl-tests reports out-of-bounds values (wrong results)"},
     {"smi_nvlink.unparsed_line", "an nvidia-smi nvlink line of neither known form: skipped"},
+    {"smi_nvlink.cut_list", "an nvidia-smi nvlink list that ends inside a GPU's links: not judged"},
     {"smi_p2p.capability_unknown", "a P2P matrix that does not say its capability: read assumed"},
     {"smi_p2p.unknown_status", "an unknown P2P status: treated as unknown"},
     {"smi_topo.realigned_row",

@@ -106,6 +106,7 @@ struct BarrierTimeout {
 // Collectives differ in the following aspects: Op type: _ALLGATHER_BASEvs ALLREDUCE".
 struct FingerprintMismatch {
   CollectiveFingerprint a, b;  // a: the rank that raised it
+  bool cut = false;            // the line ends before b's fingerprint (b.rank -1: unknown)
   std::string aspects;         // what differs, as printed
   SourceLoc loc;
   std::string line;

@@ -123,15 +123,26 @@ void ReadFingerprintMismatches(const FileText& f, JobLogFacts& out, FileState& s
     std::string_view line = LineAround(data, at, start);
     std::string_view rest = line.substr(at - start + kMismatch.size());
     size_t first = rest.find(kRunning);
-    if (first == std::string_view::npos) continue;  // cut mid-line
+    if (first == std::string_view::npos) continue;  // cut before either fingerprint
     size_t second = rest.find(kRunning, first + kRunning.size());
-    if (second == std::string_view::npos) continue;
     FingerprintMismatch m;
     m.a = ParseFingerprint(rest.substr(first + kRunning.size()), RankOf(rest.substr(0, first)));
-    size_t b_rank = rest.rfind(" Rank ", second);
-    m.b = ParseFingerprint(rest.substr(second + kRunning.size()),
-                           RankOf(rest.substr(b_rank, second - b_rank)));
-    if (m.a.op.empty() || m.b.op.empty()) continue;
+    if (second == std::string_view::npos) {
+      // Cut after the raising rank's fingerprint (a terminal or a post that truncated it): its
+      // side is still a desync at that collective; the other side is unknown. Its OpType must
+      // be whole (a ',' or ')' after it), else the cut went through the name.
+      std::string_view a = rest.substr(first + kRunning.size());
+      size_t op = a.find("OpType=");
+      if (op == std::string_view::npos || a.find_first_of(",)", op) == std::string_view::npos)
+        continue;
+      m.cut = true;
+    } else {
+      size_t b_rank = rest.rfind(" Rank ", second);
+      m.b = ParseFingerprint(rest.substr(second + kRunning.size()),
+                             RankOf(rest.substr(b_rank, second - b_rank)));
+      if (m.b.op.empty()) continue;
+    }
+    if (m.a.op.empty()) continue;
     if (size_t d = rest.find("differ in the following aspects:"); d != std::string_view::npos)
       m.aspects = std::string(Trim(rest.substr(d + 32)).substr(0, 200));
     // Each side raises it (rank 1 about rank 0, rank 0 about rank 1): one disagreement.

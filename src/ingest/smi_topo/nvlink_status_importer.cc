@@ -4,7 +4,13 @@
 //   	 Link 0: 26.562 GB/s
 //   	 Link 1: <inactive>
 //
-// A link that is down prints <inactive>; speed is per direction, GB/s.
+// A link that is down prints <inactive>; speed is per direction, GB/s. Every link slot is
+// listed, so a GPU with fewer lines than the GPUs before it, where the file ends or a line of
+// dots stands for what a poster left out ("......"), is a cut list, not lost links: its links
+// are dropped (unknown) and the cut noted.
+#include <algorithm>
+#include <string>
+
 #include "base/text.h"
 #include "ingest/smi_topo/smi_matrix.h"
 #include "ingest/smi_topo/smi_topo.h"
@@ -65,6 +71,12 @@ bool ParseLinkLine(std::string_view l, LinkLine& out) {
 
 // A command echoed above the output ("$ nvidia-smi nvlink -s") or an exit-status note
 // ("[exit 0]"), as capture scripts write them.
+// "...", "......": an excerpt's mark for lines left out.
+bool IsEllipsis(std::string_view l) {
+  l = Trim(l);
+  return l.size() >= 2 && l.find_first_not_of('.') == std::string_view::npos;
+}
+
 bool IsCaptureNoise(std::string_view l) {
   l = Trim(l);
   return StartsWith(l, "$ ") || StartsWith(l, "# ") ||
@@ -89,10 +101,28 @@ Status ParseSmiNvlinkStatus(const FileText& file, Job& job) {
   if (topo.gpu_source.empty()) topo.gpu_source = "nvidia-smi nvlink -s";
   topo.files.push_back(file.path);
   Gpu* gpu = nullptr;
+  size_t most_links = 0;  // the longest list of a GPU before the current one
+  // The current GPU's list stops here: fewer links than a GPU before it means a cut list.
+  auto list_ends = [&](uint64_t offset) {
+    if (!gpu || gpu->nvlinks.size() >= most_links) return;
+    job.quality.Add("smi_nvlink.cut_list", DiagSeverity::kNote,
+                    "the listing ends inside GPU " + std::to_string(gpu->index) + "'s links (" +
+                        std::to_string(gpu->nvlinks.size()) + " listed, " +
+                        std::to_string(most_links) +
+                        " for a GPU before it): the file is cut there; its links are not judged",
+                    at.At(offset));
+    gpu->nvlinks.clear();
+  };
   for (const auto& line : smi::SplitLines(file.data)) {
     if (Trim(line.text).empty() || IsCaptureNoise(line.text)) continue;
+    if (IsEllipsis(line.text)) {
+      list_ends(line.offset);
+      gpu = nullptr;
+      continue;
+    }
     GpuLine g;
     if (ParseGpuLine(line.text, g)) {
+      if (gpu) most_links = std::max(most_links, gpu->nvlinks.size());
       gpu = &topo.GpuAt(g.index);
       gpu->name = g.name;
       gpu->uuid = g.uuid;
@@ -114,6 +144,7 @@ Status ParseSmiNvlinkStatus(const FileText& file, Job& job) {
                     "line is neither 'GPU n: name (UUID: ...)' nor 'Link n: speed GB/s'; skipped",
                     at.At(line.offset));
   }
+  list_ends(file.data.empty() ? 0 : file.data.size() - 1);
   return Ok{};
 }
 
