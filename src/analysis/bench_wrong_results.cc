@@ -30,6 +30,16 @@ bool OverTolerance(const BenchRow& row, const BenchPoint& p) {
   return p.valid && p.max_error >= 0 && tol >= 0 && p.max_error > tol;
 }
 
+// Wrong by either measure: a #wrong count, or an older "error" over the tolerance.
+bool Wrong(const BenchRow& row, const BenchPoint& p) {
+  return p.valid && (p.wrong > 0 || OverTolerance(row, p));
+}
+
+// Checked and right: #wrong 0, or an older "error" within the tolerance.
+bool Right(const BenchRow& row, const BenchPoint& p) {
+  return p.valid && (p.wrong == 0 || (p.max_error >= 0 && !OverTolerance(row, p)));
+}
+
 }  // namespace
 
 std::vector<Finding> FindBenchWrongResults(const AnalysisInput& input, const Options&) {
@@ -68,18 +78,15 @@ std::vector<Finding> FindBenchWrongResults(const AnalysisInput& input, const Opt
     uint64_t smallest_wrong = 0;  // bytes of the smallest size with a wrong result
     for (const auto& row : r.rows)
       for (const BenchPoint* p : {&row.out_of_place, &row.in_place})
-        if (p->valid && (p->wrong > 0 || OverTolerance(row, *p)) &&
-            (smallest_wrong == 0 || row.bytes < smallest_wrong))
+        if (Wrong(row, *p) && (smallest_wrong == 0 || row.bytes < smallest_wrong))
           smallest_wrong = row.bytes;
     bool smaller_checked = false;  // a size below the smallest wrong one that checked out
     for (const auto& row : r.rows)
       for (const BenchPoint* p : {&row.out_of_place, &row.in_place})
-        smaller_checked =
-            smaller_checked || (p->valid && row.bytes < smallest_wrong &&
-                                (p->wrong == 0 || (p->max_error >= 0 && !OverTolerance(row, *p))));
+        smaller_checked = smaller_checked || (row.bytes < smallest_wrong && Right(row, *p));
     for (const auto& row : r.rows)
       for (const BenchPoint* p : {&row.out_of_place, &row.in_place})
-        if (f.refs.size() < 8 && p->valid && (p->wrong > 0 || OverTolerance(row, *p)))
+        if (f.refs.size() < 8 && Wrong(row, *p))
           f.refs.push_back(BenchRowRef(
               r, row,
               (p->wrong > 0 ? std::to_string(p->wrong) + " wrong elements"

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "analysis/catalogue.h"
 #include "analysis/comm_analyzers.h"
@@ -215,11 +216,16 @@ std::vector<Finding> FindCommWarnings(const Job& job, const Options&) {
   bool system_error = false, cuda_failure = false;
   for (const auto& n : s.notes)
     system_error = system_error || (n.kind == "nccl_error_code" && n.code == 2);
-  for (const auto& w : s.warnings)
-    if (const WarnRule* r = MatchWarn(w.text, w.source_file))
-      cuda_failure = cuda_failure || std::string_view(r->id) == "comm.cuda_error";
+  std::vector<const WarnRule*> rules;  // each warning's rule, matched once
+  rules.reserve(s.warnings.size());
   for (const auto& w : s.warnings) {
-    const WarnRule* rule = MatchWarn(w.text, w.source_file);
+    rules.push_back(MatchWarn(w.text, w.source_file));
+    cuda_failure =
+        cuda_failure || (rules.back() && std::string_view(rules.back()->id) == "comm.cuda_error");
+  }
+  for (size_t i = 0; i < s.warnings.size(); ++i) {
+    const NcclWarning& w = s.warnings[i];
+    const WarnRule* rule = rules[i];
     if (rule && std::string_view(rule->key) == "shm_create" && system_error && !cuda_failure)
       rule = &ShmCreateWithSystemError();
     if (rule && rule->severity == Severity::kInfo) continue;  // benign

@@ -285,9 +285,8 @@ void MarkStalledViews(AbsentMap& absent) {
 void MonitorEvents(const RasReport& rep, AbsentMap& absent) {
   for (const RasEvent& e : rep.events) {
     const bool loss = e.Lost();
-    Absent* a = nullptr;
-    for (auto& [k, x] : absent)
-      if (std::get<0>(k) == e.peer.host && std::get<1>(k) == e.peer.pid) a = &x;
+    auto found = absent.find(KeyOf(e.peer));
+    Absent* a = found == absent.end() ? nullptr : &found->second;
     if (!a && !loss) continue;
     if (!a) {
       a = &absent[KeyOf(e.peer)];
@@ -335,15 +334,10 @@ std::vector<Finding> FindRasRanks(const Job& job, const Options&) {
     }
     // Dead processes the text lists without a communicator block naming their rank.
     for (const RasRank& d : rep.dead_processes) {
-      bool named = false;
-      for (const auto& [k, a] : absent)
-        if (std::get<0>(k) == d.host && std::get<1>(k) == d.pid) named = true;
-      if (!named) note(d, "", {rep.path});
-      for (auto& [k, a] : absent)
-        if (std::get<0>(k) == d.host && std::get<1>(k) == d.pid) a.dead = true;
+      if (!absent.count(KeyOf(d))) note(d, "", {rep.path});
+      absent[KeyOf(d)].dead = true;
     }
-    for (auto& [k, a] : absent)
-      if (in_this.count(k)) ++a.reports;
+    for (const auto& [k, seen] : in_this) ++absent[k].reports;
     MonitorEvents(rep, absent);
   }
   MarkStalledViews(absent);
