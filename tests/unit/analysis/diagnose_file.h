@@ -34,6 +34,9 @@ inline Diagnosed DiagnoseFile(const std::string& path) {
   return r;
 }
 
+// Whether a finding's text holds `part`.
+inline bool Has(const std::string& s, std::string_view part) { return s.find(part) != s.npos; }
+
 // The first finding with this id, or nullptr.
 inline const Finding* FindingWithId(const Diagnosed& r, std::string_view id) {
   for (const auto& f : r.findings)

@@ -17,7 +17,7 @@ const std::string kData = std::string(COMMDX_SOURCE_DIR) + "/tests/data/public_s
 
 Diagnosed Diagnose(const std::string& name) { return testing::DiagnoseFile(kData + name); }
 
-bool Has(const std::string& s, std::string_view part) { return s.find(part) != s.npos; }
+using testing::Has;
 
 // lightning#19106: TORCH_DISTRIBUTED_DEBUG=DETAIL's mismatch, the line cut after rank 1's
 // fingerprint: still a desync at that collective, the other side said to be unknown.
